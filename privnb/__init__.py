@@ -1,0 +1,2 @@
+"""privnb: a research workbench for privacy-preserving classification."""
+__version__ = "0.1.0"

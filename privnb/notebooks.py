@@ -1,0 +1,106 @@
+"""The conventions privnb's notebooks follow, checked and applied.
+
+A notebook has one cell tagged ``parameters`` that holds literal assignments only (papermill injects
+values after it) and names an ``output_dir``. It is committed with its outputs cleared, except the
+cells tagged ``keep_output``: deterministic cells (sympy identities, the papers' toy examples) whose
+source starts with ``# NBVAL_CHECK_OUTPUT`` so that nbval compares their stored output on every run.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+PARAMETERS_TAG = "parameters"
+KEEP_OUTPUT_TAG = "keep_output"
+CHECK_OUTPUT_MARK = "# NBVAL_CHECK_OUTPUT"
+
+
+def _tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def parameter_defaults(nb) -> dict:
+    """The literal defaults of the notebook's ``parameters`` cell.
+
+    Raises
+    ------
+    ValueError
+        If there is not exactly one parameters cell, or it holds anything but literal assignments.
+    """
+    cells = [c for c in nb.cells if c.cell_type == "code" and PARAMETERS_TAG in _tags(c)]
+    if len(cells) != 1:
+        raise ValueError(f"expected exactly one cell tagged {PARAMETERS_TAG!r}, found {len(cells)}")
+    defaults = {}
+    for node in ast.parse(cells[0].source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            raise ValueError(f"the parameters cell may hold only `name = literal` lines, not {ast.unparse(node)!r}")
+        try:
+            defaults[node.targets[0].id] = ast.literal_eval(node.value)
+        except ValueError as error:
+            raise ValueError(f"parameter {node.targets[0].id!r} is not a literal: {ast.unparse(node.value)}") from error
+    return defaults
+
+
+def convention_problems(nb) -> list[str]:
+    """Every way ``nb`` departs from the conventions above (an empty list when it follows them)."""
+    problems = []
+    try:
+        if "output_dir" not in parameter_defaults(nb):
+            problems.append("the parameters cell has no output_dir")
+    except ValueError as error:
+        problems.append(str(error))
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        kept = KEEP_OUTPUT_TAG in _tags(cell)
+        if kept and not cell.source.lstrip().startswith(CHECK_OUTPUT_MARK):
+            problems.append(f"cell {index} is tagged {KEEP_OUTPUT_TAG} but does not start with {CHECK_OUTPUT_MARK}")
+        if not kept and (cell.get("outputs") or cell.get("execution_count")):
+            problems.append(f"cell {index} has outputs but is not tagged {KEEP_OUTPUT_TAG}")
+        if not kept and CHECK_OUTPUT_MARK in cell.source:
+            problems.append(f"cell {index} asks nbval to check its output but is not tagged {KEEP_OUTPUT_TAG}")
+    return problems
+
+
+def clear_unkept_outputs(nb):
+    """Clear outputs and execution counts of every code cell not tagged ``keep_output`` (in place)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and KEEP_OUTPUT_TAG not in _tags(cell):
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def write_notebook(nb, path: str | os.PathLike) -> None:
+    """Write ``nb`` to ``path`` whole or not at all."""
+    path = Path(path)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            nbformat.write(nb, stream)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> list[str]:
+    """Run a notebook with its defaults and store only its ``keep_output`` cells' outputs.
+
+    This is how a notebook is prepared for a commit. Returns the remaining convention problems.
+    """
+    from nbclient import NotebookClient
+
+    path = Path(path).resolve()
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name="python3", timeout=timeout,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    clear_unkept_outputs(nb)
+    nb.metadata.pop("papermill", None)
+    write_notebook(nb, path)
+    return convention_problems(nb)
