@@ -1,0 +1,198 @@
+"""Where data files live, how they are downloaded, checked and written (private to privnb.datasets).
+
+A data file has a logical path relative to a data home (``adult/adult.data``), mirroring the layout
+of the shared data folder. On disk it may be stored plain or gzipped (``adult/adult.data.gz``); its
+pinned sha256 is always of the uncompressed content, i.e. of the file as its source serves it.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import tempfile
+import urllib.request
+import warnings
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, BinaryIO
+
+import platformdirs
+
+ENV_VAR = "PRIVNB_DATA"
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
+
+
+class DataUnavailableError(RuntimeError):
+    """A data file is missing and could not be downloaded, or its checksum does not match.
+
+    The message names the file, its download address and the ``PRIVNB_DATA`` variable.
+    """
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One data file: its logical path, where to download it and its pinned checksum.
+
+    Parameters
+    ----------
+    dataset : str
+        The data set the file belongs to (a row label of ``describe_data``).
+    path : str
+        Path relative to a data home, with ``/`` separators, without a ``.gz`` suffix unless the
+        source itself serves a gzipped archive (``pu1/pu1_encoded.tar.gz``).
+    url : str or None
+        Canonical download address; None when no address serves this exact file.
+    sha256 : str or None
+        sha256 of the uncompressed content; None when no checksum is known (then unverified).
+    member : str or None
+        When ``url`` serves a zip archive, the name of the file inside it.
+    """
+
+    dataset: str
+    path: str
+    url: str | None
+    sha256: str | None
+    member: str | None = None
+
+
+def user_cache_dir() -> Path:
+    """The per-user cache folder for downloads (platformdirs, application ``privnb``)."""
+    return Path(platformdirs.user_cache_dir("privnb"))
+
+
+def search_dirs(data_home: str | os.PathLike | None = None) -> tuple[list[Path], Path]:
+    """Folders to look in, in order, and the folder a missing file is downloaded into.
+
+    ``data_home`` when given is the only place looked at and written to; otherwise the folder named
+    by ``PRIVNB_DATA`` (read only: it may be a shared folder) and then the user cache, which
+    receives downloads.
+    """
+    if data_home is not None:
+        home = Path(data_home).expanduser()
+        return [home], home
+    cache = user_cache_dir()
+    env = os.environ.get(ENV_VAR)
+    dirs = [Path(env).expanduser()] if env else []
+    if cache not in dirs:
+        dirs.append(cache)
+    return dirs, cache
+
+
+def locate(spec: FileSpec, dirs: list[Path]) -> Path | None:
+    """The first existing copy of ``spec`` (plain, then gzipped) in ``dirs``, or None."""
+    for folder in dirs:
+        for candidate in (folder / spec.path, folder / (spec.path + ".gz")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _is_gzipped_copy(spec: FileSpec, path: Path) -> bool:
+    return path.name.endswith(".gz") and not spec.path.endswith(".gz")
+
+
+def open_binary(spec: FileSpec, path: Path) -> BinaryIO:
+    """Open a located copy for reading its uncompressed content."""
+    return gzip.open(path, "rb") if _is_gzipped_copy(spec, path) else open(path, "rb")
+
+
+def content_sha256(spec: FileSpec, path: Path) -> str:
+    """sha256 of the uncompressed content of a located copy."""
+    digest = hashlib.sha256()
+    with open_binary(spec, path) as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _unavailable(spec: FileSpec, dirs: list[Path], reason: str) -> DataUnavailableError:
+    where = ", ".join(str(d) for d in dirs)
+    source = spec.url or "(no download address is known for this exact file)"
+    return DataUnavailableError(
+        f"data file {spec.path!r} ({spec.dataset}) is not available: {reason}. "
+        f"Looked in: {where}. Download address: {source}. "
+        f"Put the file (plain or gzipped as {spec.path}.gz) under a folder and set the environment "
+        f"variable {ENV_VAR} to that folder, or pass data_home=..."
+    )
+
+
+def _default_opener(url: str):
+    return urllib.request.urlopen(url, timeout=60)
+
+
+def _extract_member(payload: bytes, member: str, spec: FileSpec) -> bytes:
+    try:
+        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+            names = {Path(n).name: n for n in archive.namelist()}
+            if member not in names:
+                raise KeyError(member)
+            return archive.read(names[member])
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(f"{spec.url} is not a zip archive holding {member!r} ({exc!r})") from exc
+
+
+def write_atomic(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` whole or not at all (temp file in the same folder + os.replace)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix="." + target.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
+             opener: Callable[[str], BinaryIO] | None = None) -> Path:
+    """Download ``spec`` into ``target_dir``, check its sha256, write it atomically; return the path.
+
+    A gzip payload (for example PMLB's ``fars.tsv.gz``) is stored as ``<path>.gz`` and checked on
+    its uncompressed content. Raises DataUnavailableError when offline or on a checksum mismatch;
+    nothing is written then.
+    """
+    if spec.url is None:
+        raise _unavailable(spec, dirs, "it is missing and has no download address")
+    opener = opener or _default_opener
+    try:
+        with opener(spec.url) as response:
+            payload = response.read()
+        if spec.member is not None:
+            payload = _extract_member(payload, spec.member, spec)
+    except (OSError, ValueError) as exc:  # URLError, HTTPError and timeouts are OSErrors
+        raise _unavailable(spec, dirs, f"it is missing and the download failed ({exc})") from exc
+    gzipped = payload[:2] == _GZIP_MAGIC and not spec.path.endswith(".gz")
+    if gzipped:
+        try:
+            content = gzip.decompress(payload)
+        except (OSError, EOFError) as exc:
+            raise _unavailable(spec, dirs, f"the downloaded gzip stream is corrupt ({exc})") from exc
+    else:
+        content = payload
+    if spec.sha256 is None:
+        warnings.warn(f"{spec.path}: no pinned sha256, the download from {spec.url} is unverified",
+                      stacklevel=3)
+    else:
+        got = hashlib.sha256(content).hexdigest()
+        if got != spec.sha256:
+            raise _unavailable(spec, dirs, f"the download's sha256 {got} does not match the pinned "
+                                           f"{spec.sha256} (nothing was written)")
+    target = target_dir / (spec.path + ".gz" if gzipped else spec.path)
+    write_atomic(target, payload)
+    return target
+
+
+def fetch(spec: FileSpec, data_home: str | os.PathLike | None = None,
+          opener: Callable[[str], BinaryIO] | None = None) -> Path:
+    """Path of a copy of ``spec``: found in the search folders, else downloaded (see search_dirs)."""
+    dirs, target_dir = search_dirs(data_home)
+    found = locate(spec, dirs)
+    if found is not None:
+        return found
+    return download(spec, dirs, target_dir, opener)

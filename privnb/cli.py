@@ -1,0 +1,97 @@
+"""The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``.
+
+Exit status: 0 on success; for ``sweep``, the number of failed points (at most 125); for ``data``, 1
+when a checksum mismatches; 2 for bad input
+(argparse's usage errors, an invalid spec, a folder that holds no sweep), with the reason on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+_MAX_STATUS = 125
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="privnb", description="privnb: privacy-preserving classification workbench")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sweep = commands.add_parser(
+        "sweep", help="run sweep specs with papermill and write results/<sweep>/ and the index report",
+        description="Run every point of the given sweep specs (notebooks/sweeps/*.yaml), skipping finished "
+                    "points, then write each sweep's results.parquet and report and the index over OUT.")
+    sweep.add_argument("specs", nargs="+", metavar="SPEC", help="sweep spec files (YAML)")
+    sweep.add_argument("--out", default="results", help="results folder (default: results)")
+    sweep.add_argument("--workers", type=int, default=1, help="points run at once in local processes (default 1)")
+    sweep.add_argument("--scheduler", metavar="ADDRESS", help="run the points on this dask.distributed scheduler")
+    sweep.add_argument("--force", action="store_true", help="run finished points again")
+    sweep.add_argument("--kernel", default="python3", help="Jupyter kernel (default python3: this environment)")
+    sweep.add_argument("--cell-timeout", type=float, metavar="SECONDS", help="limit on one cell's run time")
+    sweep.add_argument("--dry-run", action="store_true", help="list the points and whether they would run")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    report = commands.add_parser("report", help="rebuild the tables and reports of a results folder",
+                                 description="Rebuild results.parquet and report.{md,html} of one sweep "
+                                             "folder, or of every sweep in a results folder and its index.")
+    report.add_argument("results_dir", metavar="RESULTS_DIR")
+
+    data = commands.add_parser("data", help="list the data files, where each resolves, and check their sha256",
+                               description="List every data file, where it resolves (PRIVNB_DATA, the user "
+                                           "cache) and whether its checksum matches; downloads nothing. "
+                                           "Exit status 1 when a checksum mismatches.")
+    data.add_argument("--no-verify", dest="verify", action="store_false", help="skip hashing the files")
+    data.add_argument("--data-home", metavar="DIR", help="look here first (default: PRIVNB_DATA, then the cache)")
+    return parser
+
+
+def _sweep(args) -> int:
+    from privnb.sweep import load_spec, run_sweeps
+
+    if args.dry_run:
+        for spec in map(load_spec, args.specs):
+            for point in spec.points(args.out):
+                state = "done" if point.done and not args.force else "to run"
+                print(f"{spec.name}/{point.point_id}\t{state}\t{point.parameters}")
+        return 0
+    summary = run_sweeps(args.specs, out=args.out, workers=args.workers, scheduler=args.scheduler,
+                         force=args.force, progress=not args.no_progress, kernel_name=args.kernel,
+                         cell_timeout=args.cell_timeout)
+    print(f"{summary.n_points} points ({summary.n_run} run, {summary.n_points - summary.n_run} already done), "
+          f"{summary.n_failed} failed; report: {summary.out}/report.md")
+    for name, records in summary.records.items():
+        for record in records:
+            if record["status"] != "ok":
+                print(f"  failed {name}/{record['point']}: {record['error']}", file=sys.stderr)
+    return min(summary.n_failed, _MAX_STATUS)
+
+
+def _report(args) -> int:
+    from privnb.sweep import rebuild_reports
+
+    for path in rebuild_reports(args.results_dir):
+        print(path)
+    return 0
+
+
+def _data(args) -> int:
+    import pandas as pd
+    from privnb.datasets import describe_data
+
+    table = describe_data(args.data_home, verify=args.verify)
+    with pd.option_context("display.max_colwidth", 80, "display.width", 200):
+        print(table.to_string(index=False))
+    return int(bool((table.get("sha256") == "mismatch").any()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``privnb`` console script; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return {"sweep": _sweep, "report": _report, "data": _data}[args.command](args)
+    except ValueError as error:
+        parser.exit(2, f"privnb {args.command}: error: {error}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,583 @@
+"""Data sets with their roles (quasi-identifiers, sensitive attribute, target) and the papers' toy tables.
+
+Files are looked up in the folder given as ``data_home``, else in the folder named by the environment
+variable ``PRIVNB_DATA`` and then in the user cache (platformdirs, ``privnb``). The layout mirrors
+the shared data folder (``adult/adult.data``, ``bank/bank-full.csv``, ...); each file may be stored
+plain or gzipped. A missing file is downloaded from its canonical address into the cache (or into
+``data_home`` when given), checked against a pinned sha256 of its uncompressed content and written
+atomically; offline, or on a checksum mismatch, a :class:`DataUnavailableError` names the file, the
+address and ``PRIVNB_DATA``.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import io
+import re
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from privnb._fetch import (
+    DataUnavailableError,
+    FileSpec,
+    content_sha256,
+    fetch,
+    locate,
+    open_binary,
+    search_dirs,
+)
+
+__all__ = [
+    "Dataset",
+    "TokenCorpus",
+    "DataUnavailableError",
+    "load_adult",
+    "load_bank_marketing",
+    "load_fars",
+    "load_ipums",
+    "load_pu1",
+    "load_adult_hierarchies",
+    "describe_data",
+    "feature_selection_table1",
+    "nbc_figure1_databases",
+    "anatomy_toy",
+]
+
+KINDS = ("numeric", "ordinal", "nominal")
+
+
+# --------------------------------------------------------------------------- Dataset
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A table plus the roles the papers give its columns.
+
+    Parameters
+    ----------
+    name : str
+        Short name ("adult", "bank", ...).
+    frame : pandas.DataFrame
+        Columns ``*quasi_identifiers, sensitive (if any), target``; the index is reset to a RangeIndex.
+    quasi_identifiers : tuple of str
+    sensitive : str or None
+    target : str
+        Column of ints 0/1, 1 the positive class.
+    kinds : mapping
+        Every non-target column -> "numeric", "ordinal" or "nominal".
+    orders : mapping
+        Ordinal column -> its values in domain order.
+    target_names : (str, str)
+        (negative label, positive label).
+    """
+
+    name: str
+    frame: pd.DataFrame
+    quasi_identifiers: tuple[str, ...]
+    sensitive: str | None
+    target: str
+    kinds: Mapping[str, str]
+    orders: Mapping[str, tuple] = field(default_factory=dict)
+    target_names: tuple[str, str] = ("0", "1")
+
+    def __post_init__(self):
+        qi = tuple(self.quasi_identifiers)
+        object.__setattr__(self, "quasi_identifiers", qi)
+        object.__setattr__(self, "kinds", dict(self.kinds))
+        object.__setattr__(self, "orders", {k: tuple(v) for k, v in self.orders.items()})
+        object.__setattr__(self, "target_names", tuple(self.target_names))
+        columns = [*qi, *([self.sensitive] if self.sensitive is not None else []), self.target]
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"Dataset {self.name!r}: roles overlap: {columns}; give each column one role")
+        missing = [c for c in columns if c not in self.frame.columns]
+        if missing:
+            raise ValueError(f"Dataset {self.name!r}: frame lacks columns {missing}; "
+                             f"it has {list(self.frame.columns)}")
+        frame = self.frame[columns]
+        if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
+            frame = frame.reset_index(drop=True)
+        object.__setattr__(self, "frame", frame)
+        y = frame[self.target]
+        if not (pd.api.types.is_integer_dtype(y) and y.isin([0, 1]).all()):
+            raise ValueError(f"Dataset {self.name!r}: target {self.target!r} must hold ints 0/1 "
+                             f"(1 = positive); found {pd.unique(y)[:5]!r}")
+        features = columns[:-1]
+        if set(self.kinds) != set(features):
+            raise ValueError(f"Dataset {self.name!r}: kinds must name exactly the non-target columns "
+                             f"{features}; got {sorted(self.kinds)}")
+        bad = {c: k for c, k in self.kinds.items() if k not in KINDS}
+        if bad:
+            raise ValueError(f"Dataset {self.name!r}: unknown kinds {bad}; use one of {KINDS}")
+        ordinal = {c for c, k in self.kinds.items() if k == "ordinal"}
+        if set(self.orders) != ordinal:
+            raise ValueError(f"Dataset {self.name!r}: orders must be given for exactly the ordinal "
+                             f"columns {sorted(ordinal)}; got {sorted(self.orders)}")
+        for column, order in self.orders.items():
+            unknown = set(frame[column].dropna().unique()) - set(order)
+            if unknown:
+                raise ValueError(f"Dataset {self.name!r}: column {column!r} has values {sorted(unknown)[:5]} "
+                                 f"outside its order {order}")
+        if len(self.target_names) != 2:
+            raise ValueError(f"Dataset {self.name!r}: target_names must be (negative, positive)")
+
+    @property
+    def X(self) -> pd.DataFrame:
+        """The quasi-identifiers and the sensitive attribute (no target)."""
+        return self.frame[[*self.quasi_identifiers, *([self.sensitive] if self.sensitive else [])]]
+
+    @property
+    def y(self) -> np.ndarray:
+        """The target as a numpy array of 0/1."""
+        return self.frame[self.target].to_numpy()
+
+    def sample(self, n: int, *, random_state=None, stratify: bool = True) -> "Dataset":
+        """A random subset of ``n`` rows, stratified on the target (proportional allocation).
+
+        Each class gets ``n * count / len`` rows rounded by largest remainder, so class shares are kept
+        to within one row. Rows keep their original relative order; the index is reset.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows, 1 <= n <= len(frame).
+        random_state : None, int or numpy Generator/RandomState
+        stratify : bool
+            False draws ``n`` rows uniformly without regard to the target.
+        """
+        total = len(self.frame)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= total:
+            raise ValueError(f"sample size n must be an integer in [1, {total}] for {self.name!r}; got {n!r}")
+        rng = check_random_state(random_state)
+        if stratify:
+            y = self.y
+            classes, counts = np.unique(y, return_counts=True)
+            quota = n * counts / total
+            take = np.floor(quota).astype(int)
+            short = n - take.sum()
+            take[np.argsort(-(quota - take), kind="stable")[:short]] += 1
+            rows = np.concatenate([
+                rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in zip(classes, take)
+            ])
+        else:
+            rows = rng.choice(total, size=n, replace=False)
+        frame = self.frame.iloc[np.sort(rows)].reset_index(drop=True)
+        return Dataset(self.name, frame, self.quasi_identifiers, self.sensitive, self.target,
+                       self.kinds, self.orders, self.target_names)
+
+
+@dataclass(frozen=True, eq=False)
+class TokenCorpus:
+    """A bag-of-tokens corpus: binary message x token matrix, labels and the corpus' own folds.
+
+    Attributes
+    ----------
+    X : scipy.sparse.csr_matrix
+        1 where the message contains the token (subject or body), else 0.
+    y : numpy.ndarray
+        1 = spam, 0 = legitimate.
+    folds : numpy.ndarray
+        The part (1..10) each message lies in, for the corpus' 10-fold cross-validation.
+    tokens : numpy.ndarray
+        The (encoded, integer) token of each column, sorted.
+    version : str
+    """
+
+    X: sp.csr_matrix
+    y: np.ndarray
+    folds: np.ndarray
+    tokens: np.ndarray
+    version: str = "bare"
+
+
+# --------------------------------------------------------------------------- files
+
+_UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+_ARX = "https://raw.githubusercontent.com/arx-deidentifier/arx/aacd487fb77b3af7970d5d6fa1b2f6cca1182b64/data"
+_HIERARCHY_SHA = {
+    "age": "463f35372e8b1ad31fc624eb73c5da9297878a044ae5d61038eaf7b431ac55ca",
+    "education": "f22e5ee519c28b05538d4e5ddea0fbee5f0017fefb3abab3fa02272325bf9ce5",
+    "marital-status": "3e7ba2c4a5cd4fec059b4e3a2c57fce6e7c34a20daee1e624990ddd7beba85e5",
+    "native-country": "696d3b53973311c096b33f98bb56e526016910b1a1cd5a1e904cb799d1077023",
+    "occupation": "16dc420d5d7f8ab4d1e6144eb1d19ab8314ef42523fe8c4ee202372db1c98126",
+    "race": "df11abf41fa0669455adc9c9f9fa88663afa0cee8327684ecca861cd32dc4209",
+    "salary-class": "404895b3fcfb615813efab7ae0d2c50c8b127cec651f9b37d44a648646f86345",
+    "sex": "537d23f7b6969b916b5a5490eb1b32c273fefdc62ca050a7a813e23bbf3b78b2",
+    "workclass": "106f420349bf0071dbb25371795a78799edf24a64c3424619d563c3990ee8d02",
+}
+_IPUMS_FILES = ("ipums.la.97", "ipums.la.98", "ipums.la.99")
+
+FILES: dict[str, FileSpec] = {
+    spec.path: spec for spec in [
+        FileSpec("adult", "adult/adult.data", f"{_UCI}/adult/adult.data",
+                 "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
+        FileSpec("adult", "adult/adult.test", f"{_UCI}/adult/adult.test",
+                 "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"),
+        *[FileSpec("adult_hierarchies", f"adult_hierarchies/adult_hierarchy_{attr}.csv",
+                   f"{_ARX}/adult_hierarchy_{attr}.csv", sha) for attr, sha in _HIERARCHY_SHA.items()],
+        FileSpec("bank", "bank/bank-full.csv", f"{_UCI}/00222/bank.zip",
+                 "d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d", member="bank-full.csv"),
+        FileSpec("fars", "fars/fars.tsv",
+                 "https://github.com/EpistasisLab/pmlb/raw/253138e2aa4098734fb9154ec3570fbcad5f4197/"
+                 "datasets/fars/fars.tsv.gz",
+                 "6142db15b50dd2af73f125affe378c076b1fa2843e3572afde31decb8e30a20a"),
+        # The shared copy repacks the corpus' pu1_encoded folder; no address serves this exact archive.
+        FileSpec("pu1", "pu1/pu1_encoded.tar.gz", None,
+                 "bca9fee86291174c68c2993c899ef876954bb6ad683d174afcbbd4f7b2351317"),
+        # UCI publishes no checksum for these and no verified copy was available: unverified.
+        *[FileSpec("ipums", f"ipums/{name}", f"{_UCI}/ipums-mld/{name}.gz", None) for name in _IPUMS_FILES],
+    ]
+}
+
+
+def _path(relpath: str, data_home):
+    return fetch(FILES[relpath], data_home)
+
+
+def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
+    """One row per data file: where it resolves and whether its checksum matches.
+
+    Nothing is downloaded.
+
+    Parameters
+    ----------
+    data_home : path-like, optional
+        As for the loaders; default ``PRIVNB_DATA`` then the user cache.
+    verify : bool
+        Hash the uncompressed content of each file found (a few seconds in all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, file, location, sha256, url``: location is the path found or "missing";
+        sha256 is "ok", "mismatch" or "unverified" (not checked, no pinned checksum, or missing).
+    """
+    dirs, _ = search_dirs(data_home)
+    rows = []
+    for spec in FILES.values():
+        found = locate(spec, dirs)
+        status = "unverified"
+        if found is not None and verify and spec.sha256 is not None:
+            status = "ok" if content_sha256(spec, found) == spec.sha256 else "mismatch"
+        rows.append({"dataset": spec.dataset, "file": spec.path,
+                     "location": str(found) if found is not None else "missing",
+                     "sha256": status, "url": spec.url or ""})
+    return pd.DataFrame(rows, columns=["dataset", "file", "location", "sha256", "url"])
+
+
+# --------------------------------------------------------------------------- Adult
+
+ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+                 "hours-per-week", "native-country", "income")
+ADULT_QUASI_IDENTIFIERS = ("age", "workclass", "marital-status", "occupation", "race", "sex",
+                           "capital-gain", "capital-loss", "hours-per-week", "native-country")
+#: Adult's education levels in the order of education-num (1..16).
+EDUCATION_ORDER = ("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th",
+                   "HS-grad", "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters",
+                   "Prof-school", "Doctorate")
+_ADULT_NUMERIC = ("age", "capital-gain", "capital-loss", "hours-per-week")
+
+
+def _read_adult(path, skiprows: int) -> pd.DataFrame:
+    frame = pd.read_csv(path, header=None, names=list(ADULT_COLUMNS), skiprows=skiprows,
+                        skipinitialspace=True, na_values=["?"], keep_default_na=False)
+    frame["income"] = frame["income"].str.rstrip(".")
+    return frame
+
+
+def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = True) -> Dataset:
+    """UCI Adult with the roles of the SVM and k-NN papers (Section 5.1.1 of seed 002).
+
+    Target ``income`` (1 = ">50K"); sensitive ``education`` (ordinal, :data:`EDUCATION_ORDER`);
+    quasi-identifiers age, workclass, marital-status, occupation, race, sex, capital-gain,
+    capital-loss, hours-per-week, native-country. fnlwgt and education-num are dropped (the latter
+    would reveal the sensitive value). The test file's trailing periods on labels are stripped.
+
+    Parameters
+    ----------
+    version : {"merged", "train"}
+        "merged": adult.data and adult.test (45222 rows without missing values, as seed 002);
+        "train": adult.data alone (32561 rows with missing values, 30162 without; the NBC and
+        feature-selection papers).
+    drop_missing : bool
+        Drop the rows with a ``?`` (workclass, occupation, native-country); when False those cells
+        are NaN.
+    """
+    if version not in ("merged", "train"):
+        raise ValueError(f"version must be 'merged' (adult.data + adult.test) or 'train' (adult.data); "
+                         f"got {version!r}")
+    parts = [_read_adult(_path("adult/adult.data", data_home), skiprows=0)]
+    if version == "merged":
+        parts.append(_read_adult(_path("adult/adult.test", data_home), skiprows=1))
+    frame = pd.concat(parts, ignore_index=True)
+    if drop_missing:
+        frame = frame.dropna().reset_index(drop=True)
+    frame["income"] = (frame["income"] == ">50K").astype(np.int64)
+    kinds = {c: ("numeric" if c in _ADULT_NUMERIC else "nominal") for c in ADULT_QUASI_IDENTIFIERS}
+    kinds["education"] = "ordinal"
+    return Dataset("adult", frame, ADULT_QUASI_IDENTIFIERS, "education", "income", kinds,
+                   {"education": EDUCATION_ORDER}, ("<=50K", ">50K"))
+
+
+def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
+    """ARX's generalization hierarchies for Adult, raw (privnb.generalize parses them).
+
+    Returns
+    -------
+    dict
+        Attribute name (``age``, ``education``, ``marital-status``, ``native-country``, ``occupation``,
+        ``race``, ``salary-class``, ``sex``, ``workclass``) -> DataFrame of strings, no header:
+        column 0 the original value, then increasingly general levels, the last ``*``.
+    """
+    return {
+        attr: pd.read_csv(_path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home), sep=";",
+                          header=None, dtype=str, keep_default_na=False)
+        for attr in _HIERARCHY_SHA
+    }
+
+
+# --------------------------------------------------------------------------- Bank marketing
+
+#: Age bins for Bank Marketing: Weka's default unsupervised Discretize (10 equal-width bins) over
+#: the observed range 18..95 of the 39922 rows (width 7.7), written as the integer ages each holds.
+BANK_AGE_BINS = ((18, 25), (26, 33), (34, 41), (42, 48), (49, 56), (57, 64), (65, 71), (72, 79),
+                 (80, 87), (88, 95))
+BANK_AGE_ORDER = tuple(f"{lo}-{hi}" for lo, hi in BANK_AGE_BINS)
+
+
+def load_bank_marketing(*, data_home=None) -> Dataset:
+    """UCI Bank Marketing as the SVM and k-NN papers use it (Section 5.1.1 of seed 002).
+
+    The clients who did not subscribe (``y == "no"``, 39922 rows); target ``housing`` (1 = "yes");
+    quasi-identifiers job (nominal), day (numeric), month (nominal, as Weka reads it); sensitive
+    ``age`` discretized into the 10 equal-width bins of Weka's default Discretize filter over the
+    observed ages 18..95 (cut points 25.7, 33.4, ..., 87.3), labelled by the ages they hold:
+    18-25, 26-33, 34-41, 42-48, 49-56, 57-64, 65-71, 72-79, 80-87, 88-95 (ordinal).
+    """
+    raw = pd.read_csv(_path("bank/bank-full.csv", data_home), sep=";",
+                      usecols=["age", "job", "day", "month", "housing", "y"])
+    raw = raw[raw["y"] == "no"].reset_index(drop=True)
+    upper = np.array([hi for _, hi in BANK_AGE_BINS])
+    age = raw["age"].to_numpy()
+    if age.min() < BANK_AGE_BINS[0][0] or age.max() > upper[-1]:
+        raise ValueError(f"bank-full.csv has ages outside {BANK_AGE_BINS[0][0]}..{upper[-1]}; "
+                         "is it the UCI file?")
+    frame = pd.DataFrame({
+        "job": raw["job"], "day": raw["day"], "month": raw["month"],
+        "age": np.asarray(BANK_AGE_ORDER, dtype=object)[np.searchsorted(upper, age)],
+        "housing": (raw["housing"] == "yes").astype(np.int64),
+    })
+    frame["age"] = frame["age"].astype(str)
+    kinds = {"job": "nominal", "day": "numeric", "month": "nominal", "age": "ordinal"}
+    return Dataset("bank", frame, ("job", "day", "month"), "age", "housing", kinds,
+                   {"age": BANK_AGE_ORDER}, ("no", "yes"))
+
+
+# --------------------------------------------------------------------------- FARS
+
+FARS_SENSITIVE = "POLICE_REPORTED_ALCOHOL_INVOLVEMENT"
+#: The attributes KEEL stores as numbers (README of the shared data, section 4). PMLB's metadata
+#: also calls SEATING_POSITION, CASE_STATE, RACE and a few more "continuous", but their values are
+#: the label codes 0..n-1 of KEEL's nominal attributes, so they are kept nominal here.
+FARS_NUMERIC = ("AGE", "ALCOHOL_TEST_RESULT", "DRUG_TEST_RESULTS_(1_of_3)",
+                "DRUG_TEST_RESULTS_(2_of_3)", "DRUG_TEST_RESULTS_(3_of_3)")
+_FARS_INJURED = (1, 2, 5)       # Fatal, Incapaciting, Nonincapaciting_Evident
+_FARS_NOT_INJURED = (4,)        # No_Injury
+
+
+def load_fars(*, data_home=None) -> Dataset:
+    """KEEL's fars (Fatality Analysis Reporting System, 2001) as converted by PMLB.
+
+    As Section 5.1.1 of seed 002: the classes Died_Prior_to_Accident (0), Injured_Severity_Unknown
+    (3), Possible_Injury (6) and Unknown (7) are dropped, leaving 91085 rows; target ``injured``
+    (1 = codes 1, 2, 5: fatal, incapacitating, non-incapacitating evident injury; 0 = code 4, no
+    injury); sensitive POLICE_REPORTED_ALCOHOL_INVOLVEMENT; every other attribute a
+    quasi-identifier. PMLB replaced category names by integer codes, so nominal columns hold ints;
+    :data:`FARS_NUMERIC` are numeric.
+    """
+    raw = pd.read_csv(_path("fars/fars.tsv", data_home), sep="\t")
+    raw = raw[raw["target"].isin(_FARS_INJURED + _FARS_NOT_INJURED)].reset_index(drop=True)
+    raw["injured"] = raw.pop("target").isin(_FARS_INJURED).astype(np.int64)
+    quasi = tuple(c for c in raw.columns if c not in (FARS_SENSITIVE, "injured"))
+    kinds = {c: ("numeric" if c in FARS_NUMERIC else "nominal") for c in (*quasi, FARS_SENSITIVE)}
+    return Dataset("fars", raw, quasi, FARS_SENSITIVE, "injured", kinds, {},
+                   ("No_Injury", "Injured"))
+
+
+# --------------------------------------------------------------------------- IPUMS
+
+#: The 61 comma-separated integer fields of a line of ipums.la.97/98/99, in file order. The UCI
+#: description uses general-version names (``raceg``, ``classwkg``) for race and class of worker.
+IPUMS_COLUMNS = (
+    "year", "gq", "gqtype", "farm", "ownershp", "value", "rent", "ftotinc", "nfams", "ncouples",
+    "nmothers", "nfathers", "momloc", "stepmom", "momrule", "poploc", "steppop", "poprule", "sploc",
+    "sprule", "famsize", "nchild", "nchlt5", "famunit", "eldch", "yngch", "nsibs", "relate", "age",
+    "sex", "raceg", "marst", "chborn", "bpl", "school", "educrec", "schltype", "empstat", "labforce",
+    "occ1950", "occscore", "sei", "ind1950", "classwkg", "wkswork2", "hrswork2", "yrlastwk",
+    "workedyr", "inctot", "incwage", "incbus", "incfarm", "incss", "incwelfr", "incother", "poverty",
+    "migrate5", "migplac5", "movedin", "vetstat", "tranwork",
+)
+IPUMS_QUASI_IDENTIFIERS = ("age", "sex", "raceg", "marst", "occ1950", "classwkg", "hrswork2",
+                           "migplac5", "vetstat")
+
+
+def _read_ipums(path) -> pd.DataFrame:
+    frame = pd.read_csv(path, header=None, skipinitialspace=True, dtype=np.int64)
+    if frame.shape[1] != len(IPUMS_COLUMNS):
+        raise ValueError(f"{path}: expected {len(IPUMS_COLUMNS)} comma-separated integer fields per line "
+                         f"(UCI IPUMS format), found {frame.shape[1]}")
+    frame.columns = list(IPUMS_COLUMNS)
+    return frame
+
+
+def load_ipums(*, data_home=None) -> Dataset:
+    """UCI IPUMS census data, Los Angeles and Long Beach 1970/1980/1990 (ipums.la.97, .98, .99).
+
+    As Section 5.1.1 of seed 002: 233584 rows in all; sensitive ``educrec`` (ordinal codes);
+    quasi-identifiers age (numeric), sex, raceg, marst, occ1950, classwkg (nominal codes),
+    hrswork2 (ordinal: hours-worked intervals), migplac5, vetstat (nominal codes); target
+    ``bintotinc`` = 1 when total personal income ``inctot`` exceeds 50000. Each file holds one
+    person per line, 61 comma-separated integers (:data:`IPUMS_COLUMNS`). The files are not in the
+    shared data folder: they are downloaded from UCI (gzipped) into the cache on first use.
+    Orders of the ordinal code columns are their sorted observed codes.
+    """
+    frame = pd.concat([_read_ipums(_path(f"ipums/{name}", data_home)) for name in _IPUMS_FILES],
+                      ignore_index=True)
+    frame["bintotinc"] = (frame["inctot"] > 50000).astype(np.int64)
+    kinds = {c: "nominal" for c in IPUMS_QUASI_IDENTIFIERS}
+    kinds.update(age="numeric", hrswork2="ordinal", educrec="ordinal")
+    orders = {c: tuple(np.sort(frame[c].unique()).tolist()) for c in ("hrswork2", "educrec")}
+    return Dataset("ipums", frame, IPUMS_QUASI_IDENTIFIERS, "educrec", "bintotinc", kinds, orders,
+                   ("<=50K", ">50K"))
+
+
+# --------------------------------------------------------------------------- PU1
+
+PU1_VERSIONS = ("bare", "lemm", "lemm_stop", "stop")
+_PU1_MEMBER = re.compile(r"^pu1_encoded/(?P<version>[a-z_]+)/part(?P<part>\d+)/(?P<file>[^/]+\.txt)$")
+
+
+def load_pu1(*, data_home=None, version: str = "bare") -> TokenCorpus:
+    """The PU1 spam corpus (Androutsopoulos et al., SIGIR 2000) as binary token presence.
+
+    1099 messages (481 spam, 618 legitimate), each a file of integer-encoded tokens (subject line
+    and body); columns are the distinct tokens of the chosen version; ``folds`` are the corpus'
+    parts 1..10, as the feature-selection paper (seed 001, "Email") and the corpus readme use them.
+
+    Parameters
+    ----------
+    version : {"bare", "lemm", "lemm_stop", "stop"}
+        Lemmatiser and stop-list settings of the corpus' four versions.
+    """
+    if version not in PU1_VERSIONS:
+        raise ValueError(f"PU1 version must be one of {PU1_VERSIONS}; got {version!r}")
+    spec = FILES["pu1/pu1_encoded.tar.gz"]
+    path = fetch(spec, data_home)
+    stat = path.stat()
+    X, y, folds, tokens = _parse_pu1(str(path), stat.st_mtime_ns, stat.st_size, version)
+    return TokenCorpus(X.copy(), y.copy(), folds.copy(), tokens.copy(), version)
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_pu1(path: str, mtime_ns: int, size: int, version: str):
+    """Parse one version of the PU1 archive (cached per file state; callers get copies)."""
+    spec = FILES["pu1/pu1_encoded.tar.gz"]
+    with open_binary(spec, Path(path)) as handle:
+        raw = gzip.decompress(handle.read())
+    entries = []
+    # Decompressing once up front is much faster than tarfile's seeking in a gzip stream.
+    with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+        for member in archive:
+            match = _PU1_MEMBER.match(member.name)
+            if member.isfile() and match and match["version"] == version:
+                text = archive.extractfile(member).read().decode("ascii")
+                entries.append((int(match["part"]), match["file"], text))
+    if not entries:
+        raise ValueError(f"the PU1 archive {path} holds no messages for version {version!r}")
+    entries.sort(key=lambda e: (e[0], e[1]))
+    folds = np.array([e[0] for e in entries])
+    names = [e[1] for e in entries]
+    spam = np.array(["spmsg" in n for n in names])
+    legit = np.array(["legit" in n for n in names])
+    if not (spam ^ legit).all():
+        raise ValueError("PU1 file names must contain 'spmsg' or 'legit'")
+    token_lists = [np.array(e[2].replace("Subject:", " ").split(), dtype=np.int64) for e in entries]
+    lengths = np.array([len(t) for t in token_lists])
+    tokens, columns = np.unique(np.concatenate(token_lists), return_inverse=True)
+    rows = np.repeat(np.arange(len(entries)), lengths)
+    X = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, columns)),
+                      shape=(len(entries), len(tokens)))
+    X.sum_duplicates()
+    X.data[:] = 1
+    return X, spam.astype(np.int64), folds, tokens
+
+
+# --------------------------------------------------------------------------- toy tables
+
+
+def feature_selection_table1() -> pd.DataFrame:
+    """Table 1 of seed 001: 6 users x 5 binary keywords and a class label.
+
+    Keywords ``a``..``e`` as extracted; the index is ``u1``..``u6``. The two feature sets of its
+    Table 2 are {a, b, e} (projections 101 for u1-u4, 111 for u5, u6) and {c, d, e}. The class
+    column (+1 / -1) was lost in the text extraction; it is reconstructed from the text: mapping 101
+    to +1 and 111 to -1 on {a, b, e} "makes only 1 mistake out of 6", every positive has the same
+    distances to the negatives (the HamDist example), and {c, d, e} shows "no good correlation".
+    u1, u2, u3 are +1 and u4, u5, u6 are -1 (u4 is the one mistake; u1, u2, u4 are identical rows).
+    Containment (Definition 4): u1 is 4-AC (with u2, u4, u5); u5 and u6 are 1-AC.
+    """
+    keywords = np.array([[1, 0, 1, 0, 1],
+                         [1, 0, 1, 0, 1],
+                         [1, 0, 0, 1, 1],
+                         [1, 0, 1, 0, 1],
+                         [1, 1, 1, 0, 1],
+                         [1, 1, 0, 1, 1]])
+    table = pd.DataFrame(keywords, columns=list("abcde"),
+                         index=pd.Index([f"u{i}" for i in range(1, 7)], name="user"))
+    table["class"] = [1, 1, 1, -1, -1, -1]
+    return table
+
+
+def nbc_figure1_databases() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two tiny databases of Figure 1 of seed 004 (schema <Adr, Age, Sal>).
+
+    The figure gives each database only through its NBC-enabling views pi_{Adr,Sal} and
+    pi_{Age,Sal}; the tables returned list those views row by row, which is the first of each
+    database's consistent worlds (d1 of V1, d'1 of V2). Adr is "W" (Westwood) or "P" (Palms),
+    Age 30 or 40, Sal "50K" or "70K".
+
+    Returns
+    -------
+    (db_a, db_b) : DataFrames of 7 and 5 tuples
+        db_a: 5 of 7 earn 70K (the 71% prior); among its worlds Bob's average posterior for
+        <W, 40, 70K> is 88%; db_b: 78% (Section 1).
+    """
+    def table(rows):
+        return pd.DataFrame(rows, columns=["Adr", "Age", "Sal"])
+
+    db_a = table([("W", 40, "70K")] * 4 + [("P", 30, "70K"), ("W", 40, "50K"), ("P", 30, "50K")])
+    db_b = table([("W", 40, "70K")] * 2 + [("P", 30, "70K"), ("W", 40, "50K"), ("P", 30, "50K")])
+    return db_a, db_b
+
+
+def anatomy_toy() -> Dataset:
+    """A stand-in for the 6-point toy of Figure 1 of seeds 003 and 002 (coordinates only drawn).
+
+    Two blue points on the left and four red on the right, attributes A_1 (quasi-identifier) and A_2
+    (sensitive), every value distinct so each point is a unique individual. The classes are split
+    by A_1 alone (blue A_1 <= 2, red A_1 >= 4), so the anatomized data (A_1 kept, A_2 permuted within
+    groups) stays linearly separable, as in Figure 1(b). Target ``color``: 0 = blue, 1 = red. The
+    coordinates are ours: the papers only draw them.
+    """
+    frame = pd.DataFrame({"A_1": [1.0, 2.0, 4.0, 5.0, 6.0, 7.0],
+                          "A_2": [2.0, 4.5, 1.0, 3.5, 5.5, 2.5],
+                          "color": [0, 0, 1, 1, 1, 1]})
+    return Dataset("anatomy_toy", frame, ("A_1",), "A_2", "color",
+                   {"A_1": "numeric", "A_2": "numeric"}, {}, ("blue", "red"))

@@ -1,0 +1,147 @@
+"""The papers' figures: error boxplots, convergence curves, a bound against measured values.
+
+Figures are built on :class:`matplotlib.figure.Figure` directly (no pyplot state), so they work with
+any backend, Agg included, and never leak open figures in a long sweep; Jupyter shows a returned Figure
+inline. Each function takes an optional ``ax`` to draw into and an optional ``path`` to save to (written
+whole or not at all).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from privnb.evaluation import method_label, method_sort_key
+from privnb.sweep import atomic_path
+
+
+def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: int = 120) -> None:
+    """Save ``fig`` to ``path`` (format from the suffix), whole or not at all; creates the folder."""
+    path = os.fspath(path)
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    if not suffix:
+        raise ValueError(f"cannot tell the figure format of {path!r}: give a suffix such as .png or .pdf")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=suffix, dpi=dpi, bbox_inches="tight")
+
+
+def _figure_and_axes(ax, n: int = 1, *, sharey: bool = True):
+    if ax is not None:
+        if n != 1:
+            raise ValueError("ax draws one panel; leave ax=None to get one panel per facet value")
+        return ax.figure, [ax]
+    fig = Figure(figsize=(max(4.0, 4.0 * n), 3.4), layout="constrained")
+    return fig, list(np.atleast_1d(fig.subplots(1, n, sharey=sharey, squeeze=False)[0]))
+
+
+def _finish(fig: Figure, path) -> Figure:
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def _single_valued(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    for column in columns:
+        if column in frame and frame[column].nunique() > 1:
+            raise ValueError(f"{what} got several {column} values {sorted(frame[column].unique())}: "
+                             f"filter the results or pass facet={column!r}")
+
+
+def _by_view(groups) -> list:
+    """``(method, param)`` groups in the papers' order (Org., Id., L=2.., k=2..)."""
+    return sorted(groups, key=lambda item: method_sort_key(*item[0]))
+
+
+def error_boxplot(results: pd.DataFrame, *, metric: str = "error", facet: str | None = None, ax=None,
+                  title: str | None = None, ylabel: str = "Error rate", path=None) -> Figure:
+    """Boxplots of per-fold errors, one box per training view, in the papers' style.
+
+    Boxes are ordered and labelled as in Figures 5-6 and C.1-C.8 of seed 003 and Figures 3-8 of
+    seed 002: "Org.", "Id.", then "L=2".."L=5" (anatomized or pruned) and "k=2".. (generalized). Views
+    that could not be built (N/A rows) are left out.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows (:data:`privnb.evaluation.COLUMNS`).
+    facet : str, optional
+        A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
+        panel per value; without it the rows must hold one dataset and one classifier.
+    """
+    frame = results[(results["metric"] == metric) & results["value"].notna()]
+    if frame.empty:
+        raise ValueError(f"no values for metric {metric!r} to plot")
+    panels = [(None, frame)] if facet is None else list(frame.groupby(facet, sort=True))
+    for _, part in panels:
+        _single_valued(part, [c for c in ("dataset", "classifier") if c != facet], "error_boxplot")
+    fig, axes = _figure_and_axes(ax, len(panels))
+    for axis, (name, part) in zip(axes, panels):
+        views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
+        axis.boxplot([values.to_numpy() for _, values in views], tick_labels=[method_label(*key) for key, _ in views])
+        axis.set_xlabel("Classifier type")
+        axis.set_title(str(name) if title is None or facet is not None else title)
+    axes[0].set_ylabel(ylabel)
+    if title is not None and facet is not None:
+        fig.suptitle(title)
+    return _finish(fig, path)
+
+
+def convergence_plot(results: pd.DataFrame, *, x: str = "n_train", metric: str = "error", ax=None,
+                     title: str | None = None, xlabel: str = "Training set size", ylabel: str = "Error rate",
+                     logx: bool = False, path=None) -> Figure:
+    """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
+
+    The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
+    the column holding the training-set size of each row.
+    """
+    frame = results[(results["metric"] == metric) & results["value"].notna()]
+    if x not in frame:
+        raise ValueError(f"results have no column {x!r} for the x axis; columns: {list(frame.columns)}")
+    if frame.empty:
+        raise ValueError(f"no values for metric {metric!r} to plot")
+    _single_valued(frame, ("dataset", "classifier"), "convergence_plot")
+    fig, (axis,) = _figure_and_axes(ax)
+    summary = frame.groupby(["method", "param", x], dropna=False)["value"].agg(["mean", "std"]).reset_index()
+    for key, curve in _by_view(summary.groupby(["method", "param"], dropna=False)):
+        curve = curve.sort_values(x)
+        line, = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
+        spread = curve["std"].fillna(0.0)
+        axis.fill_between(curve[x], curve["mean"] - spread, curve["mean"] + spread, color=line.get_color(),
+                          alpha=0.15, linewidth=0)
+    if logx:
+        axis.set_xscale("log")
+    axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    axis.legend()
+    return _finish(fig, path)
+
+
+def _as_series(values, default_label: str) -> dict:
+    return dict(values) if isinstance(values, Mapping) else {default_label: values}
+
+
+def bound_plot(x, *, measured, bound, ax=None, xlabel: str = "", ylabel: str = "", title: str | None = None,
+               logx: bool = False, logy: bool = False, path=None) -> Figure:
+    """Measured values (solid, markers) against a theoretical bound (dashed) over the same ``x``.
+
+    ``measured`` and ``bound`` are arrays or mappings label -> array, each as long as ``x``: e.g. the
+    measured k-NN error against the bound of Theorem 23 of seed 002, or an r-closeness curve.
+    """
+    x = np.asarray(x)
+    fig, (axis,) = _figure_and_axes(ax)
+    for style, series in (("-o", _as_series(measured, "measured")), ("--", _as_series(bound, "bound"))):
+        for label, y in series.items():
+            y = np.asarray(y)
+            if y.shape != x.shape:
+                raise ValueError(f"series {label!r} has shape {y.shape}, x has {x.shape}: give one value per x")
+            axis.plot(x, y, style, label=label)
+    if logx:
+        axis.set_xscale("log")
+    if logy:
+        axis.set_yscale("log")
+    axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    axis.legend()
+    return _finish(fig, path)

@@ -1,0 +1,88 @@
+"""The privnb command: argument handling, exit status, report rebuilding, data listing."""
+import sys
+import types
+
+import pandas as pd
+import pytest
+
+from privnb import cli, sweep
+from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
+
+
+def test_exit_status_counts_failed_points(monkeypatch, capsys):
+    calls = {}
+
+    def fake_run_sweeps(specs, **options):
+        calls.update(options, specs=specs)
+        records = {"a.quick": [{"point": "x=1", "status": "ok"}, {"point": "x=2", "status": "failed", "error": "boom"},
+                               {"point": "x=3", "status": "failed", "error": "bang"}]}
+        return sweep.SweepSummary("results", records)
+
+    monkeypatch.setattr(sweep, "run_sweeps", fake_run_sweeps)
+    status = cli.main(["sweep", "a.quick.yaml", "b.quick.yaml", "--out", "res", "--workers", "3", "--force",
+                       "--no-progress"])
+    assert status == 2
+    assert calls["specs"] == ["a.quick.yaml", "b.quick.yaml"]
+    assert (calls["out"], calls["workers"], calls["force"], calls["progress"], calls["scheduler"]) == \
+        ("res", 3, True, False, None)
+    out, err = capsys.readouterr()
+    assert "3 points" in out and "2 failed" in out and "a.quick/x=2: boom" in err
+
+
+def test_exit_status_is_capped(monkeypatch):
+    records = {"s": [{"point": str(i), "status": "failed", "error": ""} for i in range(300)]}
+    monkeypatch.setattr(sweep, "run_sweeps", lambda specs, **o: sweep.SweepSummary("results", records))
+    assert cli.main(["sweep", "s.yaml"]) == 125
+
+
+def test_bad_spec_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["sweep", str(tmp_path / "missing.quick.yaml")])
+    assert exit_info.value.code == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_dry_run_lists_points(tmp_path, capsys):
+    write_notebook(tmp_path / "notebooks")
+    spec = write_spec(tmp_path, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "results"), "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[:2] for line in lines] == [["toy.quick/x=1", "to run"], ["toy.quick/x=2", "to run"]]
+
+
+def test_report_rebuilds_a_results_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sweep, "run_point", fake_run_point)
+    write_notebook(tmp_path / "notebooks")
+    spec = write_spec(tmp_path, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    sweep.run_sweeps([spec], out=tmp_path / "results", progress=False)
+    (tmp_path / "results" / "report.md").unlink()
+    assert cli.main(["report", str(tmp_path / "results")]) == 0
+    assert (tmp_path / "results" / "report.md").exists()
+    assert str(tmp_path / "results" / "report.md") in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["report", str(tmp_path / "notebooks")])
+    assert exit_info.value.code == 2
+
+
+def test_data_prints_the_table_and_fails_on_a_mismatch(monkeypatch, capsys):
+    seen = {}
+
+    def describe_data(data_home=None, *, verify=True):
+        seen.update(data_home=data_home, verify=verify)
+        return pd.DataFrame({"dataset": ["adult", "fars"], "file": ["adult.data", "fars.tsv"],
+                             "location": ["/data/adult.data", "missing"], "sha256": [status, "unverified"]})
+
+    monkeypatch.setitem(sys.modules, "privnb.datasets", types.SimpleNamespace(describe_data=describe_data))
+    status = "ok"
+    assert cli.main(["data"]) == 0
+    assert seen == {"data_home": None, "verify": True} and "/data/adult.data" in capsys.readouterr().out
+    assert cli.main(["data", "--no-verify", "--data-home", "/d"]) == 0
+    assert seen == {"data_home": "/d", "verify": False}
+    status = "mismatch"
+    assert cli.main(["data"]) == 1
+
+
+def test_a_command_is_required(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([])
+    assert exit_info.value.code == 2

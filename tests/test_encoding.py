@@ -1,0 +1,118 @@
+"""Tests of privnb.encoding: Weka IBk's distance and the standard scheme."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.pipeline import make_pipeline
+from sklearn.neighbors import KNeighborsClassifier
+
+from privnb.encoding import FrameEncoder
+
+KINDS = {"age": "numeric", "edu": "ordinal", "job": "nominal", "sex": "nominal"}
+ORDERS = {"edu": ("low", "mid", "high")}
+
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(2, 12))
+    return pd.DataFrame({
+        "age": draw(st.lists(st.integers(0, 90), min_size=n, max_size=n)),
+        "edu": draw(st.lists(st.sampled_from(ORDERS["edu"]), min_size=n, max_size=n)),
+        "job": draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)),
+        "sex": draw(st.lists(st.sampled_from(["F", "M"]), min_size=n, max_size=n)),
+    })
+
+
+def ibk_distance(u, v, frame):
+    """Weka IBk's squared distance, written out: range-normalized differences, 0/1 nominal overlap."""
+    total = 0.0
+    for column in ("age", "edu"):
+        numbers = frame[column].map({"low": 0, "mid": 1, "high": 2}) if column == "edu" else frame[column]
+        span = numbers.max() - numbers.min() or 1
+        a = {"low": 0, "mid": 1, "high": 2}.get(u[column], u[column])
+        b = {"low": 0, "mid": 1, "high": 2}.get(v[column], v[column])
+        total += ((a - b) / span) ** 2
+    return total + sum(u[c] != v[c] for c in ("job", "sex"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables())
+def test_ibk_squared_distance_is_wekas(frame):
+    encoded = FrameEncoder(KINDS, ORDERS).fit_transform(frame)
+    for i in range(len(frame)):
+        for j in range(len(frame)):
+            got = ((encoded[i] - encoded[j]) ** 2).sum()
+            assert got == pytest.approx(ibk_distance(frame.iloc[i], frame.iloc[j], frame))
+
+
+def test_ibk_values_and_names():
+    frame = pd.DataFrame({"age": [20, 40, 60], "edu": ["low", "high", "mid"],
+                          "job": ["a", "b", "a"], "sex": ["F", "F", "M"]})
+    encoder = FrameEncoder(KINDS, ORDERS).fit(frame)
+    w = 1 / np.sqrt(2)
+    np.testing.assert_allclose(encoder.transform(frame), [
+        [0.0, 0.0, w, 0, w, 0], [0.5, 1.0, 0, w, w, 0], [1.0, 0.5, w, 0, 0, w]])
+    assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job=a", "job=b", "sex=F", "sex=M"]
+    # test rows outside the training range are not clipped; unseen categories encode as zeros
+    out = encoder.transform(pd.DataFrame({"age": [80], "edu": ["mid"], "job": ["z"], "sex": ["M"]}))
+    np.testing.assert_allclose(out, [[1.5, 0.5, 0, 0, 0, w]])
+
+
+def test_standard_scheme():
+    frame = pd.DataFrame({"age": [20.0, 40.0, 60.0, 80.0], "job": ["a", "b", "a", "c"]})
+    out = FrameEncoder({"age": "numeric", "job": "nominal"}, scheme="standard").fit_transform(frame)
+    np.testing.assert_allclose(out[:, 0].mean(), 0, atol=1e-12)
+    np.testing.assert_allclose(out[:, 0].std(), 1)
+    np.testing.assert_array_equal(out[:, 1:], [[1, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_column_subsets_and_missing_columns():
+    frame = pd.DataFrame({"age": [20, 40], "edu": ["low", "high"], "job": ["a", "b"], "sex": ["F", "M"]})
+    encoder = FrameEncoder(KINDS, ORDERS).fit(frame.drop(columns="edu"))
+    assert encoder.transform(frame).shape == (2, 5)  # extra columns are ignored
+    with pytest.raises(ValueError, match=r"\['job'\].*missing"):
+        encoder.transform(frame.drop(columns="job"))
+
+
+def test_kinds_inferred_and_arrays_by_position():
+    out = FrameEncoder().fit_transform(np.array([[0.0, 1.0], [2.0, 3.0]]))
+    np.testing.assert_allclose(out, [[0, 0], [1, 1]])
+    encoder = FrameEncoder().fit(pd.DataFrame({"x": [1, 2], "c": ["u", "v"]}))
+    assert encoder.kinds_ == {"x": "numeric", "c": "nominal"}
+
+
+def test_bad_input_messages():
+    frame = pd.DataFrame({"edu": ["low", "PhD"]})
+    with pytest.raises(ValueError, match="outside its order"):
+        FrameEncoder({"edu": "ordinal"}, ORDERS).fit(frame)
+    with pytest.raises(ValueError, match="has no order"):
+        FrameEncoder({"edu": "ordinal"}).fit(frame)
+    with pytest.raises(ValueError, match="scheme must be"):
+        FrameEncoder(scheme="minmax").fit(frame)
+    with pytest.raises(ValueError, match="non-numbers"):
+        FrameEncoder({"edu": "numeric"}).fit(frame)
+    with pytest.raises(ValueError, match="missing or infinite"):
+        FrameEncoder().fit(pd.DataFrame({"x": [1.0, np.nan]}))
+
+
+def test_from_dataset_and_pipeline():
+    frame = pd.DataFrame({"age": [20, 30, 60, 70], "edu": ["low", "low", "high", "high"],
+                          "job": ["a", "a", "b", "b"], "sex": ["F", "M", "F", "M"]})
+    dataset = SimpleNamespace(kinds=KINDS, orders=ORDERS)
+    model = make_pipeline(FrameEncoder.from_dataset(dataset), KNeighborsClassifier(1))
+    model.fit(frame, [0, 0, 1, 1])
+    assert model.predict(frame).tolist() == [0, 0, 1, 1]
+
+
+def test_from_a_real_dataset():
+    datasets = pytest.importorskip("privnb.datasets")
+    toy = datasets.anatomy_toy()
+    encoder = FrameEncoder.from_dataset(toy).fit(toy.X)
+    assert encoder.kinds_ == {"A_1": "numeric", "A_2": "numeric"}
+    out = encoder.transform(toy.X)
+    assert out.min() == 0 and out.max() == 1

@@ -1,0 +1,233 @@
+"""Sweep runner: grid expansion, spec checks, resume, --force, failure recording, pool and dask backends.
+
+Each test writes its own tiny notebook; every kernel start costs seconds, so the integration tests use
+two points each.
+"""
+import json
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+from privnb import sweep
+from privnb.evaluation import COLUMNS
+
+NOTEBOOK_BODY = '''
+import json, pathlib
+import pandas as pd
+from matplotlib.figure import Figure
+out = pathlib.Path(output_dir)
+(out / "figures").mkdir(parents=True, exist_ok=True)
+if x == fail_at:
+    raise RuntimeError(f"boom at x={x}")
+pd.DataFrame({"dataset": ["toy"] * 2, "classifier": "c", "method": ["original", "anatomized"],
+              "param": [float("nan"), 2.0], "fold": 0, "metric": "error", "value": [0.1 * x, 0.2 * x],
+              "n_train": 10.0, "n_suppressed": 0.0, "note": ""}).to_parquet(out / "results.parquet")
+(out / "metrics.json").write_text(json.dumps({"error": 0.1 * x, "label": label, "cwd": str(pathlib.Path.cwd())}))
+fig = Figure(); fig.subplots().plot([0, x]); fig.savefig(out / "figures" / "line.png")
+'''
+
+
+def write_notebook(folder: Path, name: str = "toy.ipynb") -> Path:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('x = 1\nfail_at = -1\nlabel = "a"\noutput_dir = "results/toy"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(NOTEBOOK_BODY)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / name)
+    return folder / name
+
+
+def write_spec(root: Path, name: str, text: str) -> Path:
+    path = root / "notebooks" / "sweeps" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path):
+    write_notebook(tmp_path / "notebooks")
+    return tmp_path
+
+
+# ---------------------------------------------------------------- pure parts (no kernel)
+
+def test_expand_grid_is_the_cartesian_product_in_spec_order():
+    points = sweep.expand_grid({"dataset": ["adult", "bank"], "l": [2, 3, 4]})
+    assert points[:3] == [{"dataset": "adult", "l": 2}, {"dataset": "adult", "l": 3}, {"dataset": "adult", "l": 4}]
+    assert len(points) == 6 and len({tuple(p.items()) for p in points}) == 6
+    assert sweep.expand_grid({}) == [{}]
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=8), st.lists(st.integers() | st.text(max_size=30),
+                                                               min_size=1, max_size=3), max_size=4))
+def test_point_ids_are_file_name_safe(grid):
+    for values in sweep.expand_grid(grid):
+        pid = sweep.point_id(values)
+        assert pid and "/" not in pid and len(pid) <= 100 and pid not in (".", "..")
+
+
+def test_point_id_reads_like_the_parameters():
+    assert sweep.point_id({"dataset": "adult", "l": 2}) == "dataset=adult,l=2"
+    assert sweep.point_id({}) == "default"
+
+
+def test_sweep_name_is_the_file_name_without_yaml():
+    assert sweep.sweep_name("notebooks/sweeps/00_tour.quick.yaml") == "00_tour.quick"
+    with pytest.raises(ValueError, match="yaml"):
+        sweep.sweep_name("spec.json")
+
+
+def test_load_spec_resolves_the_notebook_from_notebooks(project):
+    spec = sweep.load_spec(write_spec(project, "toy.quick.yaml",
+                                      "notebook: toy.ipynb\nparameters: {label: b}\ngrid: {x: [1, 2]}\n"))
+    assert spec.name == "toy.quick" and Path(spec.notebook) == (project / "notebooks" / "toy.ipynb").resolve()
+    points = spec.points(project / "results")
+    assert [p.parameters for p in points] == [{"label": "b", "x": 1}, {"label": "b", "x": 2}]
+    assert Path(points[0].output_dir) == (project / "results" / "toy.quick" / "x=1").resolve()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("notebook: toy.ipynb\ngrid: {x: 3}\n", "non-empty list"),
+    ("notebook: toy.ipynb\ngrid: {x: []}\n", "non-empty list"),
+    ("notebook: toy.ipynb\nparameters: {x: 1}\ngrid: {x: [1]}\n", "both fixed and swept"),
+    ("notebook: toy.ipynb\nparameters: {output_dir: here}\n", "injects"),
+    ("notebook: toy.ipynb\ngrid: {y: [1]}\n", "not in the parameters cell"),
+    ("notebook: missing.ipynb\n", "not found"),
+    ("notebook: toy.ipynb\ngird: {x: [1]}\n", "unknown keys"),
+    ("grid: {x: [1]}\n", "'notebook' key"),
+])
+def test_load_spec_rejects_bad_specs(project, text, message):
+    with pytest.raises(ValueError, match=message):
+        sweep.load_spec(write_spec(project, "bad.quick.yaml", text))
+
+
+def test_points_whose_names_collide_are_refused(project):
+    spec = sweep.load_spec(write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {label: [a b, a/b]}\n"))
+    with pytest.raises(ValueError, match="collide"):
+        spec.points(project / "results")
+
+
+def test_report_renderers_escape_and_link():
+    blocks = [("h1", "T"), ("table", ["a|b", "c"], [["<x>", sweep.Link("nb", "p/n.ipynb")]]), ("img", "f", "p/f.png")]
+    md, page = sweep.render_markdown(blocks), sweep.render_html(blocks)
+    assert "a\\|b" in md and "[nb](p/n.ipynb)" in md and "![f](p/f.png)" in md
+    assert "&lt;x&gt;" in page and '<a href="p/n.ipynb">nb</a>' in page and '<img src="p/f.png"' in page
+
+
+# ---------------------------------------------------------------- running notebooks
+
+def test_process_pool_records_a_failure_and_the_other_point_goes_on(project):
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {fail_at: 2}\ngrid: {x: [1, 2]}\n")
+    out = project / "results"
+    ok, bad = out / "toy.quick" / "x=1", out / "toy.quick" / "x=2"
+    (ok / "figures").mkdir(parents=True)
+    (ok / "figures" / "stale.png").write_bytes(b"left by an interrupted run")
+    summary = sweep.run_sweeps([spec], out=out, workers=2, progress=False)
+    assert summary.n_failed == 1 and summary.n_run == 2
+    for name in ("notebook.ipynb", "results.parquet", "metrics.json", "figures/line.png", "point.json"):
+        assert (ok / name).exists(), name
+    assert not (ok / "figures" / "stale.png").exists()
+    assert json.loads((ok / "metrics.json").read_text())["cwd"] == str((project / "notebooks").resolve())
+    failure = json.loads((bad / "point.json").read_text())
+    assert failure["status"] == "failed" and "boom at x=2" in failure["error"]
+    assert (bad / "notebook.ipynb").exists()  # kept for debugging
+    assert not list(out.rglob(".*.part*"))  # no half-written files
+    listed = json.loads((out / "toy.quick" / "points.json").read_text())["points"]
+    assert [(p["point"], p["status"]) for p in listed] == [("x=1", "ok"), ("x=2", "failed")]
+
+    results = pd.read_parquet(out / "toy.quick" / "results.parquet")
+    assert list(results.columns[:len(COLUMNS)]) == list(COLUMNS)
+    assert {"sweep", "point", "x", "fail_at"} <= set(results.columns)
+    assert set(results["point"]) == {"x=1"} and (results["x"] == 1).all()
+
+    report = (out / "toy.quick" / "report.md").read_text()
+    assert "1 ok, 1 failed" in report and "boom at x=2" in report
+    assert "x=1/figures/line.png" in report and "[notebook.ipynb](x=1/notebook.ipynb)" in report
+    assert "| 0.1 |" in report  # the metrics.json headline number
+    assert "| point | dataset | classifier | metric | Org. | L=2 |" in report  # mean over folds per view
+    assert "| x=1 | toy | c | error | 0.1 | 0.2 |" in report
+    assert '<img src="x=1/figures/line.png"' in (out / "toy.quick" / "report.html").read_text()
+    assert "toy.quick" in (out / "report.md").read_text()
+    assert len(pd.read_parquet(out / "results.parquet")) == 2
+
+
+runs = []  # point ids fake_run_point ran, in order
+
+
+def fake_run_point(point, **options):
+    """Stands in for papermill: x == 2 fails, others write a notebook and an "ok" point.json."""
+    folder = Path(point.output_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "notebook.ipynb").write_text("{}")
+    status = "failed" if point.parameters.get("x") == 2 else "ok"
+    record = {"point": point.point_id, "parameters": point.parameters, "status": status,
+              "error": "boom" if status == "failed" else "", "duration_s": 0.0}
+    (folder / "point.json").write_text(json.dumps(record))
+    runs.append(point.point_id)
+    return record
+
+
+def test_resume_skips_finished_points_reruns_failed_ones_and_force_runs_all(project, monkeypatch):
+    monkeypatch.setattr(sweep, "run_point", fake_run_point)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1, 2, 3]}\n")
+    out = project / "results"
+    runs.clear()
+    first = sweep.run_sweeps([spec], out=out, progress=False)
+    assert (first.n_run, first.n_failed, runs) == (3, 1, ["x=1", "x=2", "x=3"])
+    runs.clear()
+    again = sweep.run_sweeps([spec], out=out, progress=False)
+    assert (again.n_run, again.n_failed, runs) == (1, 1, ["x=2"])
+    assert [r.get("cached", False) for r in again.records["toy.quick"]] == [True, False, True]
+    assert (out / "toy.quick" / "report.md").read_text().count("ok (cached)") == 2
+    (out / "toy.quick" / "x=3" / "notebook.ipynb").unlink()  # artifacts gone: the point runs again
+    runs.clear()
+    sweep.run_sweeps([spec], out=out, progress=False)
+    assert runs == ["x=2", "x=3"]
+    runs.clear()
+    forced = sweep.run_sweeps([spec], out=out, force=True, progress=False)
+    assert (forced.n_run, runs) == (3, ["x=1", "x=2", "x=3"])
+
+
+def test_dask_backend_runs_several_sweeps_and_writes_the_index(project):
+    distributed = pytest.importorskip("distributed")
+    first = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [3]}\n")
+    second = write_spec(project, "toy.paper.yaml", "notebook: toy.ipynb\ngrid: {label: [z]}\n")
+    out = project / "results"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        summary = sweep.run_sweeps([first, second], out=out, scheduler=cluster.scheduler_address, progress=False)
+    assert summary.n_failed == 0 and summary.n_points == 2, summary.records
+    combined = pd.read_parquet(out / "results.parquet")
+    assert set(combined["sweep"]) == {"toy.quick", "toy.paper"}
+    index = (out / "report.md").read_text()
+    assert "[toy.paper](toy.paper/report.md)" in index and "[toy.quick](toy.quick/report.md)" in index
+
+    (out / "report.md").unlink()
+    (out / "toy.quick" / "report.html").unlink()
+    written = sweep.rebuild_reports(out)
+    assert out / "report.md" in written and (out / "toy.quick" / "report.html").exists()
+
+
+def test_rebuild_reports_needs_a_sweep_folder(tmp_path):
+    with pytest.raises(ValueError, match="holds no sweep"):
+        sweep.rebuild_reports(tmp_path)
+
+
+def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
+    from privnb.evaluation import tidy_frame
+    points = []
+    for pid, params in (("dataset=adult", {"dataset": "adult", "l": 2}), ("dataset=bank", {"dataset": "bank", "l": "x"})):
+        (tmp_path / pid).mkdir()
+        tidy_frame([(params["dataset"] + "-sample", "c", "original", float("nan"), 0, "error", 0.1, 9, 0, "")]
+                   ).to_parquet(tmp_path / pid / "results.parquet")
+        points.append({"point": pid, "parameters": params, "status": "ok", "error": ""})
+    (tmp_path / "points.json").write_text(json.dumps({"sweep": "s", "spec": {"name": "s"}, "points": points}))
+    results = sweep.collect_results(tmp_path)
+    assert list(results["dataset"]) == ["adult-sample", "bank-sample"]  # the notebook's column is kept
+    assert list(results["point_dataset"]) == ["adult", "bank"]
+    assert list(results["l"]) == ["2", "x"]  # mixed types across points become strings (parquet-safe)
