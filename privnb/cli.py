@@ -1,7 +1,7 @@
-"""The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``.
+"""The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``, ``privnb notebooks``.
 
 Exit status: 0 on success; for ``sweep``, the number of failed points (at most 125); for ``data``, 1
-when a checksum mismatches; 2 for bad input
+when a checksum mismatches; for ``notebooks``, 1 when a notebook departs from the conventions; 2 for bad input
 (argparse's usage errors, an invalid spec, a folder that holds no sweep), with the reason on stderr.
 """
 from __future__ import annotations
@@ -41,6 +41,14 @@ def _parser() -> argparse.ArgumentParser:
                                            "Exit status 1 when a checksum mismatches.")
     data.add_argument("--no-verify", dest="verify", action="store_false", help="skip hashing the files")
     data.add_argument("--data-home", metavar="DIR", help="look here first (default: PRIVNB_DATA, then the cache)")
+
+    notebooks = commands.add_parser(
+        "notebooks", help="check notebooks against the conventions; --refresh runs them and keeps only checked outputs",
+        description="Check that each notebook has one literal parameters cell with output_dir and no outputs "
+                    "except the keep_output cells nbval checks. With --refresh, first run it with its defaults "
+                    "and store only those cells' outputs (how a notebook is prepared for a commit).")
+    notebooks.add_argument("paths", nargs="+", metavar="NOTEBOOK")
+    notebooks.add_argument("--refresh", action="store_true", help="run each notebook and keep only checked outputs")
     return parser
 
 
@@ -83,12 +91,25 @@ def _data(args) -> int:
     return int(bool((table.get("sha256") == "mismatch").any()))
 
 
+def _notebooks(args) -> int:
+    import nbformat
+    from privnb.notebooks import convention_problems, refresh_kept_outputs
+
+    failed = 0
+    for path in args.paths:
+        problems = (refresh_kept_outputs(path) if args.refresh
+                    else convention_problems(nbformat.read(path, as_version=4)))
+        failed += bool(problems)
+        print(f"{path}: " + ("ok" if not problems else "; ".join(problems)))
+    return int(bool(failed))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``privnb`` console script; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return {"sweep": _sweep, "report": _report, "data": _data}[args.command](args)
+        return {"sweep": _sweep, "report": _report, "data": _data, "notebooks": _notebooks}[args.command](args)
     except ValueError as error:
         parser.exit(2, f"privnb {args.command}: error: {error}\n")
 

@@ -86,3 +86,19 @@ def test_a_command_is_required(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main([])
     assert exit_info.value.code == 2
+
+
+def test_notebooks_command_reports_conventions(tmp_path, capsys):
+    import nbformat
+
+    good = tmp_path / "good.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("output_dir = 'out'", metadata={"tags": ["parameters"]})]
+    nbformat.write(nb, good)
+    bad = tmp_path / "bad.ipynb"
+    nb.cells[0].metadata = {}
+    nbformat.write(nb, bad)
+    assert cli.main(["notebooks", str(good)]) == 0
+    assert cli.main(["notebooks", str(good), str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert f"{good}: ok" in out and "exactly one cell tagged 'parameters'" in out
