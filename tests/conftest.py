@@ -1,0 +1,30 @@
+"""Shared fixtures: running a notebook from notebooks/ with papermill, as a sweep point would."""
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+@pytest.fixture
+def run_notebook(tmp_path):
+    """Run ``notebooks/<name>`` with the given parameters; return the folder it wrote its artifacts to.
+
+    Skips when a data set the notebook loads is not available (no PRIVNB_DATA and offline).
+    """
+    papermill = pytest.importorskip("papermill")
+    from privnb.datasets import DataUnavailableError
+
+    def run(name: str, **parameters) -> Path:
+        out = tmp_path / "out"
+        try:
+            papermill.execute_notebook(str(NOTEBOOKS / name), str(tmp_path / name), cwd=str(NOTEBOOKS),
+                                       parameters={**parameters, "output_dir": str(out)},
+                                       progress_bar=False, kernel_name="python3")
+        except papermill.PapermillExecutionError as error:
+            if error.ename == DataUnavailableError.__name__:
+                pytest.skip(f"{name} needs a data set that is not available: {error.evalue}")
+            raise
+        return out
+
+    return run
