@@ -1,0 +1,572 @@
+"""k-nearest neighbours with Weka IBk's distance, for the anatomized k-NN of seed 002.
+
+The paper trained Weka's IBk on the original, identifying (Definition 15), anatomized (Definition 14:
+N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of seed 002). IBk's distance is the
+Euclidean distance with numeric attributes min-max normalized on the training range and nominal
+attributes contributing 0 (equal) or 1 (different): :class:`privnb.encoding.FrameEncoder` with scheme
+``"ibk"`` (one-hot scaled by 1/sqrt(2)) gives exactly that, and :class:`IBkClassifier` uses it.
+
+Tie rules (the same for every k, so the k nearest are always a prefix of the k_max nearest):
+
+- distance: neighbours are ordered by (squared distance, position of the training row); equal
+  distances (the l rows of an anatomized individual, duplicate rows) go to the earlier training row.
+  Squared distances are recomputed exactly for the candidates and compared after rounding to 1e-9,
+  so that equal distances summed in a different order still tie.
+- vote: the majority class of the k neighbours; a tie (even k, or more than two classes) goes to the
+  tied class whose nearest member comes first (for two classes: the nearest neighbour's class).
+
+So one neighbour search for the largest k serves every smaller k (:meth:`IBkClassifier.predict_many`);
+:func:`cross_validate_knn` does one search per (fold, view, l), and :func:`convergence_curves` runs
+the incremental experiment of Section 5.2.6 (Figure 9) with one search per (fold, view, l) too.
+On D_A the search runs over the distinct quasi-identifier rows (:func:`kneighbors_factored`, chosen
+with ``IBkClassifier(factor_column=sensitive)``): same neighbours, about l times less work. Queries
+go in chunks of bounded memory.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from privnb.anatomy import NotLDiverseError, anatomize
+from privnb.encoding import FrameEncoder
+from privnb.evaluation import error_rate, tidy_frame
+from privnb.learners import AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining
+
+__all__ = ["IBkClassifier", "convergence_curves", "cross_validate_knn", "kneighbors", "kneighbors_factored",
+           "nearest_per_part", "vote"]
+
+_BLOCK = 32                 # training rows per block of the candidate screen
+_DECIMALS = 9               # squared distances tie when equal after rounding to this many decimals
+
+
+def _check_positive_int(k, name="n_neighbors"):
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"{name} must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def _rows_per_chunk(n_train, chunk_bytes):
+    return int(max(1, min(4096, chunk_bytes // (8 * max(n_train, 1)))))
+
+
+def _block_min(d2):
+    return d2.reshape(len(d2), d2.shape[1] // _BLOCK, _BLOCK).min(axis=2)
+
+
+def _kth_bound(d2, k):
+    """An upper bound of the k-th smallest entry of each row (exact when there are fewer than k blocks).
+
+    The k-th smallest block minimum bounds it, since k blocks each hold an entry at most that large.
+    """
+    block_min = _block_min(d2)
+    if block_min.shape[1] >= k:
+        return np.partition(block_min, k - 1, axis=1)[:, k - 1]
+    return np.partition(d2, k - 1, axis=1)[:, k - 1]
+
+
+def _screen(d2, bound, block_min=None):
+    """Rows/columns of the entries of ``d2`` at most ``bound`` (per row), found block by block.
+
+    ``d2`` has a number of columns divisible by ``_BLOCK`` (padding holds +inf).
+    """
+    block_min = _block_min(d2) if block_min is None else block_min
+    rows, blk = np.nonzero(block_min <= bound[:, None])
+    cols = blk[:, None] * _BLOCK + np.arange(_BLOCK)
+    keep = d2[rows[:, None], cols] <= bound[rows, None]
+    return np.broadcast_to(rows[:, None], cols.shape)[keep], cols[keep]
+
+
+def _padded(X):
+    """Training rows padded to a multiple of ``_BLOCK`` rows, and squared norms (+inf on padding)."""
+    width = -(-len(X) // _BLOCK) * _BLOCK
+    padded = np.zeros((width, X.shape[1]))
+    padded[:len(X)] = X
+    sq = np.full(width, np.inf)
+    sq[:len(X)] = np.einsum("ij,ij->i", X, X)
+    return padded, sq
+
+
+def _approx_sq_dist(query, padded, sq_train):
+    """Squared distances by the expansion |q|^2 - 2 q.x + |x|^2 (one GEMM), shape (n_query, width)."""
+    d2 = query @ padded.T
+    d2 *= -2.0
+    d2 += sq_train
+    sq_query = np.einsum("ij,ij->i", query, query)
+    d2 += sq_query[:, None]
+    return d2, sq_query
+
+
+def _first_k(query_of, exact, col, n_query, k):
+    """The k candidates of each query with the smallest (rounded exact distance, column)."""
+    exact = np.round(exact, _DECIMALS)
+    order = np.lexsort((col, exact, query_of))
+    first = np.searchsorted(query_of[order], np.arange(n_query))
+    take = order[first[:, None] + np.arange(k)]
+    return exact[take], col[take]
+
+
+def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
+    """The ``n_neighbors`` nearest training rows of each query row (brute force, exact, chunked).
+
+    Neighbours are ordered by (squared Euclidean distance, training row position): the distance tie rule
+    of this module. Queries are processed in chunks so that one chunk's distance matrix takes at most
+    about ``chunk_bytes`` (default 128 MiB); squared norms of the training rows are computed once.
+
+    Parameters
+    ----------
+    X_train : array of shape (n_train, p)
+    X_query : array of shape (n_query, p)
+    n_neighbors : int
+    chunk_bytes : int
+
+    Returns
+    -------
+    sq_dist : array of shape (n_query, n_neighbors), squared distances, non-decreasing along each row
+    index : array of shape (n_query, n_neighbors), positions in ``X_train``
+    """
+    X_train, X_query = _check_pair(X_train, X_query)
+    k = _check_positive_int(n_neighbors)
+    if k > len(X_train):
+        raise ValueError(f"n_neighbors={k} exceeds the {len(X_train)} training rows; use a smaller k")
+    padded, sq_train = _padded(X_train)
+    scale = 1.0 + float(sq_train[:len(X_train)].max())
+    sq_dist = np.empty((len(X_query), k))
+    index = np.empty((len(X_query), k), dtype=np.intp)
+    step = _rows_per_chunk(len(padded), chunk_bytes)
+    for start in range(0, len(X_query), step):
+        query = X_query[start:start + step]
+        d2, sq_query = _approx_sq_dist(query, padded, sq_train)
+        tol = 1e-9 * (scale + sq_query)
+        rows, cols = _screen(d2, _kth_bound(d2, k) + tol)
+        del d2
+        diff = query[rows] - X_train[cols]
+        sq_dist[start:start + step], index[start:start + step] = _first_k(
+            rows, np.einsum("ij,ij->i", diff, diff), cols, len(query), k)
+    return sq_dist, index
+
+
+def _check_pair(X_train, X_query):
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    X_query = np.ascontiguousarray(X_query, dtype=float)
+    if X_train.ndim != 2 or X_query.ndim != 2 or X_train.shape[1] != X_query.shape[1]:
+        raise ValueError(f"X_train and X_query must be 2-D with the same number of columns, got shapes "
+                         f"{X_train.shape} and {X_query.shape}")
+    return X_train, X_query
+
+
+def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *,
+                        chunk_bytes=2**27):
+    """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
+
+    The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
+    its group (Definition 12 of seed 002): with A the distinct quasi-identifier rows and S the distinct
+    sensitive encodings, squared distances split as |q_A - A_u|^2 + |q_S - S_v|^2. The large search runs
+    over the distinct A rows only (about N instead of N*l): for each query the exact distances of the rows
+    of its nearest A rows bound the k-th distance from above, every A row whose partial distance (a lower
+    bound of its rows' distances) is within that bound is a candidate, and the candidates' rows are ranked
+    exactly. Same result and tie rule as :func:`kneighbors` on the full rows.
+
+    Parameters
+    ----------
+    A_train : (n_a, p_a) distinct first parts; S_train : (n_s, p_s) distinct second parts
+    a_index, s_index : (n_train,) int, the parts of each training row
+    A_query : (n_query, p_a); S_query : (n_query, p_s)
+    """
+    A_train, A_query = _check_pair(A_train, A_query)
+    S_train, S_query = _check_pair(S_train, S_query)
+    a_index, s_index = np.asarray(a_index, dtype=np.intp), np.asarray(s_index, dtype=np.intp)
+    k = _check_positive_int(n_neighbors)
+    n_train = len(a_index)
+    if k > n_train:
+        raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
+    rows_of = np.argsort(a_index, kind="stable")                  # rows of each A row, in row order
+    starts = np.searchsorted(a_index[rows_of], np.arange(len(A_train) + 1))
+    sizes = np.diff(starts)
+    padded, sq_train = _padded(A_train)
+    scale = 1.0 + float(sq_train[:len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
+    sq_dist = np.empty((len(A_query), k))
+    index = np.empty((len(A_query), k), dtype=np.intp)
+    step = _rows_per_chunk(len(padded), chunk_bytes)
+
+    def expand(q_of, a_of, query, ds):
+        """Every training row of the candidate (query, A row) pairs, with its exact squared distance."""
+        counts = sizes[a_of]
+        q_rows = np.repeat(q_of, counts)
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        cols = rows_of[np.repeat(starts[a_of], counts) + offsets]
+        diff = query[q_rows] - A_train[a_index[cols]]
+        return q_rows, cols, np.einsum("ij,ij->i", diff, diff) + ds[q_rows, s_index[cols]]
+
+    for start in range(0, len(A_query), step):
+        query, query_s = A_query[start:start + step], S_query[start:start + step]
+        d2, sq_query = _approx_sq_dist(query, padded, sq_train)   # partial distances: a lower bound
+        ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)   # exact, (chunk, n_s)
+        tol = 1e-9 * (scale + sq_query)
+        block_min = _block_min(d2)
+        # 1. the A rows nearest in the first part (at least k rows among them): their exact row
+        #    distances bound the k-th distance from above
+        q_rows, _, exact = expand(*_screen(d2, _kth_bound(d2, min(k, len(A_train))) + tol, block_min),
+                                  query, ds)
+        order = np.lexsort((exact, q_rows))
+        first = np.searchsorted(q_rows[order], np.arange(len(query)))
+        bound = exact[order[first + k - 1]] + tol
+        # 2. every A row whose partial distance is within the bound, ranked exactly
+        q_rows, cols, exact = expand(*_screen(d2, bound, block_min), query, ds)
+        del d2
+        sq_dist[start:start + step], index[start:start + step] = _first_k(q_rows, exact, cols, len(query), k)
+    return sq_dist, index
+
+
+def _distinct_rows(X):
+    """Distinct rows of X and, for each row, the index of its distinct row (first-seen order).
+
+    Rows are grouped by a 64-bit hash, then checked for equality; on a (most unlikely) collision the
+    exact but slower ``np.unique`` decides.
+    """
+    X = np.ascontiguousarray(X, dtype=float) + 0.0            # + 0.0 turns -0.0 into 0.0
+    codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
+    first = np.full(len(uniques), len(X))
+    np.minimum.at(first, codes, np.arange(len(X)))
+    if np.array_equal(X[first][codes], X):
+        return X[first], codes
+    keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return X[first], inverse.ravel()
+
+
+def vote(neighbor_labels, ks, n_classes=None):
+    """Majority votes of the first k neighbours for each k in ``ks`` (labels coded 0..n_classes-1).
+
+    Vote ties go to the tied class whose nearest member comes first (the module's vote tie rule).
+
+    Parameters
+    ----------
+    neighbor_labels : int array of shape (n_query, k_max), ordered nearest first
+    ks : sequence of int, each at most k_max
+
+    Returns
+    -------
+    array of shape (len(ks), n_query)
+    """
+    labels = np.asarray(neighbor_labels)
+    k_max = labels.shape[1]
+    ks = [_check_positive_int(k, "k") for k in ks]
+    if max(ks) > k_max:
+        raise ValueError(f"k={max(ks)} needs {max(ks)} neighbours, only {k_max} were searched")
+    n_classes = int(labels.max()) + 1 if n_classes is None else n_classes
+    onehot = labels[:, :, None] == np.arange(n_classes)
+    counts = np.cumsum(onehot, axis=1)
+    first = np.where(onehot.any(axis=1), onehot.argmax(axis=1), k_max)
+    out = np.empty((len(ks), len(labels)), dtype=np.intp)
+    for row, k in enumerate(ks):
+        score = counts[:, k - 1, :] * (k_max + 1) - first
+        out[row] = score.argmax(axis=1)
+    return out
+
+
+class IBkClassifier(ClassifierMixin, BaseEstimator):
+    """k-NN classifier with Weka IBk's distance (Section 5.1.3 of seed 002), exact and tie-ruled.
+
+    Frames are encoded by :class:`privnb.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
+    rows; the neighbour search and tie rules are those of :func:`kneighbors` and :func:`vote`.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k; an even k is allowed (vote ties go to the nearest neighbour's class), though the paper
+        assumes odd k.
+    kinds, orders : mapping, optional
+        Column kinds and ordinal orders (``Dataset.kinds`` / ``Dataset.orders``); inferred when None.
+    factor_column : str, optional
+        A column whose values vary among training rows that repeat all the other columns: the
+        sensitive column of the anatomized data D_A (each individual once with each of the l sensitive
+        values of its group). The search then runs over the distinct rows of the other columns
+        (:func:`kneighbors_factored`, about l times less work); the result is the same.
+    chunk_bytes : int
+        Memory of one query chunk's distance matrix.
+
+    Attributes
+    ----------
+    encoder_ : fitted FrameEncoder; classes_ : array; fit_X_ : encoded training rows;
+    n_features_in_ : int; n_samples_fit_ : int.
+    """
+
+    def __init__(self, n_neighbors=1, *, kinds=None, orders=None, factor_column=None, chunk_bytes=2**27):
+        self.n_neighbors = n_neighbors
+        self.kinds = kinds
+        self.orders = orders
+        self.factor_column = factor_column
+        self.chunk_bytes = chunk_bytes
+
+    def fit(self, X, y):
+        """Encode the training rows (ranges and categories from them) and store them."""
+        k = _check_positive_int(self.n_neighbors)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
+        if k > len(y):
+            raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows; use a smaller k")
+        self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
+        self.fit_X_ = self.encoder_.transform(X)
+        if self.factor_column is not None:
+            self._factor_mask = self._factor_columns()
+            A, self._a_index = _distinct_rows(self.fit_X_[:, ~self._factor_mask])
+            S, self._s_index = _distinct_rows(self.fit_X_[:, self._factor_mask])
+            self._parts = (A, S)
+        self.classes_, self._y = np.unique(y, return_inverse=True)
+        self.n_features_in_ = self.encoder_.n_features_in_
+        if hasattr(self.encoder_, "feature_names_in_"):
+            self.feature_names_in_ = self.encoder_.feature_names_in_
+        self.n_samples_fit_ = len(y)
+        return self
+
+    def _factor_columns(self):
+        if self.factor_column not in self.encoder_.columns_:
+            raise ValueError(f"factor_column {self.factor_column!r} is not a training column; columns: "
+                             f"{self.encoder_.columns_}")
+        names = self.encoder_.get_feature_names_out()
+        column = str(self.factor_column)
+        return np.array([n == column or n.startswith(column + "=") for n in names])
+
+    def kneighbors(self, X, n_neighbors=None, return_distance=True):
+        """Neighbours of raw rows ``X`` in the training rows, nearest first (Euclidean distances)."""
+        check_is_fitted(self, "fit_X_")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        query = self.encoder_.transform(X)
+        if self.factor_column is None:
+            sq, index = kneighbors(self.fit_X_, query, k, chunk_bytes=self.chunk_bytes)
+        else:
+            mask = self._factor_mask
+            sq, index = kneighbors_factored(*self._parts, self._a_index, self._s_index, query[:, ~mask],
+                                            query[:, mask], k, chunk_bytes=self.chunk_bytes)
+        return (np.sqrt(sq), index) if return_distance else index
+
+    def predict_many(self, X, ks):
+        """Predictions for several k from ONE neighbour search for max(ks): array (len(ks), n_rows)."""
+        ks = list(ks)
+        index = self.kneighbors(X, max(ks), return_distance=False)
+        return self.classes_[vote(self._y[index], ks, len(self.classes_))]
+
+    def predict(self, X):
+        """Majority vote of the ``n_neighbors`` nearest training rows."""
+        return self.predict_many(X, [self.n_neighbors])[0]
+
+    def predict_proba(self, X):
+        """Share of each class among the ``n_neighbors`` nearest training rows."""
+        labels = self._y[self.kneighbors(X, return_distance=False)]
+        return (labels[:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
+
+
+def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
+    """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
+    base = IBkClassifier(k_max, kinds=dataset.kinds, orders=dataset.orders)
+    views = [("original", np.nan, OriginalTraining(base), None),
+             ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None)]
+    factored = clone(base).set_params(factor_column=dataset.sensitive)
+    views += [("anatomized", float(l), AnatomizedTraining(factored, sensitive=dataset.sensitive, l=l), None)
+              for l in ls]
+    if hierarchies is not None:
+        qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
+        one = IBkClassifier(1, kinds=dataset.kinds, orders=dataset.orders)
+        views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
+                                                                 hierarchies=hierarchies), (1,))
+                  for l in anonymity_ks]
+    return views
+
+
+def _folds(y, n_splits, random_state):
+    rng = check_random_state(random_state)
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+    return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
+
+
+def _fold_indices(folds, n_splits):
+    folds = list(range(n_splits)) if folds is None else list(folds)
+    if any(not 0 <= f < n_splits for f in folds):
+        raise ValueError(f"folds must be indices in 0..{n_splits - 1}, got {folds}")
+    return folds
+
+
+def _check_ks_ls(ks, ls):
+    ks = sorted({_check_positive_int(k, "k") for k in ks})
+    ls = sorted({_check_positive_int(l, "l") for l in ls})
+    if not ks or not ls or ls[0] < 2:
+        raise ValueError(f"ks must be non-empty and ls must be integers >= 2, got ks={ks}, ls={ls}")
+    return ks, ls
+
+
+def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
+                       hierarchies=None, anonymity_ks=None,
+                       views=("original", "identifying", "anatomized", "generalized"), folds=None,
+                       progress=False) -> pd.DataFrame:
+    """The k-NN experiment of Section 5 of seed 002: every view, every k, every l, stratified k-fold.
+
+    Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
+    and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
+    with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
+    (fold, view, l) for max(ks) serves every k. An l beyond the sensitive domain gives N/A rows with the
+    reason in ``note``. Folds are stratified and shuffled with ``random_state``; the anatomization of
+    fold f is seeded from it too, so a seed reproduces the whole table. ``folds`` (indices, default all)
+    runs part of the folds, e.g. to time one.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows (:data:`privnb.evaluation.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
+    """
+    ks, ls = _check_ks_ls(ks, ls)
+    unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
+    if unknown:
+        raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
+                         "anatomized, generalized")
+    X, y = dataset.X, np.asarray(dataset.y)
+    splits, seeds = _folds(y, n_splits, random_state)
+    folds = _fold_indices(folds, n_splits)
+    anonymity_ks = ls if anonymity_ks is None else sorted({_check_positive_int(k, "k") for k in anonymity_ks})
+    chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
+    rows = []
+    iterator = [(f, v) for f in folds for v in chosen]
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(iterator, desc=f"k-NN {dataset.name}")
+    for fold, (method, param, template, view_ks) in iterator:
+        train, test = splits[fold]
+        view_ks = ks if view_ks is None else view_ks
+        estimator = clone(template)
+        if "random_state" in estimator.get_params():
+            estimator.set_params(random_state=int(seeds[fold]))
+        try:
+            estimator.fit(X.iloc[train], y[train])
+        except NotLDiverseError as error:
+            rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", np.nan, np.nan, np.nan,
+                      f"N/A: {error}") for k in view_ks]
+            continue
+        predictions = estimator.estimator_.predict_many(estimator.test_view(X.iloc[test]), view_ks)
+        rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", error_rate(y[test], pred),
+                  estimator.n_train_, estimator.n_suppressed_, "") for k, pred in zip(view_ks, predictions)]
+    return tidy_frame(rows)
+
+
+def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
+    """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN.
+
+    Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
+    nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
+    part's nearest row; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
+
+    Returns
+    -------
+    index : int array of shape (P, n_query): the 1-NN of the classifier trained on parts 0..j.
+    """
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    X_query = np.ascontiguousarray(X_query, dtype=float)
+    parts = np.asarray(parts)
+    n_parts = int(parts.max()) + 1
+    order = np.argsort(parts, kind="stable")
+    starts = np.searchsorted(parts[order], np.arange(n_parts))
+    if np.any(np.diff(np.append(starts, len(parts))) == 0):
+        raise ValueError("every part must hold at least one training row")
+    X_sorted = X_train[order]
+    sq_train = np.einsum("ij,ij->i", X_sorted, X_sorted)
+    best = np.empty((n_parts, len(X_query)), dtype=np.intp)
+    step = _rows_per_chunk(len(X_sorted), chunk_bytes)
+    for start in range(0, len(X_query), step):
+        query = X_query[start:start + step]
+        d2 = query @ X_sorted.T
+        d2 *= -2.0
+        d2 += sq_train
+        d2 += np.einsum("ij,ij->i", query, query)[:, None]
+        np.maximum(d2, 0.0, out=d2)
+        bounds = np.append(starts, len(X_sorted))
+        cur_d = cur_p = None
+        for j in range(n_parts):
+            block = d2[:, bounds[j]:bounds[j + 1]]
+            part_d = block.min(axis=1)
+            hits = block <= (part_d + 1e-9 * (1.0 + part_d))[:, None]
+            part_p = np.where(hits, order[bounds[j]:bounds[j + 1]], np.iinfo(np.intp).max).min(axis=1)
+            if cur_d is None:
+                cur_d, cur_p = part_d, part_p
+            else:
+                tie = np.abs(part_d - cur_d) <= 1e-9 * (1.0 + cur_d)
+                better = ((part_d < cur_d) & ~tie) | (tie & (part_p < cur_p))
+                cur_d, cur_p = np.where(better, part_d, cur_d), np.where(better, part_p, cur_p)
+            best[j, start:start + len(query)] = cur_p
+    return best
+
+
+def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
+                       progress=False) -> pd.DataFrame:
+    """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
+
+    In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
+    original 1-NN and, for each l, the anatomized 1-NN are trained on parts 1..j for j = 1..n_parts and
+    scored on the raw test fold. Each part is anatomized on its own, so the anatomized data of parts
+    1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
+    every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
+    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows, classifier ``"1-NN"``, metric ``"incremental_error"`` (so they never mix with the
+        ``"error"`` rows of :func:`cross_validate_knn` in one table); ``n_train`` holds the training-set
+        size in individuals of parts 1..j (the x axis of Figure 9; the anatomized classifier sees l rows
+        for each one kept), ``n_suppressed`` the individuals the anatomization of those parts dropped.
+    """
+    _, ls = _check_ks_ls([1], ls)
+    X, y = dataset.X, np.asarray(dataset.y)
+    splits, seeds = _folds(y, n_splits, random_state)
+    rows = []
+    iterator = _fold_indices(folds, n_splits)
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(iterator, desc=f"convergence {dataset.name}")
+    for fold in iterator:
+        train, test = splits[fold]
+        rng = check_random_state(int(seeds[fold]))
+        part_of = np.empty(len(train), dtype=int)
+        for cls in np.unique(y[train]):
+            members = np.flatnonzero(y[train] == cls)
+            part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
+        frame = X.iloc[train].reset_index(drop=True)
+        encoder = FrameEncoder.from_dataset(dataset, scheme="ibk").fit(frame)
+        query = encoder.transform(X.iloc[test])
+        sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
+        best = nearest_per_part(encoder.transform(frame), part_of, query)
+        labels = y[train]
+        rows += [(dataset.name, "1-NN", "original", np.nan, fold, "incremental_error",
+                  error_rate(y[test], labels[best[j]]), sizes[j], 0, "") for j in range(n_parts)]
+        for l in ls:
+            rows += _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y[test], l,
+                                            int(rng.randint(2**31 - 1)), fold, sizes)
+    return tidy_frame(rows)
+
+
+def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
+    n_parts = len(sizes)
+    target = "__target__"
+    data = frame.assign(**{target: labels})
+    pieces, piece_parts, suppressed = [], [], np.zeros(n_parts, dtype=int)
+    try:
+        for j in range(n_parts):
+            anatomy = anatomize(data[part_of == j], dataset.sensitive, l, random_state=seed + j)
+            joined = anatomy.join()
+            pieces.append(joined)
+            piece_parts.append(np.full(len(joined), j))
+            suppressed[j] = len(anatomy.suppressed)
+    except NotLDiverseError as error:
+        return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error", np.nan, sizes[j],
+                 np.nan, f"N/A: {error}") for j in range(n_parts)]
+    joined = pd.concat(pieces, ignore_index=True)
+    best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
+    joined_labels = joined[target].to_numpy()
+    return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error",
+             error_rate(y_test, joined_labels[best[j]]), sizes[j], np.cumsum(suppressed)[j], "")
+            for j in range(n_parts)]

@@ -1,0 +1,216 @@
+"""privnb.knn: exact neighbour search, tie rules, IBk distance and the seed 002 experiments."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
+
+import privnb.knn as knn_module
+from privnb.datasets import Dataset, anatomy_toy
+from privnb.evaluation import COLUMNS
+from privnb.knn import (IBkClassifier, convergence_curves, cross_validate_knn, kneighbors,
+                        nearest_per_part, vote)
+from privnb.learners import AnatomizedTraining
+
+
+def brute(X, Q, k):
+    """Reference: order by (rounded squared distance, row position)."""
+    d2 = np.round(((Q[:, None, :] - X[None, :, :]) ** 2).sum(axis=2), 9)
+    order = np.array([np.lexsort((np.arange(len(X)), row))[:k] for row in d2])
+    return np.take_along_axis(d2, order, axis=1), order
+
+
+def test_matches_sklearn_without_ties():
+    rng = np.random.default_rng(0)
+    X, Q = rng.random((400, 4)), rng.random((150, 4))
+    sq, idx = kneighbors(X, Q, 9)
+    dist, ref = NearestNeighbors(n_neighbors=9).fit(X).kneighbors(Q)
+    assert np.array_equal(idx, ref)
+    assert np.allclose(np.sqrt(sq), dist)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 9])
+def test_votes_match_sklearn_classifier(k):
+    rng = np.random.default_rng(k)
+    X, Q, y = rng.random((300, 3)), rng.random((100, 3)), rng.integers(0, 2, 300)
+    _, idx = kneighbors(X, Q, 9)
+    ours = vote(y[idx], [k])[0]
+    assert np.array_equal(ours, KNeighborsClassifier(k).fit(X, y).predict(Q))
+
+
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4))
+@settings(max_examples=40, deadline=None)
+def test_ties_broken_by_position_brute_force(seed, k, levels):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels + 1, size=(60, 2)) / max(levels, 1)
+    Q = rng.integers(0, levels + 1, size=(15, 2)) / max(levels, 1)
+    sq, idx = kneighbors(X, Q, k, chunk_bytes=8 * 64 * 3)      # tiny chunks: 3 queries at a time
+    ref_sq, ref_idx = brute(X, Q, k)
+    assert np.array_equal(idx, ref_idx)
+    assert np.allclose(sq, ref_sq)
+
+
+def test_smaller_k_is_a_prefix_and_chunks_do_not_matter():
+    rng = np.random.default_rng(3)
+    X = np.repeat(rng.random((50, 3)).round(1), 4, axis=0)     # every row four times: heavy ties
+    Q = rng.random((40, 3)).round(1)
+    _, big = kneighbors(X, Q, 9)
+    for k in (1, 3, 5, 7):
+        assert np.array_equal(kneighbors(X, Q, k, chunk_bytes=1)[1], big[:, :k])
+
+
+def test_even_k_vote_tie_goes_to_nearest_neighbour():
+    labels = np.array([[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]])
+    assert vote(labels, [2])[0].tolist() == [1, 0, 1]
+    assert vote(labels, [4])[0].tolist() == [1, 0, 1]
+    assert vote(labels, [3])[0].tolist() == [0, 1, 1]
+
+
+def test_three_class_tie_goes_to_first_tied_class():
+    labels = np.array([[2, 0, 1, 0, 2, 1]])
+    assert vote(labels, [1, 3, 6], n_classes=3)[:, 0].tolist() == [2, 2, 2]
+    assert vote(labels, [4], n_classes=3)[0, 0] == 0
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.0, True])
+def test_bad_k_rejected(bad):
+    with pytest.raises(ValueError, match="positive integer"):
+        kneighbors(np.zeros((5, 1)), np.zeros((1, 1)), bad)
+
+
+def test_k_beyond_training_rows_rejected():
+    with pytest.raises(ValueError, match="exceeds"):
+        kneighbors(np.zeros((3, 1)), np.zeros((1, 1)), 5)
+    with pytest.raises(ValueError, match="exceeds"):
+        IBkClassifier(5).fit(pd.DataFrame({"a": [1.0, 2.0]}), [0, 1])
+
+
+def test_ibk_distance_is_weka_overlap_and_min_max():
+    train = pd.DataFrame({"age": [20.0, 40.0, 60.0], "job": ["a", "b", "c"]})
+    model = IBkClassifier(3, kinds={"age": "numeric", "job": "nominal"}).fit(train, [0, 1, 1])
+    dist, idx = model.kneighbors(pd.DataFrame({"age": [30.0], "job": ["b"]}))
+    # to row 1: (0.25)^2 + 0 ; to row 0: 0.25^2 + 1 ; to row 2: 0.75^2 + 1
+    assert idx.tolist() == [[1, 0, 2]]
+    assert np.allclose(dist ** 2, [[0.0625, 1.0625, 1.5625]])
+
+
+def test_predict_many_equals_predict_per_k():
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"x": rng.random(200), "c": rng.choice(list("abc"), 200)})
+    y = rng.integers(0, 2, 200)
+    test = frame.iloc[:50]
+    model = IBkClassifier(9).fit(frame, y)
+    many = model.predict_many(test, [1, 3, 5, 7, 9])
+    for row, k in enumerate([1, 3, 5, 7, 9]):
+        assert np.array_equal(many[row], IBkClassifier(k).fit(frame, y).predict(test))
+    assert np.allclose(model.predict_proba(test).sum(axis=1), 1)
+
+
+def test_figure_2_toy_anatomized_3nn_is_right():
+    """Figure 2 of seed 002: the anatomized 3-NN classifies a test point among the red ones as red."""
+    toy = anatomy_toy()
+    view = AnatomizedTraining(IBkClassifier(3, kinds=toy.kinds), sensitive="A_2", l=2, random_state=0)
+    view.fit(toy.X, toy.y)
+    assert view.n_train_ == 12
+    test = pd.DataFrame({"A_1": [5.5], "A_2": [3.0]})
+    assert view.predict(test).tolist() == [1]
+
+
+def _small_dataset(n=120, seed=0, domain=3):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"x": rng.random(n), "c": rng.choice(list("ab"), n),
+                          "s": rng.choice([f"s{i}" for i in range(domain)], n)})
+    frame["y"] = ((frame["x"] + (frame["c"] == "a") * 0.3 + rng.normal(0, 0.2, n)) > 0.6).astype(np.int64)
+    return Dataset("small", frame, ("x", "c"), "s", "y", {"x": "numeric", "c": "nominal", "s": "nominal"})
+
+
+def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
+    calls = []
+    plain, factored = knn_module.kneighbors, knn_module.kneighbors_factored
+
+    def counting_plain(*args, **kwargs):
+        calls.append(args[2])
+        return plain(*args, **kwargs)
+
+    def counting_factored(*args, **kwargs):
+        calls.append(args[6])
+        return factored(*args, **kwargs)
+
+    monkeypatch.setattr(knn_module, "kneighbors", counting_plain)
+    monkeypatch.setattr(knn_module, "kneighbors_factored", counting_factored)
+    data = _small_dataset()
+    out = cross_validate_knn(data, ks=(1, 3, 5), ls=(2, 3, 4), n_splits=3, random_state=0)
+    assert list(out.columns) == list(COLUMNS)
+    # original, identifying, anatomized l=2,3 searched once per fold for k=5; l=4 is N/A (domain 3)
+    assert calls == [5] * (3 * 4)
+    na = out[out["param"] == 4]
+    assert len(na) == 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
+    ok = out[out["note"] == ""]
+    assert ok["value"].between(0, 1).all()
+    assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN"}
+    assert (ok.loc[ok["method"] == "anatomized", "n_train"] % ok.loc[ok["method"] == "anatomized", "param"] == 0).all()
+
+
+def test_cross_validate_knn_reproducible_and_validates():
+    data = _small_dataset(seed=1)
+    a = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4)
+    b = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4)
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(ValueError, match="unknown views"):
+        cross_validate_knn(data, views=("original", "pruned"), n_splits=2)
+    with pytest.raises(ValueError, match="ls must be integers >= 2"):
+        cross_validate_knn(data, ls=(1,), n_splits=2)
+
+
+def test_nearest_per_part_is_prefix_1nn_brute_force():
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 3, size=(90, 2)).astype(float)
+    Q = rng.integers(0, 3, size=(25, 2)).astype(float)
+    parts = rng.integers(0, 4, 90)
+    best = nearest_per_part(X, parts, Q, chunk_bytes=8 * 90 * 4)
+    for j in range(4):
+        rows = np.flatnonzero(parts <= j)
+        _, ref = brute(X[rows], Q, 1)
+        assert np.array_equal(best[j], rows[ref[:, 0]])
+
+
+def test_convergence_curves_shape():
+    data = _small_dataset(n=180, seed=2)
+    out = convergence_curves(data, ls=(2, 4), n_splits=2, n_parts=3, random_state=0)
+    orig = out[out["method"] == "original"]
+    assert set(out["metric"]) == {"incremental_error"}
+    assert len(orig) == 2 * 3 and orig["value"].between(0, 1).all()
+    assert (orig.groupby("fold")["n_train"].apply(lambda s: s.is_monotonic_increasing)).all()
+    assert out.loc[out["param"] == 4, "note"].str.startswith("N/A").all()
+    assert out.loc[out["param"] == 2, "value"].notna().all()
+
+
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(2, 4))
+@settings(max_examples=30, deadline=None)
+def test_factored_search_equals_plain_search(seed, k, l):
+    """D_A-shaped rows: each of 30 individuals with l values of a 4-valued sensitive part."""
+    rng = np.random.default_rng(seed)
+    A = rng.integers(0, 3, size=(30, 2)) / 2
+    S = np.eye(4)[:, :3] / np.sqrt(2)
+    a_index = np.repeat(np.arange(30), l)
+    s_index = np.concatenate([rng.permutation(4)[:l] for _ in range(30)])
+    X = np.hstack([A[a_index], S[s_index]])
+    Q_a, Q_s = rng.integers(0, 3, size=(12, 2)) / 2, S[rng.integers(0, 4, 12)]
+    plain = kneighbors(X, np.hstack([Q_a, Q_s]), k)
+    factored = knn_module.kneighbors_factored(A, S, a_index, s_index, Q_a, Q_s, k, chunk_bytes=8 * 32 * 5)
+    assert np.array_equal(plain[1], factored[1])
+    assert np.allclose(plain[0], factored[0])
+
+
+def test_factor_column_gives_the_same_predictions():
+    data = _small_dataset(n=150, seed=4, domain=4)
+    plain = AnatomizedTraining(IBkClassifier(5, kinds=data.kinds), sensitive="s", l=3, random_state=1)
+    factored = AnatomizedTraining(IBkClassifier(5, kinds=data.kinds, factor_column="s"), sensitive="s", l=3,
+                                  random_state=1)
+    test = data.X.iloc[:60]
+    a = plain.fit(data.X, data.y).estimator_.kneighbors(test)
+    b = factored.fit(data.X, data.y).estimator_.kneighbors(test)
+    assert np.array_equal(a[1], b[1]) and np.allclose(a[0], b[0])
+    with pytest.raises(ValueError, match="factor_column"):
+        IBkClassifier(1, factor_column="nope").fit(data.X, data.y)
