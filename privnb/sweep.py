@@ -54,6 +54,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _MAX_ID = 100
 _HEADLINE_COLUMNS = 8
 _MAX_MEAN_ROWS = 200
+_DATA_UNAVAILABLE = "DataUnavailableError"
 
 
 @contextmanager
@@ -222,8 +223,9 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
     """Execute one point with papermill and record the outcome; never raises for a failing notebook.
 
     The point's folder is emptied first. The executed notebook is written to ``notebook.ipynb`` (also
-    when a cell fails, for debugging); ``point.json`` is written last with ``status`` "ok" or
-    "failed", the ``error`` (exception type and message), the ``traceback`` and the duration.
+    when a cell fails, for debugging); ``point.json`` is written last with ``status`` "ok", "failed"
+    or "skipped" (the notebook raised ``privnb.datasets.DataUnavailableError``), the ``error``
+    (exception type and message), the ``traceback`` and the duration.
     """
     import papermill
 
@@ -261,7 +263,9 @@ def _failure(error: BaseException) -> dict:
         message += f" (in cell [{error.exec_count}])"
     # a notebook's error carries the cell's own traceback; anything else, the runner's
     text = str(error) if ename else "".join(traceback.format_exception(error))
-    return {"status": "failed", "error": message, "traceback": _ANSI.sub("", text).strip()[-4000:]}
+    # a data set that is neither in PRIVNB_DATA nor downloadable skips the point (IPUMS, say), it is no failure
+    status = "skipped" if ename == _DATA_UNAVAILABLE else "failed"
+    return {"status": status, "error": message, "traceback": _ANSI.sub("", text).strip()[-4000:]}
 
 
 def _lost(point: Point, error: BaseException) -> dict:
@@ -310,7 +314,7 @@ class SweepSummary:
 
     @property
     def n_failed(self) -> int:
-        return sum(r["status"] != "ok" for rs in self.records.values() for r in rs)
+        return sum(r["status"] == "failed" for rs in self.records.values() for r in rs)
 
     @property
     def n_run(self) -> int:
@@ -542,14 +546,15 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     keys = list(dict.fromkeys(k for m in metrics.values() for k, v in m.items()
                               if isinstance(v, (int, float)) and not isinstance(v, bool)))
     shown = keys[:_HEADLINE_COLUMNS]
-    n_failed = sum(r["status"] != "ok" for r in records)
+    n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
     blocks = [("h1", f"Sweep {spec['name']}")]
     if spec.get("description"):
         blocks.append(("p", spec["description"]))
     blocks += [
         ("p", f"Notebook: {spec['notebook']}. Spec: {spec['path']}."),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
-        ("p", f"{len(records)} points: {len(records) - n_failed} ok, {n_failed} failed. "
+        ("p", f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
+              "(a data set not available). "
               f"{len(results)} result rows in results.parquet."),
         ("h2", "Points"),
         ("table", ["point", *spec["grid"], "status", "time (s)", *shown, "notebook"],
@@ -566,9 +571,9 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
             blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
     failed = [r for r in records if r["status"] != "ok"]
     if failed:
-        blocks.append(("h2", "Failures"))
+        blocks.append(("h2", "Failed and skipped points"))
         for record in failed:
-            blocks += [("h3", record["point"]), ("p", record.get("error") or "(no message)")]
+            blocks += [("h3", f"{record['point']} ({record['status']})"), ("p", record.get("error") or "(no message)")]
             if record.get("traceback"):
                 blocks.append(("code", record["traceback"]))
     figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
@@ -581,17 +586,20 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     return blocks
 
 
+def _count(records: list[dict], status: str) -> int:
+    return sum(r["status"] == status for r in records)
+
+
 def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
     rows = []
     for folder in folders:
         spec, records = _point_records(folder)
-        n_failed = sum(r["status"] != "ok" for r in records)
         rows.append([Link(spec["name"], f"{folder.name}/report.md"), Path(spec["notebook"]).name,
-                     str(len(records)), str(len(records) - n_failed), str(n_failed),
+                     str(len(records)), *(str(_count(records, status)) for status in ("ok", "failed", "skipped")),
                      Link("html", f"{folder.name}/report.html")])
     return [("h1", "privnb results"),
             ("p", f"{len(folders)} sweeps; {n_rows} result rows in results.parquet (column sweep names the sweep)."),
-            ("table", ["sweep", "notebook", "points", "ok", "failed", "report"], rows)]
+            ("table", ["sweep", "notebook", "points", "ok", "failed", "skipped", "report"], rows)]
 
 
 def _cell_md(cell) -> str:

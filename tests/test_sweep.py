@@ -22,6 +22,9 @@ out = pathlib.Path(output_dir)
 (out / "figures").mkdir(parents=True, exist_ok=True)
 if x == fail_at:
     raise RuntimeError(f"boom at x={x}")
+if x == missing_at:
+    from privnb.datasets import DataUnavailableError
+    raise DataUnavailableError("ipums/ipums.la.97 is missing and could not be downloaded")
 pd.DataFrame({"dataset": ["toy"] * 2, "classifier": "c", "method": ["original", "anatomized"],
               "param": [float("nan"), 2.0], "fold": 0, "metric": "error", "value": [0.1 * x, 0.2 * x],
               "n_train": 10.0, "n_suppressed": 0.0, "note": ""}).to_parquet(out / "results.parquet")
@@ -32,7 +35,7 @@ fig = Figure(); fig.subplots().plot([0, x]); fig.savefig(out / "figures" / "line
 
 def write_notebook(folder: Path, name: str = "toy.ipynb") -> Path:
     nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('x = 1\nfail_at = -1\nlabel = "a"\noutput_dir = "results/toy"')
+    params = nbformat.v4.new_code_cell('x = 1\nfail_at = -1\nmissing_at = -1\nlabel = "a"\noutput_dir = "results/toy"')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell(NOTEBOOK_BODY)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -170,6 +173,18 @@ def fake_run_point(point, **options):
     (folder / "point.json").write_text(json.dumps(record))
     runs.append(point.point_id)
     return record
+
+
+def test_a_point_whose_data_is_unavailable_is_skipped_not_failed(project):
+    spec = write_spec(project, "toy.paper.yaml", "notebook: toy.ipynb\nparameters: {missing_at: 3}\ngrid: {x: [1, 3]}\n")
+    out = project / "results"
+    summary = sweep.run_sweeps([spec], out=out, progress=False)
+    assert summary.n_failed == 0 and summary.n_run == 2
+    record = json.loads((out / "toy.paper" / "x=3" / "point.json").read_text())
+    assert record["status"] == "skipped" and "ipums/ipums.la.97" in record["error"]
+    report = (out / "toy.paper" / "report.md").read_text()
+    assert "1 ok, 0 failed, 1 skipped" in report and "x=3 (skipped)" in report
+    assert "| toy.ipynb | 2 | 1 | 0 | 1 |" in (out / "report.md").read_text()
 
 
 def test_resume_skips_finished_points_reruns_failed_ones_and_force_runs_all(project, monkeypatch):
