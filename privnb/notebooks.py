@@ -79,10 +79,14 @@ def clear_unkept_outputs(nb):
 def write_notebook(nb, path: str | os.PathLike) -> None:
     """Write ``nb`` to ``path`` whole or not at all."""
     path = Path(path)
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             nbformat.write(nb, stream)
+        os.chmod(tmp, mode)  # mkstemp makes files private; a notebook keeps its mode or gets the usual one
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,157 @@
+"""Benchmark of the SVC/SVM paper grid (seed 003, Section 5) on Adult: exact speed-ups and the approximation.
+
+Prints, each against a naive baseline measured in the same run (scikit-learn's SVC, libsvm, default
+200 MB cache, every row of the view, one task at a time):
+
+A. model fits on one training view (``--rows`` training rows of Adult, original and 2-anonymous
+   views, both kernels): libsvm with duplicates collapsed and a 1000 MB cache, and scikit-learn-intelex's
+   SVC (the same soft-margin problem, solved by oneDAL), each with the share of test predictions that
+   differ from the baseline's;
+B. the whole grid (Org., Id., L=2..5, k=2..5, both kernels) on a stratified ``--sample`` of Adult,
+   ``--folds`` folds: the generic ``cross_validate_views`` baseline against the fast exact runner, with
+   the per-(view, fold) error differences (what is learned should not move);
+C. the approximate RBF solver (Nystroem + linear SVM) against exact libsvm on ``--approx-sample``
+   rows: mean absolute error difference over folds and views, in percentage points;
+D. unless ``--skip-full-fold``: one fold of the full Adult paper grid (10-fold split, 40.7k training
+   rows) with the fast exact runner, timed view by view, and the full grid extrapolated (x folds).
+
+Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
+
+from privnb.datasets import load_adult
+from privnb.evaluation import cross_validate_views, error_rate, method_label
+from privnb.generalize import adult_hierarchies
+from privnb.learners import GeneralizedTraining, OriginalTraining
+from privnb.svm_grid import CLASSIFIER_NAMES, KernelBank, run_svm_grid, svm_pipeline, svm_views
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def part_a(adult, hierarchies, rows, seed):
+    print(f"\n== A. model fits on one training view: {rows} training rows of Adult, 4000 test rows ==")
+    sample = adult.sample(rows + 4000, random_state=seed)
+    order = np.random.RandomState(seed).permutation(rows + 4000)
+    train, test = order[:rows], order[rows:]
+    X, y = sample.X, sample.y
+    mechanisms = {"original": OriginalTraining(None),
+                  "k=2": GeneralizedTraining(None, quasi_identifiers=list(adult.quasi_identifiers), k=2,
+                                             hierarchies=hierarchies)}
+    configs = {"baseline libsvm": dict(solver="libsvm", collapse=False, cache_size=200),
+               "libsvm+collapse": dict(solver="libsvm", collapse=True),
+               "sklearnex+collapse": dict(solver="sklearnex", collapse=True)}
+    for view_name, mechanism in mechanisms.items():
+        data, seconds = timed(lambda: mechanism.training_view(X.iloc[train].reset_index(drop=True), y[train]))
+        mechanism.view_columns_ = list(data.X.columns)
+        test_rows = mechanism.test_view(X.iloc[test])
+        print(f"{view_name}: mechanism {seconds:.1f} s (run once, shared by every model)", flush=True)
+        for kernel in ("rbf", "linear"):
+            base_pred = base_time = None
+            for name, config in configs.items():
+                model, seconds = timed(lambda: svm_pipeline(adult, kernel, **config).fit(data.X, data.y))
+                pred = model.predict(test_rows)
+                distinct = getattr(model.steps[-1][1], "n_distinct_", len(data.X))
+                if base_pred is None:
+                    base_pred, base_time = pred, seconds
+                print(f"  {kernel:6s} {name:20s} {seconds:7.2f} s  ratio {base_time / seconds:5.2f}x  rows "
+                      f"{len(data.X)} (distinct {distinct})  error {error_rate(y[test], pred):.4f}  "
+                      f"predictions differing from baseline {np.mean(pred != base_pred):.3%}", flush=True)
+
+
+def part_b(adult, hierarchies, sample_size, folds, seed, n_jobs):
+    sample = adult.sample(sample_size, random_state=seed)
+    grid = dict(ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies)
+    print(f"\n== B. the paper grid on a stratified sample of {sample_size} Adult rows, {folds} folds, both kernels ==")
+    views = {}
+    for kernel in ("linear", "rbf"):
+        views.update(svm_views(sample, kernel, solver="libsvm", collapse=False, cache_size=200, **grid))
+    with threadpool_limits(1):
+        naive, t_naive = timed(lambda: cross_validate_views(sample, views, n_splits=folds, random_state=seed,
+                                                            progress=False))
+    print(f"baseline (cross_validate_views, libsvm, all rows, serial): {t_naive:7.1f} s", flush=True)
+    runs = {"libsvm + collapse + shared mechanisms": dict(solver="libsvm", n_jobs=n_jobs),
+            "sklearnex + collapse + shared mechanisms": dict(solver="sklearnex", n_jobs=1)}
+    for name, config in runs.items():
+        rows, seconds = timed(lambda: run_svm_grid(sample, n_splits=folds, random_state=seed, **grid, **config))
+        paired = naive.merge(rows, on=["classifier", "method", "param", "fold", "metric"])
+        diff = 100 * (paired["value_x"] - paired["value_y"]).abs()
+        print(f"{name} ({config['n_jobs']} jobs): {seconds:7.1f} s  ratio {t_naive / seconds:5.2f}x  error difference "
+              f"over (view, fold): max {diff.max():.3f}, mean {diff.mean():.4f} points", flush=True)
+
+
+def part_c(adult, sample_size, folds, seed, n_jobs):
+    sample = adult.sample(sample_size, random_state=seed)
+    print(f"\n== C. approximate RBF (Nystroem 1000 components + linear SVM) vs exact libsvm: {sample_size} "
+          f"Adult rows, {folds} folds, Org., Id., L=2..5 ==")
+    grid = dict(kernels=("rbf",), ls=(2, 3, 4, 5), n_splits=folds, random_state=seed, n_jobs=n_jobs)
+    exact, t_exact = timed(lambda: run_svm_grid(sample, solver="libsvm", **grid))
+    approx, t_approx = timed(lambda: run_svm_grid(sample, solver="nystroem", **grid))
+    paired = exact.merge(approx, on=["classifier", "method", "param", "fold", "metric"], suffixes=("_exact", "_approx"))
+    diff = 100 * (paired["value_approx"] - paired["value_exact"])
+    table = paired.assign(diff=diff.abs()).groupby(["method", "param"], dropna=False)["diff"].mean()
+    print(f"exact libsvm {t_exact:.1f} s, nystroem {t_approx:.1f} s (ratio {t_exact / t_approx:.2f}x); mean |error "
+          f"difference| over folds and views {diff.abs().mean():.3f} points (target <= 0.5), signed {diff.mean():+.3f}")
+    print("  per view: " + ", ".join(f"{method_label(m, p)} {v:.2f}" for (m, p), v in table.items()), flush=True)
+
+
+def part_d(adult, hierarchies, folds, seed):
+    print(f"\n== D. one fold of the full Adult paper grid ({len(adult.frame)} rows, {folds}-fold split), "
+          "sklearnex + collapse + shared mechanisms, serial ==")
+    X, y = adult.X, adult.y
+    train, test = next(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
+    models = {name: svm_pipeline(adult, kernel, solver="sklearnex") for kernel, name in CLASSIFIER_NAMES.items()}
+    views = svm_views(adult, None, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies)
+    total = 0.0
+    for (method, param), view in views.items():
+        view.set_params(estimator=KernelBank(models))
+        if "random_state" in view.get_params():
+            view.set_params(random_state=seed)
+        fitted, seconds = timed(lambda: view.fit(X.iloc[train], y[train]))
+        total += seconds
+        test_rows = fitted.test_view(X.iloc[test])
+        errors = {name: error_rate(y[test], m.predict(test_rows)) for name, m in fitted.estimator_.models_.items()}
+        distinct = fitted.estimator_.models_["SVM"].steps[-1][1].n_distinct_
+        print(f"{method_label(method, param):5s} mechanism + 2 fits {seconds:6.1f} s  rows {fitted.n_train_:6d} "
+              f"(distinct {distinct:6d}, suppressed {fitted.n_suppressed_:5d})  error SVC {errors['SVC']:.4f} "
+              f"SVM {errors['SVM']:.4f}", flush=True)
+    print(f"one fold, serial: {total:.0f} s -> full Adult grid ({folds} folds) about {folds * total / 60:.1f} min "
+          "serial on this machine now (prediction time excluded)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=15000)
+    parser.add_argument("--sample", type=int, default=4000)
+    parser.add_argument("--approx-sample", type=int, default=10000)
+    parser.add_argument("--folds", type=int, default=3)
+    parser.add_argument("--full-folds", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-full-fold", action="store_true")
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
+    adult, hierarchies = load_adult(), adult_hierarchies()
+    part_a(adult, hierarchies, args.rows, args.seed)
+    part_b(adult, hierarchies, args.sample, args.folds, args.seed, args.jobs)
+    part_c(adult, args.approx_sample, args.folds, args.seed, args.jobs)
+    if not args.skip_full_fold:
+        part_d(adult, hierarchies, args.full_folds, args.seed)
+    print(f"\nload average at the end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    pd.set_option("display.width", 160)
+    main()

@@ -1,0 +1,221 @@
+"""Pruning of anatomized data for SVC/SVM training (seed 003, Section 4.1; seed 000, Appendix B).
+
+From the anatomized training data D_A (Definition 11: every individual joined with the l sensitive
+values of its group) the pruned data D_P (Definition 13) keeps, for each individual, the one candidate
+row whose squared norm after the Appendix B preprocessing is closest to the estimated squared radius
+E[||R||^2] = (min + max) / 2 of all squared norms (Figures B.1 and B.2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privnb.anatomy import anatomize
+from privnb.learners import AnatomizedTraining, TrainingData, resolve_column
+
+__all__ = ["appendix_b_preprocess", "prerequisites", "Prerequisites", "prune", "Pruning", "PrunedTraining"]
+
+
+def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
+    """Values mapped to 1..|dom| in domain order (Appendix B, rule 2)."""
+    domain = pd.Index(list(order) if order is not None else sorted(values.unique()))
+    codes = domain.get_indexer(values)
+    if (codes < 0).any():
+        unknown = sorted(set(values[codes < 0].astype(str)))[:5]
+        raise ValueError(f"ordinal column {values.name!r} holds values outside its domain order: {unknown}; "
+                         "pass the full order in `orders`")
+    return codes.astype(float) + 1.0
+
+
+def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
+                          orders: Mapping[str, Sequence] | None = None,
+                          columns: Sequence[str] | None = None) -> np.ndarray:
+    """The Appendix B preprocessing of the anatomized data (seed 000, Appendix B, rules 2 and 3).
+
+    Numeric attributes are mean-centred; ordinal attributes are mapped to 1..|dom| in domain order and
+    mean-centred; a nominal attribute's mode becomes 0 and its other values 1. Statistics come from
+    ``frame`` itself (the anatomized training data).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows to encode (D_A, or any table with the same columns).
+    kinds : mapping
+        Column -> "numeric" | "ordinal" | "nominal" (as ``Dataset.kinds``).
+    orders : mapping, optional
+        Ordinal column -> its values in domain order; sorted values when absent.
+    columns : sequence of str, optional
+        The attributes to encode (the d identifying attributes and the sensitive one); default every
+        column of ``frame`` that ``kinds`` names.
+
+    Returns
+    -------
+    ndarray of shape (len(frame), len(columns))
+    """
+    orders = orders or {}
+    columns = [c for c in frame.columns if c in kinds] if columns is None else list(columns)
+    missing = [c for c in columns if c not in frame.columns or c not in kinds]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the frame or have no kind; pass `columns` that the "
+                         "frame holds and `kinds` names")
+    if not columns:
+        raise ValueError("no attribute to encode: `kinds` names none of the frame's columns")
+    out = np.empty((len(frame), len(columns)), dtype=float)
+    for j, name in enumerate(columns):
+        values, kind = frame[name], kinds[name]
+        if values.isna().any():
+            raise ValueError(f"column {name!r} has missing values; drop or impute them before pruning")
+        if kind == "numeric":
+            col = values.to_numpy(dtype=float)
+            out[:, j] = col - col.mean()
+        elif kind == "ordinal":
+            col = _ordinal_codes(values, orders.get(name))
+            out[:, j] = col - col.mean()
+        elif kind == "nominal":
+            out[:, j] = (values != values.mode().iloc[0]).to_numpy(dtype=float)
+        else:
+            raise ValueError(f"column {name!r} has kind {kind!r}; expected numeric, ordinal or nominal")
+    return out
+
+
+@dataclass(frozen=True)
+class Prerequisites:
+    """The prerequisite step (Figure B.1): squared norms, their extremes and E[||R||^2]."""
+
+    squared_norms: np.ndarray
+    r2_min: float
+    r2_max: float
+
+    @property
+    def expected_r2(self) -> float:
+        """E[||R||^2] = (||R_min||^2 + ||R_max||^2) / 2, the midpoint of U[min, max] (Figure B.1)."""
+        return (self.r2_min + self.r2_max) / 2.0
+
+
+def prerequisites(encoded: np.ndarray) -> Prerequisites:
+    """Figure B.1 (computePrerequisites) on preprocessed rows of D_A, in O(N l (d+1))."""
+    encoded = np.asarray(encoded, dtype=float)
+    if encoded.ndim != 2 or encoded.shape[0] == 0:
+        raise ValueError(f"expected a non-empty 2-d array of preprocessed rows, got shape {encoded.shape}")
+    sq = np.einsum("ij,ij->i", encoded, encoded)
+    return Prerequisites(sq, float(sq.min()), float(sq.max()))
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """The result of :func:`prune`.
+
+    Attributes
+    ----------
+    pruned : DataFrame
+        D_P: one row of D_A per individual, in the order of first appearance in D_A, original values.
+    kept : ndarray of int
+        Positions in D_A of the kept rows.
+    encoded : ndarray
+        The Appendix B preprocessing of every row of D_A (``encoded[kept]`` is D_P in R^(d+1)).
+    prerequisites : Prerequisites
+        Squared norms of D_A, their min and max and E[||R||^2].
+    """
+
+    pruned: pd.DataFrame
+    kept: np.ndarray
+    encoded: np.ndarray
+    prerequisites: Prerequisites
+
+
+def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str, Sequence] | None = None,
+          columns: Sequence[str] | None = None, id_column: str = "row_id") -> Pruning:
+    """Prune anatomized training data D_A to D_P (Definition 13; Figures B.1 and B.2 of seed 000).
+
+    For each individual (``id_column``), keep the candidate row whose squared norm after
+    :func:`appendix_b_preprocess` is closest to E[||R||^2]; ties go to the first candidate in D_A
+    (the strict ``d < d_c`` of Figure B.2). Vectorized, O(N l (d+2)) plus a sort of the ids.
+
+    Parameters
+    ----------
+    joined : DataFrame
+        D_A as ``Anatomy.join()`` returns it: identifying columns, the sensitive column, ``id_column``.
+    kinds, orders, columns
+        As :func:`appendix_b_preprocess`; ``columns`` defaults to every column ``kinds`` names
+        (``id_column`` and columns without a kind, such as the class, are left out of the norms).
+    id_column : str
+        The column naming each individual.
+
+    Returns
+    -------
+    Pruning
+    """
+    if id_column not in joined.columns:
+        raise ValueError(f"D_A has no {id_column!r} column; pass the frame Anatomy.join() returns")
+    if columns is None:
+        columns = [c for c in joined.columns if c in kinds and c != id_column]
+    encoded = appendix_b_preprocess(joined, kinds, orders=orders, columns=columns)
+    pre = prerequisites(encoded)
+    distance = np.abs(pre.squared_norms - pre.expected_r2)
+    ids = pd.factorize(joined[id_column])[0]
+    # order by individual (in order of first appearance), then by distance; lexsort is stable, so
+    # equal distances keep D_A's order and the first candidate wins as in Figure B.2
+    order = np.lexsort((distance, ids))
+    starts = np.flatnonzero(np.r_[True, ids[order][1:] != ids[order][:-1]])
+    kept = order[starts]
+    return Pruning(joined.iloc[kept].reset_index(drop=True), kept, encoded, pre)
+
+
+def _infer_kinds(frame: pd.DataFrame, kinds: Mapping[str, str] | None) -> dict:
+    """``kinds`` completed for every column: numeric dtypes "numeric", anything else "nominal"."""
+    given = dict(kinds or {})
+    return {c: given.get(c, "numeric" if pd.api.types.is_numeric_dtype(frame[c]) else "nominal")
+            for c in frame.columns}
+
+
+class PrunedTraining(AnatomizedTraining):
+    """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
+
+    The training rows are anatomized (as :class:`privnb.learners.AnatomizedTraining`), IT is joined
+    with ST (N*l rows) and :func:`prune` keeps one candidate row per individual, so the estimator
+    learns from N rows, each with one sensitive value of its group. Test rows are raw.
+
+    Parameters
+    ----------
+    estimator : classifier
+    sensitive : str or int
+        The sensitive column (name, or position for array input).
+    l : int
+    kinds : mapping, optional
+        Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
+        are "numeric" when their dtype is numeric, else "nominal".
+    orders : mapping, optional
+        Ordinal column -> domain order (sorted values when absent).
+    residue : {"suppress", "assign"}
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    anatomy_ : privnb.anatomy.Anatomy of the training rows.
+    pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
+    """
+
+    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
+                 random_state=None):
+        super().__init__(estimator, sensitive=sensitive, l=l, residue=residue, random_state=random_state)
+        self.kinds = kinds
+        self.orders = orders
+
+    def training_view(self, X, y):
+        """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
+        sensitive = resolve_column(X, self.sensitive)
+        if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
+            raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
+                             f"{self.l} training rows.")
+        target = "__target__"
+        while target in X.columns:
+            target += "_"
+        data = X.reset_index(drop=True).assign(**{target: y})
+        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue, random_state=self.random_state)
+        self.pruning_ = prune(self.anatomy_.join(), _infer_kinds(X, self.kinds), orders=self.orders,
+                              columns=list(X.columns))
+        pruned = self.pruning_.pruned
+        return TrainingData(pruned[list(X.columns)], pruned[target].to_numpy(), len(self.anatomy_.suppressed))

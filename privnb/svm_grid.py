@@ -1,0 +1,321 @@
+"""The SVC/SVM experiment grid of seed 003 (Section 5), fast and exact.
+
+The paper trains LibSVM's linear-kernel SVC and RBF SVM (defaults C = 1, gamma = 1 / n_features) on
+original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training folds, tested on raw rows,
+by 10-fold cross-validation. :func:`run_svm_grid` runs that grid with the folds and seeds of
+:func:`privnb.evaluation.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
+
+* each mechanism (anatomize + prune, generalize) runs once per (view, fold) and feeds both kernels
+  (:class:`KernelBank`); full-domain generalization is the grid's costliest step on Adult;
+* :class:`CollapseDuplicates` fits the solver once per distinct (encoded row, label) pair with the
+  pair's count as its sample weight. The soft-margin objective 1/2 ||w||^2 + C sum_i xi_i is the same
+  whether a row appears c times or once with weight c (C_i = c C), so the learned classifier is the
+  same problem's solution; generalized views, whose rows repeat a lot, shrink several fold;
+* the encoder is fitted on the whole training view first, so the collapse never changes scaling, and
+  gamma is 1 / n_features ("auto", LibSVM's default), which does not depend on row multiplicities.
+
+Solvers: ``"libsvm"`` (scikit-learn's SVC, the paper's library, the reference), ``"sklearnex"``
+(scikit-learn-intelex's SVC: the same soft-margin problem solved by oneDAL, several times faster;
+its agreement with libsvm is measured in benchmarks/bench_svm.py), and ``"nystroem"`` (RBF only:
+Nystroem features and a linear SVM, an approximation, never a default).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.kernel_approximation import Nystroem
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["KERNELS", "SOLVERS", "CLASSIFIER_NAMES", "CollapseDuplicates", "NystroemSVM", "KernelBank",
+           "svm_classifier", "svm_pipeline", "svm_views", "run_svm_grid"]
+
+KERNELS = ("linear", "rbf")
+SOLVERS = ("libsvm", "sklearnex", "nystroem")
+#: Names of the classifiers in result rows: the paper's "SVC" (linear kernel) and "SVM" (RBF kernel).
+CLASSIFIER_NAMES = {"linear": "SVC", "rbf": "SVM"}
+
+
+class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Fit ``estimator`` once per distinct (row, label) pair, weighted by the pair's count.
+
+    Exact for losses that are sums over rows (SVC, LinearSVC): c copies of a row and one row with
+    sample weight c give the same objective. Use it after the encoder (the rows it sees are numeric).
+
+    Parameters
+    ----------
+    estimator : classifier
+        Must accept ``sample_weight`` in ``fit``.
+
+    Attributes
+    ----------
+    estimator_ : the fitted estimator
+    n_distinct_ : int
+        Rows the estimator was fitted on.
+    classes_ : ndarray
+    """
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def fit(self, X, y, sample_weight=None):
+        """Collapse duplicates of ``(X, y)`` (summing ``sample_weight``) and fit a clone of the estimator."""
+        X = np.ascontiguousarray(X, dtype=float)
+        y = np.asarray(y)
+        if X.ndim != 2 or len(X) != len(y):
+            raise ValueError(f"X must be 2-d with one row per label; got X {X.shape}, y {y.shape}")
+        weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        labels, y_codes = np.unique(y, return_inverse=True)
+        keyed = np.column_stack([X, y_codes.astype(float)])
+        rows = keyed.view(np.dtype((np.void, keyed.dtype.itemsize * keyed.shape[1]))).ravel()
+        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=weight)
+        self.estimator_ = clone(self.estimator).fit(X[first], y[first], sample_weight=counts)
+        self.n_distinct_ = len(first)
+        self.classes_ = labels
+        return self
+
+    def predict(self, X):
+        """Predictions of the fitted estimator."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)
+
+    def decision_function(self, X):
+        """Decision values of the fitted estimator."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.decision_function(X)
+
+
+class NystroemSVM(ClassifierMixin, BaseEstimator):
+    """Approximate RBF SVM: Nystroem features (gamma = 1 / n_features) and a hinge-loss linear SVM.
+
+    An approximation of LibSVM's RBF SVM, offered for speed; never the paper grid's default. Its error
+    difference against the exact solver is measured in benchmarks/bench_svm.py.
+
+    Parameters
+    ----------
+    C : float
+    n_components : int
+        Nystroem landmarks (capped by the number of training rows).
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, C=1.0, n_components=1000, random_state=None):
+        self.C = C
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the Nystroem map and the linear SVM."""
+        X = np.asarray(X, dtype=float)
+        rng = check_random_state(self.random_state)
+        features = Nystroem(gamma=1.0 / X.shape[1], n_components=min(self.n_components, len(X)),
+                            random_state=rng.randint(2**31 - 1))
+        self.pipeline_ = make_pipeline(features, LinearSVC(C=self.C, loss="hinge", max_iter=20000))
+        self.pipeline_.fit(X, y, linearsvc__sample_weight=sample_weight)
+        self.classes_ = self.pipeline_.classes_
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.predict(X)
+
+    def decision_function(self, X):
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.decision_function(X)
+
+
+def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.0, cache_size: float = 1000,
+                   n_components: int = 1000, random_state=None):
+    """The paper's classifier on numeric rows: LibSVM defaults C = 1, gamma = 1 / n_features.
+
+    Parameters
+    ----------
+    kernel : {"linear", "rbf"}
+        "linear" is the paper's SVC, "rbf" its SVM (Section 5.1.3 of seed 003).
+    solver : {"libsvm", "sklearnex", "nystroem"}
+        See the module docstring; "nystroem" exists only for the RBF kernel.
+    cache_size : float
+        LibSVM's kernel cache in MB (speed only; 1000 MB instead of scikit-learn's 200).
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if solver == "libsvm":
+        return SVC(kernel=kernel, C=C, gamma="auto", cache_size=cache_size)
+    if solver == "sklearnex":
+        from sklearnex.svm import SVC as OneDalSVC
+
+        return OneDalSVC(kernel=kernel, C=C, gamma="auto")
+    if kernel != "rbf":
+        raise ValueError("the nystroem solver approximates the RBF kernel only; use solver='libsvm' or "
+                         "'sklearnex' for the linear SVC")
+    return NystroemSVM(C=C, n_components=n_components, random_state=random_state)
+
+
+def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", scheme: str = "standard",
+                 collapse: bool = True, **options):
+    """Encoder (``privnb.encoding.FrameEncoder``, fitted on the training view) then the classifier.
+
+    ``collapse=True`` wraps the classifier in :class:`CollapseDuplicates` (exact). ``options`` go to
+    :func:`svm_classifier`.
+    """
+    from privnb.encoding import FrameEncoder
+
+    classifier = svm_classifier(kernel, solver=solver, **options)
+    return make_pipeline(FrameEncoder.from_dataset(dataset, scheme=scheme),
+                         CollapseDuplicates(classifier) if collapse else classifier)
+
+
+def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5), ks: Sequence[int] = (),
+              hierarchies: Mapping | None = None, solver: str = "libsvm", collapse: bool = True,
+              generalization: str = "full-domain", **options) -> dict:
+    """The training views of Section 5 for one kernel, keyed ``(classifier, method, param)``.
+
+    Original, identifying, pruned for each l in ``ls`` and generalized (k-anonymity; ``hierarchies``
+    for full-domain generalization) for each k in ``ks``. ``kernel=None`` leaves the classifier out
+    (keys ``(method, param)``, estimator ``None``): the mechanisms alone, as :func:`run_svm_grid` uses them.
+    """
+    from privnb.learners import GeneralizedTraining, IdentifyingTraining, OriginalTraining
+    from privnb.pruning import PrunedTraining
+
+    if dataset.sensitive is None:
+        raise ValueError(f"dataset {dataset.name!r} has no sensitive attribute; the SVM grid needs one")
+    model = None if kernel is None else svm_pipeline(dataset, kernel, solver=solver, collapse=collapse, **options)
+    views = {("original", None): OriginalTraining(model),
+             ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive)}
+    for l in ls:
+        views[("pruned", l)] = PrunedTraining(model, sensitive=dataset.sensitive, l=l,
+                                              kinds=dict(dataset.kinds), orders=dict(dataset.orders))
+    for k in ks:
+        views[("generalized", k)] = GeneralizedTraining(
+            model, quasi_identifiers=list(dataset.quasi_identifiers), k=k, method=generalization,
+            hierarchies=hierarchies)
+    if kernel is None:
+        return views
+    name = CLASSIFIER_NAMES.get(kernel, kernel)
+    return {(name, *key): view for key, view in views.items()}
+
+
+class KernelBank(ClassifierMixin, BaseEstimator):
+    """Several classifiers fitted on the same rows (one training view, every kernel of the grid).
+
+    Parameters
+    ----------
+    models : mapping name -> estimator
+
+    Attributes
+    ----------
+    models_ : dict name -> fitted clone
+    """
+
+    def __init__(self, models):
+        self.models = models
+
+    def fit(self, X, y):
+        """Fit a clone of every model on ``(X, y)``."""
+        self.models_ = {name: clone(model).fit(X, y) for name, model in self.models.items()}
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        """Not defined for a bank: use ``models_[name].predict``."""
+        raise TypeError("KernelBank holds several models; predict with models_[name]")
+
+
+def _seeded(view, seed: int):
+    """``view`` with every ``random_state`` left at None set to ``seed`` (as cross_validate_views does)."""
+    unset = {name: seed for name, value in view.get_params(deep=True).items()
+             if (name == "random_state" or name.endswith("__random_state")) and value is None}
+    return view.set_params(**unset) if unset else view
+
+
+def _fit_view_fold(dataset_name, key, view, X, y, train, test, fold, seed, na_errors):
+    """One (view, fold) task: apply the mechanism once, fit every kernel's model, score on raw test rows."""
+    method, param = key
+    param = np.nan if param is None else float(param)
+    bank = view.estimator
+    view = _seeded(clone(view), seed).set_params(
+        estimator=KernelBank({name: _seeded(clone(model), seed) for name, model in bank.models.items()}))
+    try:
+        view.fit(X.iloc[train], y[train])
+    except na_errors as error:
+        return [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
+                for name in view.estimator.models]
+    test_rows = view.test_view(X.iloc[test])
+    return [(dataset_name, name, method, param, fold, "error",
+             float(np.mean(model.predict(test_rows) != y[test])), view.n_train_, view.n_suppressed_, "")
+            for name, model in view.estimator_.models_.items()]
+
+
+def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
+                 ks: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
+                 solver: str = "libsvm", collapse: bool = True, random_state=0, n_jobs: int | None = None,
+                 progress: bool = False, **options):
+    """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
+
+    Gives the same rows as :func:`privnb.evaluation.cross_validate_views` on ``svm_views`` of each
+    kernel with the same ``random_state`` (same folds, same per-fold seeds), but each mechanism
+    (anatomize and prune, generalize) runs once per (view, fold) for all kernels, (view, fold)
+    tasks run in parallel, and duplicates are collapsed (:class:`CollapseDuplicates`).
+
+    Parameters
+    ----------
+    dataset : privnb.datasets.Dataset
+    kernels : sequence of {"linear", "rbf"}
+    ls, ks : sequences of int
+        l values of the pruned views and k values of the generalized ones (``ks`` needs
+        ``hierarchies``, e.g. ``privnb.generalize.adult_hierarchies()``; the paper has them for Adult only).
+    n_splits : int
+        Folds (the paper: 10).
+    solver : {"libsvm", "sklearnex", "nystroem"}
+        "nystroem" replaces the RBF solver only; the linear SVC then uses libsvm.
+    collapse : bool
+        Collapse duplicate rows (exact; False only to measure it).
+    random_state : int
+        Seeds the folds and every view's anatomization.
+    n_jobs : int, optional
+        (view, fold) tasks run in parallel (joblib processes).
+    options
+        Passed to :func:`svm_classifier` (``C``, ``cache_size``, ``n_components``).
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows (``privnb.evaluation.COLUMNS``), classifiers "SVC" (linear) and "SVM" (RBF); an l
+        beyond the sensitive domain gives N/A rows with the reason in ``note``.
+    """
+    from joblib import Parallel, delayed
+    from sklearn.model_selection import StratifiedKFold
+    from tqdm.auto import tqdm
+
+    from privnb.anatomy import NotLDiverseError
+    from privnb.evaluation import tidy_frame
+
+    if ks and hierarchies is None:
+        raise ValueError("generalized views (ks) need hierarchies, e.g. privnb.generalize.adult_hierarchies(); "
+                         "pass ks=() to skip them")
+    if n_splits < 2:
+        raise ValueError(f"n_splits must be at least 2, got {n_splits}")
+    models = {CLASSIFIER_NAMES[kernel]: svm_pipeline(
+        dataset, kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver,
+        collapse=collapse, **options) for kernel in kernels}
+    views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
+    X, y = dataset.X, np.asarray(dataset.y)
+    rng = check_random_state(random_state)
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+    folds = list(splitter.split(X, y))
+    seeds = rng.randint(2**31 - 1, size=n_splits)
+    tasks = [(key, fold) for fold in range(n_splits) for key in views]
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_view_fold)(dataset.name, key, views[key].set_params(estimator=KernelBank(models)), X, y,
+                                *folds[fold], fold, int(seeds[fold]), (NotLDiverseError,))
+        for key, fold in tasks)
+    rows = [row for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
+            for row in rows]
+    return tidy_frame(rows)

@@ -1,0 +1,105 @@
+"""The SVC/SVM grid of seed 003 (Section 5): exact duplicate collapsing, solvers, the grid runner."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.svm import SVC, LinearSVC
+
+from privnb.datasets import Dataset
+from privnb.svm_grid import (CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, run_svm_grid, svm_classifier,
+                             svm_pipeline)
+
+
+def toy_dataset(n=240, seed=0):
+    """Two numeric quasi-identifiers, one nominal, a 3-valued sensitive column; rows repeat."""
+    rng = np.random.RandomState(seed)
+    base = pd.DataFrame({"a": rng.randint(0, 6, n).astype(float), "b": rng.randint(0, 4, n).astype(float),
+                         "c": rng.choice(["x", "y"], n), "s": rng.choice(["lo", "mid", "hi"], n)})
+    score = base["a"] - 2 * base["b"] + (base["c"] == "x") + rng.normal(0, 1, n)
+    base["t"] = (score > 0).astype(np.int64)
+    return Dataset("toy", base, ("a", "b", "c"), "s", "t",
+                   {"a": "numeric", "b": "numeric", "c": "nominal", "s": "ordinal"},
+                   {"s": ("lo", "mid", "hi")}, ("neg", "pos"))
+
+
+@pytest.mark.parametrize("estimator", [SVC(kernel="rbf", gamma="auto"), SVC(kernel="linear"),
+                                       LinearSVC(loss="hinge", max_iter=100000, tol=1e-8)])
+def test_collapse_duplicates_solves_the_same_problem(estimator):
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 3, size=(300, 3)).astype(float)
+    y = (X.sum(axis=1) + rng.normal(0, 1, 300) > 3).astype(int)
+    collapsed = CollapseDuplicates(estimator).fit(X, y)
+    assert collapsed.n_distinct_ == len(np.unique(np.column_stack([X, y]), axis=0)) < 300
+    plain = estimator.fit(X, y)
+    grid = rng.uniform(-1, 3, size=(200, 3))
+    np.testing.assert_allclose(collapsed.decision_function(grid), plain.decision_function(grid), atol=5e-3)
+    assert np.mean(collapsed.predict(grid) != plain.predict(grid)) <= 0.01
+
+
+def test_collapse_duplicates_needs_matching_lengths():
+    with pytest.raises(ValueError, match="one row per label"):
+        CollapseDuplicates(SVC()).fit(np.zeros((3, 2)), [0, 1])
+
+
+def test_nystroem_approximates_rbf():
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(400, 4))
+    y = (np.linalg.norm(X, axis=1) > 2).astype(int)
+    exact = SVC(kernel="rbf", gamma="auto").fit(X, y)
+    approx = NystroemSVM(n_components=200, random_state=0).fit(X, y)
+    assert np.mean(approx.predict(X) != exact.predict(X)) < 0.05
+
+
+@pytest.mark.parametrize("kernel, solver, message", [
+    ("poly", "libsvm", "kernel must be"), ("rbf", "cuda", "solver must be"), ("linear", "nystroem", "RBF kernel only"),
+])
+def test_svm_classifier_bad_input(kernel, solver, message):
+    with pytest.raises(ValueError, match=message):
+        svm_classifier(kernel, solver=solver)
+
+
+def test_sklearnex_solver_is_the_same_problem():
+    pytest.importorskip("sklearnex")
+    data = toy_dataset()
+    libsvm = svm_pipeline(data, "rbf", solver="libsvm").fit(data.X, data.y)
+    onedal = svm_pipeline(data, "rbf", solver="sklearnex").fit(data.X, data.y)
+    assert np.mean(libsvm.predict(data.X) != onedal.predict(data.X)) <= 0.02
+
+
+def test_grid_rows_and_not_applicable_l():
+    data = toy_dataset()
+    rows = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2, 4), n_splits=2, random_state=0)
+    assert set(rows["classifier"]) == set(CLASSIFIER_NAMES.values())
+    assert set(rows["method"]) == {"original", "identifying", "pruned"}
+    na = rows[(rows["method"] == "pruned") & (rows["param"] == 4)]
+    assert na["value"].isna().all() and na["note"].str.startswith("N/A").all()  # l = 4 > 3 sensitive values
+    ok = rows[rows["note"] == ""]
+    assert ok["value"].between(0, 1).all() and len(ok) == 2 * 2 * 3
+    pruned = ok[ok["method"] == "pruned"]
+    assert (pruned["n_train"] + pruned["n_suppressed"] == len(data.frame) // 2).all()
+
+
+def test_grid_is_reproducible_and_collapse_changes_nothing():
+    data = toy_dataset(seed=3)
+    a = run_svm_grid(data, kernels=("rbf",), ls=(2,), n_splits=2, random_state=5)
+    b = run_svm_grid(data, kernels=("rbf",), ls=(2,), n_splits=2, random_state=5, collapse=False)
+    np.testing.assert_allclose(a["value"], b["value"], atol=1 / len(data.frame))
+
+
+def test_grid_gives_the_rows_of_cross_validate_views():
+    from privnb.evaluation import cross_validate_views
+    from privnb.svm_grid import svm_views
+
+    data = toy_dataset(seed=4)
+    fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7)
+    views = {**svm_views(data, "linear", ls=(2,)), **svm_views(data, "rbf", ls=(2,))}
+    generic = cross_validate_views(data, views, n_splits=3, random_state=7, progress=False)
+    keys = ["classifier", "method", "param", "fold"]
+    merged = fast.merge(generic, on=keys, suffixes=("_fast", "_generic"))
+    assert len(merged) == len(fast) == len(generic)
+    np.testing.assert_array_equal(merged["value_fast"], merged["value_generic"])
+    np.testing.assert_array_equal(merged["n_train_fast"], merged["n_train_generic"])
+
+
+def test_grid_needs_hierarchies_for_k():
+    with pytest.raises(ValueError, match="hierarchies"):
+        run_svm_grid(toy_dataset(), ks=(2,))
