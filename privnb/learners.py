@@ -262,6 +262,15 @@ class AnatomizedTraining(TrainingView):
 
     def training_view(self, X, y):
         """Anatomize the training rows with their labels and join IT with ST."""
+        joined, target = self.anatomized_rows(X, y)
+        return TrainingData(joined[list(X.columns)], joined[target].to_numpy(), len(self.anatomy_.suppressed))
+
+    def anatomized_rows(self, X, y):
+        """D_A of the training rows (sets ``anatomy_``) and the name of its label column.
+
+        The labels travel with the rows through the anatomization (they belong to IT); subclasses that
+        select among each individual's candidate rows (``privnb.pruning.PrunedTraining``) start here.
+        """
         sensitive = resolve_column(X, self.sensitive)
         if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
             raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
@@ -272,9 +281,7 @@ class AnatomizedTraining(TrainingView):
         data = X.reset_index(drop=True).assign(**{target: y})
         self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue,
                                   random_state=self.random_state)
-        joined = self.anatomy_.join()
-        return TrainingData(joined[list(X.columns)], joined[target].to_numpy(),
-                            len(self.anatomy_.suppressed))
+        return self.anatomy_.join(), target
 
 
 class GeneralizedTraining(TrainingView):

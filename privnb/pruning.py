@@ -13,8 +13,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.anatomy import anatomize
-from privnb.learners import AnatomizedTraining, TrainingData, resolve_column
+from privnb.learners import AnatomizedTraining, TrainingData
 
 __all__ = ["appendix_b_preprocess", "prerequisites", "Prerequisites", "prune", "Pruning", "PrunedTraining"]
 
@@ -206,16 +205,7 @@ class PrunedTraining(AnatomizedTraining):
 
     def training_view(self, X, y):
         """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
-        sensitive = resolve_column(X, self.sensitive)
-        if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
-            raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
-                             f"{self.l} training rows.")
-        target = "__target__"
-        while target in X.columns:
-            target += "_"
-        data = X.reset_index(drop=True).assign(**{target: y})
-        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue, random_state=self.random_state)
-        self.pruning_ = prune(self.anatomy_.join(), _infer_kinds(X, self.kinds), orders=self.orders,
-                              columns=list(X.columns))
+        joined, target = self.anatomized_rows(X, y)
+        self.pruning_ = prune(joined, _infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
         pruned = self.pruning_.pruned
         return TrainingData(pruned[list(X.columns)], pruned[target].to_numpy(), len(self.anatomy_.suppressed))
