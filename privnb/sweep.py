@@ -49,7 +49,7 @@ import yaml
 
 SPEC_KEYS = ("notebook", "parameters", "grid", "description")
 INJECTED = "output_dir"
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _MAX_ID = 100
 _HEADLINE_COLUMNS = 8
@@ -149,9 +149,9 @@ def expand_grid(grid: dict) -> list[dict]:
 
 
 def point_id(values: dict) -> str:
-    """A readable, file-name-safe folder name for a grid point: ``dataset=adult,l=2``.
+    """A readable, file-name-safe folder name for a grid point: ``dataset=adult,l=2``, ``ls=2+3``.
 
-    Characters other than letters, digits, ``.``, ``_`` and ``-`` become ``-``; a name longer than 100
+    Characters other than letters, digits, ``.``, ``_``, ``+`` and ``-`` become ``-``; a name longer than 100
     characters is cut and ends in a hash of the full one. No swept values: ``default``.
     """
     if not values:
@@ -164,6 +164,8 @@ def point_id(values: dict) -> str:
 
 
 def _compact(value) -> str:
+    if isinstance(value, (list, tuple)):  # a list of data sets reads datasets=adult+pu1
+        return "+".join(map(_compact, value))
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 

@@ -77,6 +77,7 @@ def test_point_ids_are_file_name_safe(grid):
 def test_point_id_reads_like_the_parameters():
     assert sweep.point_id({"dataset": "adult", "l": 2}) == "dataset=adult,l=2"
     assert sweep.point_id({}) == "default"
+    assert sweep.point_id({"datasets": ["adult", "pu1"], "ks": [5]}) == "datasets=adult+pu1,ks=5"
 
 
 def test_sweep_name_is_the_file_name_without_yaml():
