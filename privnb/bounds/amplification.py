@@ -112,10 +112,11 @@ def corollary4_ratio(gamma_value, n_attributes_value: int) -> float:
     return float(gamma_value) ** (1.0 / n_attributes_value)
 
 
-def statement14_min_r(f_tilde, s_m, big_m, small_m, n) -> float:
+def statement14_min_r(f_tilde, s_m, big_m, small_m, n, *, log: bool = False) -> float:
     """The smallest r that the limit form of Statement 14 guarantees (alpha -> infinity).
 
-    Solves ``F~ = S_M ** (log r / ((2n^2+3n) log(M/m)))`` for r; ``inf`` when ``S_M <= 1``.
+    Solves ``F~ = S_M ** (log r / ((2n^2+3n) log(M/m)))`` for r; ``inf`` when ``S_M <= 1``. With
+    ``log=True`` returns ``ln r`` instead (r itself overflows a float on real data: Adult needs ln r ~ 985).
     """
     if not f_tilde >= 1:
         raise ValueError(f"F~ (the largest prior multiple) must be >= 1, got {f_tilde!r}")
@@ -124,8 +125,10 @@ def statement14_min_r(f_tilde, s_m, big_m, small_m, n) -> float:
     if s_m <= 1:
         return math.inf
     if f_tilde == 1 or big_m == small_m:
-        return 1.0
+        return 0.0 if log else 1.0
     log_r = (2 * n * n + 3 * n) * math.log(big_m / small_m) * math.log(f_tilde) / math.log(s_m)
+    if log:
+        return log_r
     return math.exp(log_r) if log_r < 700 else math.inf
 
 

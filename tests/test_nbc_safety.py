@@ -1,0 +1,147 @@
+"""privnb.nbc SafetyTransform (Figures 2-5) and EST (Figure 7) of seed 004."""
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from privnb.nbc import (NBCViews, SafetyTransform, corollary4_gamma, est, k_sind, merge, nbc_equivalent,
+                        prior_r_lower_bound, resolve_ties, safety_transform, satisfies_corollary4, score_signs,
+                        split, step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers,
+                        synthetic_database, winning_labels)
+from test_nbc import figure1, random_frames
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def views_of(frame):
+    return NBCViews.from_frame(frame, [c for c in frame if c != "y"], "y")
+
+
+@pytest.fixture(scope="module")
+def va():
+    return NBCViews.from_frame(figure1()[0], ["Adr", "Age"], "Sal")
+
+
+@SETTINGS
+@given(random_frames(), st.sampled_from([Fraction(11, 10), 2, 30]), st.integers(0, 2**16))
+def test_each_step_is_nbc_equivalent_and_the_output_meets_corollary_4(frame, gamma, seed):
+    views = views_of(frame)
+    fitted = SafetyTransform(gamma, random_state=seed).fit(views)
+    steps = fitted.steps_
+    assert not any(v == 0 for v in steps["step1"].all_counts())
+    for before, after in [("input", "step1"), ("step1", "step2"), ("step2", "step3"), ("step3", "step4")]:
+        assert nbc_equivalent(steps[before], steps[after]), after
+    assert nbc_equivalent(steps["step2"], steps["step3"], ties="strict")  # Statement 9b: same scores
+    assert nbc_equivalent(steps["step3"], steps["step4"], ties="strict")
+    out = fitted.views_
+    assert out.is_integral() and out.is_realistic()
+    assert satisfies_corollary4(out, gamma) and fitted.achieved_gamma_ <= gamma
+    assert k_sind(out) == min(out.class_counts)
+
+
+def test_steps_one_by_one_on_figure_1(va):
+    s1 = step1_remove_zeros(va, random_state=0)
+    assert s1 == va  # no zeros: Step 1 is the identity
+    s2 = step2_roots(s1, 4)
+    s3 = step3_restore_totals(s2)
+    assert not s2.is_realistic() and s3.is_realistic()
+    s4 = step4_integers(s3)
+    assert s4.is_integral() and nbc_equivalent(va, s4)
+    assert satisfies_corollary4(s4, 4)
+
+
+def test_step1_keeps_orders_with_zeros():
+    frame = pd.DataFrame({"a": [0, 0, 1, 2, 2], "b": [0, 1, 1, 0, 1], "y": [0, 0, 1, 1, 1]})
+    views = views_of(frame)
+    s1 = step1_remove_zeros(views, random_state=1)
+    assert min(s1.all_counts()) > 0 and nbc_equivalent(views, s1)
+
+
+def test_corollary4_gamma_and_zeros(va):
+    # ratios 5/2, 4/1, 1/1, 4/1, 1/1 -> (4)^2 = 16
+    assert corollary4_gamma(va) == 16
+    frame = pd.DataFrame({"a": [0, 1, 1], "y": [0, 0, 1]})
+    with pytest.raises(ValueError, match="zero count"):
+        corollary4_gamma(views_of(frame))
+    assert corollary4_gamma(views_of(frame), zeros="skip") == 2
+
+
+def test_synthetic_database_has_exactly_the_views(va):
+    table = synthetic_database(va, target="Sal", random_state=0)
+    assert NBCViews.from_frame(table, ["Adr", "Age"], "Sal") == va
+    with pytest.raises(ValueError, match="max_rows"):
+        synthetic_database(safety_transform(va, 2, random_state=0), max_rows=1000)
+
+
+def test_split_and_merge_are_inverse_for_identical_sub_labels(va):
+    halves = split(va, {"50K": 1, "70K": 2})
+    assert len(halves.labels) == 3
+    assert merge(halves, va.labels) == va.with_counts([Fraction(v) for v in va.class_counts],
+                                                      [f.to_numpy() for f in va.counts.values()])
+
+
+def test_resolve_ties_breaks_every_tie_towards_the_larger_label():
+    frame = pd.DataFrame({"a": [0, 1, 0, 1], "y": [0, 0, 1, 1]})
+    views = views_of(frame)
+    assert (score_signs(views) == 0).all()
+    resolved = resolve_ties(views)
+    assert (score_signs(resolved) < 0).all() and nbc_equivalent(views, resolved)
+
+
+def test_est_with_a_uniform_prior_is_safety_transform(va):
+    result = est(va, {"50K": 0.5, "70K": 0.5}, 1.5, random_state=0)
+    assert result.success and nbc_equivalent(va, result.views)
+    assert 1 <= result.achieved_r <= 1.5
+
+
+@SETTINGS
+@given(random_frames(max_rows=8, max_attributes=2, max_values=2, max_classes=2),
+       st.sampled_from([(1, 2), (1, 3), (2, 3)]), st.sampled_from([1.3, 10.0, 1e6]))
+def test_est_never_returns_a_different_classifier(frame, weights, r):
+    views = views_of(frame)
+    assume(len(views.labels) == 2)
+    prior = dict(zip(views.labels, [Fraction(w, sum(weights)) for w in weights]))
+    result = est(views, prior, r, random_state=0)
+    if result.success:
+        assert nbc_equivalent(views, result.views) and result.views.is_integral()
+        assert result.achieved_r >= result.r_lower_bound * (1 - 1e-9)  # the bound holds, audited exactly
+    else:
+        assert result.reason and result.views is None
+
+
+def test_est_succeeds_when_the_score_gaps_allow_merging():
+    frame = pd.DataFrame({"a": [0] * 6 + [1] + [0] + [1] * 6, "y": [0] * 7 + [1] * 7})
+    views = views_of(frame)
+    prior = {0: Fraction(1, 3), 1: Fraction(2, 3)}
+    assert not est(views, prior, 2)  # Statement 14: r too small for F~ = 2
+    result = est(views, prior, 100, random_state=0)
+    assert result.success and result.multiples == {0: 1, 1: 2}
+    assert nbc_equivalent(views, result.views) and result.views.is_integral() and result.views.is_realistic()
+    assert 1 <= result.achieved_r <= 100
+
+
+def test_est_fails_with_a_reason_on_figure_1(va):
+    prior = {"50K": 0.25, "70K": 0.75}
+    assert winning_labels(va).tolist() == [1, 3]  # 50K wins <P, 30> only
+    assert prior_r_lower_bound(va, prior) == 2  # its posterior >= 1/2 against a prior of 1/4
+    result = est(va, prior, 1.3)
+    assert not result and "r >= 2" in result.reason and result.r_lower_bound == 2
+    assert not est(va, prior, 2.5)  # above the bound: Split/merging cannot keep the classifier
+
+
+@pytest.mark.parametrize("gamma", [1, 0.5, -2, "2"])
+def test_gamma_must_exceed_one(va, gamma):
+    with pytest.raises(ValueError, match="gamma"):
+        safety_transform(va, gamma)
+
+
+@pytest.mark.parametrize("prior, r, message", [
+    ({"50K": 0.0, "70K": 1.0}, 2, "positive prior"),
+    ({"50K": 0.2, "70K": 0.2}, 2, "sums to"),
+    ({"50K": 0.5, "70K": 0.5}, 1, "r must be"),
+])
+def test_est_bad_input(va, prior, r, message):
+    with pytest.raises(ValueError, match=message):
+        est(va, prior, r)
