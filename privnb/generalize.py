@@ -130,57 +130,164 @@ def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
     return out
 
 
-class _RollUp:
-    """Group sizes at any lattice node, rolled up from the smallest cached finer node.
+def _parts(heights: Sequence[int], n_entries: int, budget: int) -> list[list[int]]:
+    """Attributes split into the fewest parts whose sub-lattices' ids fit ``budget`` entries.
 
-    ``maps[i][l]`` gives the dense group, at level ``l``, of each distinct raw value of
-    attribute ``i``; ``raw[i]`` the raw value code of each row. Frequency sets (one entry per
-    distinct combination with its count) of checked nodes that are much smaller than their
-    source are cached, so checks high in the lattice touch few entries (Incognito's roll-up).
+    Greedy balancing of the sub-lattice sizes (largest height first, into the smallest part).
+    """
+    order = np.argsort(-np.asarray(heights), kind="stable").tolist()
+    for n_parts in range(1, len(heights) + 1):
+        parts, sizes = [[] for _ in range(n_parts)], [1] * n_parts
+        for i in order:
+            j = min(range(n_parts), key=lambda j: (sizes[j], len(parts[j])))
+            parts[j].append(i)
+            sizes[j] *= int(heights[i])
+        if sum(sizes) * n_entries <= budget:
+            break
+    return [sorted(p) for p in parts if p]
+
+
+class _GroupSizes:
+    """Group sizes at any lattice node, from the distinct raw combinations and their counts.
+
+    The table is the distinct raw quasi-identifier combinations ("entries") with their row
+    counts as weights. Attributes are split into a few parts (:func:`_parts`); for each part
+    and each of its sub-lattice nodes, the dense id of every entry's part-combination is
+    computed once, lazily. A node's key per entry is the mixed-radix combination of its parts'
+    ids, counted by a weighted ``np.bincount`` when the key span is small, else by a hash
+    table. Tables of checked nodes at most half the size of their source are kept (one
+    representative entry and the weight of each group, recycled in a ring of ``slots``, at
+    most ``cached_entries`` entries in all), and a check rolls up from the smallest kept table
+    below its node (Incognito's roll-up, LeFevre et al. 2005). Each check first makes sure the
+    table of its *anchor* (every level rounded down to an even level) is built and pinned (at
+    most ``anchors`` of them), so that no check far above the raw table rolls up from it.
+    ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices).
     """
 
-    def __init__(self, maps, raw, capacity: int = 256):
-        self.sizes = [[int(m.max()) + 1 for m in levels] for levels in maps]
-        self.up = []
-        for levels, sizes in zip(maps, self.sizes):
-            up = {}
-            for a in range(len(levels)):
-                for b in range(a, len(levels)):
-                    up[a, b] = np.zeros(sizes[a], dtype=np.intp)
-                    up[a, b][levels[a]] = levels[b]
-            self.up.append(up)
-        self.capacity = capacity
-        group, counts = _group_sizes(_combine(raw, [s[0] for s in self.sizes]))
-        self.cache = [(_scatter(group, len(counts), raw), counts)]
-        self.cached_levels = np.full((capacity, len(maps)), np.iinfo(np.intp).max, dtype=np.intp)
-        self.cached_levels[0] = 0
-        self.cached_sizes = np.full(capacity, np.iinfo(np.intp).max, dtype=np.intp)
-        self.cached_sizes[0] = len(counts)
-        self.next_slot = 1
+    def __init__(self, maps, raw, *, id_budget: int = 1 << 23, slots: int = 1024,
+                 anchors: int = 512, cached_entries: int = 1 << 22):
+        self.maps = maps
+        self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
+        group, counts = _group_sizes(_combine(raw, [s[0] for s in self.n_groups]))
+        self.codes = _scatter(group, len(counts), raw)  # level-0 code of each entry
+        self.weights = counts.astype(float)
+        heights = [len(levels) for levels in maps]
+        self.parts = _parts(heights, len(counts), id_budget)
+        self.ids = [{} for _ in self.parts]
+        self.step = 2  # anchor grid
+        # a node's levels as unary bit masks (l ones for level l), packed in 62-bit words, so
+        # that "table <= node" is one AND per word over all kept tables
+        self.place, word, used = [], 0, 0
+        for h in heights:
+            if h - 1 > 62:
+                raise ValueError(f"a hierarchy has {h} levels; at most 63 are supported")
+            if used + h - 1 > 62:
+                word, used = word + 1, 0
+            self.place.append((word, used))
+            used += h - 1
+        n_slots = 1 + anchors + slots
+        self.src_bits = np.full((n_slots, word + 1), -1, dtype=np.int64)  # -1: matches no node
+        self.src_bits[0] = 0
+        self.src_size = np.full(n_slots, np.iinfo(np.intp).max, dtype=np.intp)
+        self.src_size[0] = len(counts)
+        self.src = [(None, self.weights)] + [None] * (n_slots - 1)  # (representative entries, weights)
+        self.anchors, self.max_anchors = {}, anchors
+        self.ring, self.cached, self.cached_entries = 1 + anchors, 0, cached_entries
 
-    def at(self, node: np.ndarray, *, codes: bool = False):
-        """Size of each group at ``node``, and with ``codes`` the groups' dense codes per attribute."""
-        finer = np.all(self.cached_levels <= node, axis=1)
-        source = int(np.argmin(np.where(finer, self.cached_sizes, np.iinfo(np.intp).max)))
-        source_codes, counts = self.cache[source]
-        levels = self.cached_levels[source].tolist()
-        node = node.tolist()
-        cols = [c if levels[i] == lv else self.up[i][levels[i], lv][c]
-                for i, (lv, c) in enumerate(zip(node, source_codes))]
-        span = [self.sizes[i][lv] for i, lv in enumerate(node)]
-        group, size = _group_sizes(_combine(cols, span), counts, span=math.prod(span))
-        keep = 2 * len(size) <= len(counts)
-        new = _scatter(group, len(size), cols) if keep or codes else None
-        if keep:
-            slot = self.next_slot
-            self.next_slot = slot % (self.capacity - 1) + 1
-            self.cached_levels[slot] = node
-            self.cached_sizes[slot] = len(size)
-            if slot < len(self.cache):
-                self.cache[slot] = (new, size)
+    def _part_ids(self, p: int, sub: tuple) -> tuple[np.ndarray, int]:
+        """Dense id of each entry's combination of part ``p``'s attributes at levels ``sub``."""
+        got = self.ids[p].get(sub)
+        if got is None:
+            attrs = self.parts[p]
+            cols = [self.maps[i][lv][self.codes[i]] for i, lv in zip(attrs, sub)]
+            span = [self.n_groups[i][lv] for i, lv in zip(attrs, sub)]
+            ids, counts = _group_sizes(_combine(cols, span), span=math.prod(span))
+            dtype = np.int16 if len(counts) <= 2**15 else np.int32  # compact: gathers hit cache
+            got = self.ids[p][sub] = (ids.astype(dtype), len(counts))
+        return got
+
+    def groups(self, node: Sequence[int], rep: np.ndarray | None = None):
+        """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span)."""
+        key, span = None, 1
+        for p, attrs in enumerate(self.parts):
+            ids, n = self._part_ids(p, tuple(node[i] for i in attrs))
+            if n == 1:
+                continue
+            if rep is not None:
+                ids = ids[rep]
+            if key is None:
+                key = ids.astype(np.intp)
             else:
-                self.cache.append((new, size))
-        return (size, new) if codes else size
+                if span * n >= 2**62:
+                    key = pd.factorize(key)[0].astype(np.intp)
+                    span = int(key.max()) + 1
+                key = key * n + ids
+            span *= n
+        if key is None:
+            key = np.zeros(len(self.weights) if rep is None else len(rep), dtype=np.intp)
+        return key, span
+
+    def _bits(self, node: list) -> np.ndarray:
+        bits = [0] * self.src_bits.shape[1]
+        for lv, (word, offset) in zip(node, self.place):
+            bits[word] |= ((1 << lv) - 1) << offset
+        return np.array(bits, dtype=np.int64)
+
+    def _store(self, slot: int, node: list, table) -> None:
+        self.src_bits[slot] = self._bits(node)
+        self.src_size[slot] = len(table[0])
+        self.src[slot] = table
+
+    def _rollup(self, node: list, source: int, force: bool):
+        """(group sizes at ``node`` from table ``source``; the node's table, when forced or at
+        most half the source's size, else None)."""
+        rep, weights = self.src[source]
+        key, span = self.groups(node, rep)
+        m = len(key)
+        if span <= 4 * m + 1024:  # else a hash table is cheaper than zeroing the span
+            counts = np.bincount(key, weights=weights, minlength=span)
+            present = np.flatnonzero(counts)
+            size = counts[present]
+            if not force and 2 * len(size) > m:
+                return size, None
+            first = np.empty(span, dtype=np.intp)
+            first[key] = np.arange(m)
+            entries, counts = first[present], size
+        else:
+            group, size = _group_sizes(key, weights)
+            if not force and 2 * len(size) > m:
+                return size, None
+            entries = np.empty(len(size), dtype=np.intp)
+            entries[group] = np.arange(m)
+            counts = size.astype(float)
+        return size, (entries if rep is None else rep[entries], counts)
+
+    def _source(self, node: list) -> int:
+        """The smallest kept table at or below ``node``."""
+        bits = self._bits(node)
+        if len(bits) == 1:  # one word (the usual case): no reduction over words
+            finer = (self.src_bits[:, 0] & ~bits[0]) == 0
+        else:
+            finer = ((self.src_bits & ~bits) == 0).all(axis=1)
+        return int(np.argmin(np.where(finer, self.src_size, np.iinfo(np.intp).max)))
+
+    def sizes(self, node: np.ndarray) -> np.ndarray:
+        """Size of each group at ``node``."""
+        node = node.tolist()
+        anchor = [lv - lv % self.step for lv in node]
+        if anchor != node and len(self.anchors) < self.max_anchors and tuple(anchor) not in self.anchors:
+            slot = self.anchors[tuple(anchor)] = 1 + len(self.anchors)
+            self._store(slot, anchor, self._rollup(anchor, self._source(anchor), True)[1])
+        source = self._source(node)
+        size, table = self._rollup(node, source, False)
+        if table is not None:  # at most half its source: kept in the ring, within the budget
+            slot = self.ring
+            old = self.src_size[slot] if self.src[slot] is not None else 0
+            if self.cached - old + len(table[0]) <= self.cached_entries:
+                self.ring = slot + 1 if slot + 1 < len(self.src) else 1 + self.max_anchors
+                self.cached += len(table[0]) - old
+                self._store(slot, node, table)
+        return size
 
 
 def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[np.ndarray]:
@@ -197,7 +304,8 @@ def _classify_lattice(heights: np.ndarray, check) -> tuple[np.ndarray, np.ndarra
     unclassified node, lowest first, starts a greedy upward path through unclassified nodes;
     a binary search along it checks nodes and tags the up-set of a true node and the
     down-set of a false one (Flash, Kohlmayer et al. 2012). The path steps up the attribute
-    that is least generalized relative to its height. Returns (nodes, truth, checks).
+    that is most generalized relative to its height (on Adult's lattice, about 10% fewer checks
+    than stepping the least generalized one). Returns (nodes, truth, checks).
     """
     d = len(heights)
     nodes = np.indices(tuple(heights), dtype=np.int16).reshape(d, -1).T
@@ -210,12 +318,12 @@ def _classify_lattice(heights: np.ndarray, check) -> tuple[np.ndarray, np.ndarra
         if status[start] != _UNKNOWN:
             continue
         path, current, levels = [start], start, nodes[start].tolist()
-        while True:  # step up the attribute least generalized relative to its height
+        while True:  # step up the attribute most generalized relative to its height
             steps = [i for i in range(d) if levels[i] < top[i]
                      and status[current + strides[i]] == _UNKNOWN]
             if not steps:
                 break
-            i = min(steps, key=lambda i: levels[i] / top[i])
+            i = max(steps, key=lambda i: levels[i] / top[i])
             current += strides[i]
             levels[i] += 1
             path.append(current)
@@ -255,7 +363,8 @@ class FullDomainGeneralizer(BaseEstimator):
     checking nodes by binary search along upward paths (as in Flash, Kohlmayer et al. 2012).
     Every node ends up classified, so the minimal nodes (k-anonymous, no immediate
     predecessor k-anonymous) are exact, not heuristic. Group sizes are computed with integer
-    codes over the distinct quasi-identifier combinations (rolled up from the raw table).
+    codes over the distinct quasi-identifier combinations, rolled up from the smallest
+    already-computed table of a more specific node (:class:`_GroupSizes`).
 
     Utility, to choose among the minimal nodes (smaller is better; ties: lower height, then
     lexicographic levels):
@@ -338,31 +447,33 @@ class FullDomainGeneralizer(BaseEstimator):
         if np.prod(heights.astype(float)) > _MAX_LATTICE:
             raise ValueError(f"the lattice has {int(np.prod(heights.astype(float)))} nodes "
                              f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies")
-        rollup = _RollUp(maps, raw)
-        scores = {}
+        sizes = _GroupSizes(maps, raw)
+        scores = {}  # node -> (suppressed rows, discernibility)
 
         def check(node: np.ndarray) -> bool:
-            size = rollup.at(node)
-            small = size < k
-            n_sup = int(size[small].sum())
+            size = sizes.sizes(node)
+            n_sup = int(size[size < k].sum())
             if n_sup > budget:
                 return False
-            kept = np.where(small, 0, size).astype(float)
-            if self.utility == "discernibility":
-                score = float((kept ** 2).sum() + n * n_sup)
-            else:
-                codes = rollup.at(node, codes=True)[1]
-                loss = sum(float((shares[i][node[i]][codes[i]] * kept).sum()) for i in range(d))
-                score = (loss + n_sup * d) / (n * d)
-            scores[tuple(node.tolist())] = (n_sup, score)
+            kept = size[size >= k]
+            scores[tuple(node.tolist())] = (n_sup, float((kept ** 2).sum() + n * n_sup))
             return True
 
         nodes, anon, n_checks = _classify_lattice(heights, check)
         if not anon.any():
             raise ValueError(f"no generalization makes these {n} rows {k}-anonymous within the "
                              f"suppression budget of {budget} rows; raise max_suppression or lower k")
-        minimal = nodes[_minimal(nodes, heights, anon)]
-        rows = [[*m.tolist(), int(m.sum()), *scores[tuple(m.tolist())]] for m in minimal]
+        rows = []
+        for m in nodes[_minimal(nodes, heights, anon)].tolist():
+            n_sup, score = scores[tuple(m)]
+            if self.utility == "loss":  # Iyengar's loss metric, summed over the raw entries
+                key, span = sizes.groups(m)
+                group, size = _group_sizes(key, sizes.weights, span=span)
+                rows_kept = sizes.weights * (size >= k)[group]
+                loss = math.fsum(float(shares[i][m[i]][maps[i][m[i]][sizes.codes[i]]] @ rows_kept)
+                                 for i in range(d))
+                score = (loss + n_sup * d) / (n * d)
+            rows.append([*m, sum(m), n_sup, score])
         table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
         table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
-from privnb.generalize import (FullDomainGeneralizer, Hierarchy, MondrianGeneralizer,
+from privnb.generalize import (FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, _GroupSizes,
                                _classify_lattice, _minimal, is_k_anonymous)
 
 DATA = os.environ.get("PRIVNB_DATA", "")
@@ -114,6 +114,53 @@ def test_classify_lattice_matches_brute_force(case):
     expected = {tuple(g) for g in generators if not any(
         (o <= g).all() and (o != g).any() for o in generators)}
     assert minimal == expected
+
+
+def random_lattice_table(n_rows, heights, seed):
+    """Random rows and, per attribute, random nested level maps (each level coarser)."""
+    rng = np.random.default_rng(seed)
+    maps, raw = [], []
+    for h in heights:
+        n_values = int(rng.integers(1, 9))
+        levels = [np.arange(n_values)]
+        for lv in range(1, h):  # merge groups of the level below at random, the top is one group
+            below = levels[-1].max() + 1
+            parent = rng.integers(0, max(1, below - 1), size=below) if lv < h - 1 else np.zeros(below, int)
+            levels.append(np.unique(parent, return_inverse=True)[1].ravel()[levels[-1]])
+        maps.append(levels)
+        raw.append(rng.integers(0, n_values, size=n_rows))
+    return maps, raw
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.integers(1, 300), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 10**3, 10**7]), st.sampled_from([(1, 1), (3, 2), (64, 16)]))
+def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budget, slots):
+    """Roll-ups, part ids, anchors and the cache give every node's group sizes exactly."""
+    maps, raw = random_lattice_table(n_rows, heights, seed)
+    sizes = _GroupSizes(maps, raw, id_budget=id_budget, slots=slots[0], anchors=slots[1])
+    nodes = list(itertools.product(*(range(h) for h in heights)))
+    order = np.random.default_rng(seed).permutation(len(nodes))[:60]
+    for j in order:  # random order: sources are any kept tables below
+        node = nodes[j]
+        labels = np.column_stack([maps[i][lv][raw[i]] for i, lv in enumerate(node)])
+        expected = np.sort(np.unique(labels, axis=0, return_counts=True)[1])
+        got = sizes.sizes(np.array(node, dtype=np.int16))
+        assert np.sort(got).tolist() == expected.tolist()
+
+
+def test_group_sizes_many_generalization_steps():
+    """More than 62 steps in all: the node bit masks take several words."""
+    heights = [9] * 9
+    maps, raw = random_lattice_table(200, heights, 7)
+    sizes = _GroupSizes(maps, raw, slots=8, anchors=4)
+    assert sizes.src_bits.shape[1] == 2
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        node = [int(rng.integers(0, h)) for h in heights]
+        labels = np.column_stack([maps[i][lv][raw[i]] for i, lv in enumerate(node)])
+        expected = np.sort(np.unique(labels, axis=0, return_counts=True)[1])
+        assert np.sort(sizes.sizes(np.array(node, dtype=np.int16))).tolist() == expected.tolist()
 
 
 def brute_force(frame, hierarchies, k, max_suppression):
