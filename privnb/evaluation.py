@@ -83,7 +83,18 @@ def _classifier_name(estimator) -> str:
     return type(inner.steps[-1][1] if hasattr(inner, "steps") else inner).__name__
 
 
-def _seed_unset_random_states(estimator, seed: int):
+def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
+    """The stratified folds of ``y`` and one seed per fold, both drawn from ``random_state``.
+
+    Every runner (:func:`cross_validate_views`, ``privnb.svm_grid``, ``privnb.knn``) draws them this
+    way, so one seed gives the same folds and the same per-fold mechanism seeds everywhere.
+    """
+    rng = check_random_state(random_state)
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
+    return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
+
+
+def seed_unset_random_states(estimator, seed: int):
     """Give every ``random_state`` parameter left at None (the view's own and nested ones) ``seed``."""
     unset = {name: seed for name, value in estimator.get_params(deep=True).items()
              if (name == "random_state" or name.endswith("__random_state")) and value is None}
@@ -92,7 +103,7 @@ def _seed_unset_random_states(estimator, seed: int):
 
 def _evaluate_fold(estimator, X, y, train, test, fold, seed, metrics, na_errors):
     """Fit one view on one training fold and score it on the raw test fold: ``(values, n_train, n_suppressed, note)``."""
-    estimator = _seed_unset_random_states(clone(estimator), seed)
+    estimator = seed_unset_random_states(clone(estimator), seed)
     try:
         estimator.fit(X.iloc[train], y[train])
     except na_errors as error:
@@ -154,10 +165,7 @@ def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits:
         from privnb.anatomy import NotLDiverseError
         na_errors = (NotLDiverseError,)
     X, y = dataset.X, np.asarray(dataset.y)
-    rng = check_random_state(random_state)
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
-    folds = list(splitter.split(X, y))
-    seeds = rng.randint(2**31 - 1, size=n_splits)
+    folds, seeds = folds_and_seeds(y, n_splits, random_state)
     if classifier is None:
         names = {_classifier_name(views[key]) for key in views if not (isinstance(key, tuple) and len(key) == 3)}
         if len(names) > 1:

@@ -28,14 +28,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.anatomy import NotLDiverseError, anatomize
 from privnb.encoding import FrameEncoder
-from privnb.evaluation import error_rate, tidy_frame
+from privnb.evaluation import error_rate, folds_and_seeds, tidy_frame
 from privnb.learners import AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining
 
 __all__ = ["IBkClassifier", "convergence_curves", "cross_validate_knn", "kneighbors", "kneighbors_factored",
@@ -381,12 +380,6 @@ def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
     return views
 
 
-def _folds(y, n_splits, random_state):
-    rng = check_random_state(random_state)
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
-    return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
-
-
 def _fold_indices(folds, n_splits):
     folds = list(range(n_splits)) if folds is None else list(folds)
     if any(not 0 <= f < n_splits for f in folds):
@@ -427,7 +420,7 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
         raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
                          "anatomized, generalized")
     X, y = dataset.X, np.asarray(dataset.y)
-    splits, seeds = _folds(y, n_splits, random_state)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = _fold_indices(folds, n_splits)
     anonymity_ks = ls if anonymity_ks is None else sorted({_check_positive_int(k, "k") for k in anonymity_ks})
     chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
@@ -522,7 +515,7 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
     """
     _, ls = _check_ks_ls([1], ls)
     X, y = dataset.X, np.asarray(dataset.y)
-    splits, seeds = _folds(y, n_splits, random_state)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
     rows = []
     iterator = _fold_indices(folds, n_splits)
     if progress:

@@ -45,6 +45,14 @@ __all__ = ["TrainingData", "TrainingView", "OriginalTraining", "IdentifyingTrain
            "AnatomizedTraining", "GeneralizedTraining", "resolve_column"]
 
 
+def __getattr__(name):
+    """``PrunedTraining`` lives in :mod:`privnb.pruning` (it needs the pruning step, which imports this module)."""
+    if name == "PrunedTraining":
+        from privnb.pruning import PrunedTraining
+        return PrunedTraining
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @dataclass
 class TrainingData:
     """What a view hands the wrapped estimator: rows, labels and how many individuals were dropped."""

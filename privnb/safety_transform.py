@@ -490,6 +490,13 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
         Strictly positive, summing to 1 (floats are read as the nearest fraction with denominator <= 1e6).
     r : float
         The requested r-closeness, > 1.
+    random_state : int, RandomState or None
+        For the values that replace zeros (Step 1).
+    max_power : int
+        Largest Split power ``alpha`` tried before EST gives up.
+    audit_result : bool
+        Measure the achieved r with the exact audit and fail rather than publish above ``r`` (default).
+        False skips the audit: ``achieved_r`` is NaN and r-closeness is then not verified.
     """
     start = time.perf_counter()
     if not isinstance(r, numbers.Real) or not r > 1:
@@ -551,5 +558,8 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
         return fail("Step 2's rounding could not keep the classifier; please report this", power=power, k=k)
     published = step4_integers(merged)
     achieved = audit(published, f).r_closeness if audit_result else math.nan
+    if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
+        return fail(f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
+                    power=power, k=k, r_lower_bound=bound)
     return ESTResult(True, "", published, r=float(r), achieved_r=achieved, power=power, k=k,
                      multiples=multiples, seconds=time.perf_counter() - start, r_lower_bound=bound)

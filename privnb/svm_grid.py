@@ -31,6 +31,8 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from privnb.evaluation import seed_unset_random_states
+
 __all__ = ["KERNELS", "SOLVERS", "CLASSIFIER_NAMES", "CollapseDuplicates", "NystroemSVM", "KernelBank",
            "svm_classifier", "svm_pipeline", "svm_views", "run_svm_grid"]
 
@@ -228,20 +230,14 @@ class KernelBank(ClassifierMixin, BaseEstimator):
         raise TypeError("KernelBank holds several models; predict with models_[name]")
 
 
-def _seeded(view, seed: int):
-    """``view`` with every ``random_state`` left at None set to ``seed`` (as cross_validate_views does)."""
-    unset = {name: seed for name, value in view.get_params(deep=True).items()
-             if (name == "random_state" or name.endswith("__random_state")) and value is None}
-    return view.set_params(**unset) if unset else view
-
-
 def _fit_view_fold(dataset_name, key, view, X, y, train, test, fold, seed, na_errors):
     """One (view, fold) task: apply the mechanism once, fit every kernel's model, score on raw test rows."""
     method, param = key
     param = np.nan if param is None else float(param)
     bank = view.estimator
-    view = _seeded(clone(view), seed).set_params(
-        estimator=KernelBank({name: _seeded(clone(model), seed) for name, model in bank.models.items()}))
+    view = seed_unset_random_states(clone(view), seed).set_params(
+        estimator=KernelBank({name: seed_unset_random_states(clone(model), seed)
+                              for name, model in bank.models.items()}))
     try:
         view.fit(X.iloc[train], y[train])
     except na_errors as error:
@@ -291,11 +287,10 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         beyond the sensitive domain gives N/A rows with the reason in ``note``.
     """
     from joblib import Parallel, delayed
-    from sklearn.model_selection import StratifiedKFold
     from tqdm.auto import tqdm
 
     from privnb.anatomy import NotLDiverseError
-    from privnb.evaluation import tidy_frame
+    from privnb.evaluation import folds_and_seeds, tidy_frame
 
     if ks and hierarchies is None:
         raise ValueError("generalized views (ks) need hierarchies, e.g. privnb.generalize.adult_hierarchies(); "
@@ -307,10 +302,7 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         collapse=collapse, **options) for kernel in kernels}
     views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
     X, y = dataset.X, np.asarray(dataset.y)
-    rng = check_random_state(random_state)
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
-    folds = list(splitter.split(X, y))
-    seeds = rng.randint(2**31 - 1, size=n_splits)
+    folds, seeds = folds_and_seeds(y, n_splits, random_state)
     tasks = [(key, fold) for fold in range(n_splits) for key in views]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_view_fold)(dataset.name, key, views[key].set_params(estimator=KernelBank(models)), X, y,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.anatomy import Anatomy, NotLDiverseError, anatomize, bucketize, is_l_diverse
+from privnb.anatomy import NotLDiverseError, anatomize, bucketize, is_l_diverse
 
 
 def greedy_groups(counts, l):
@@ -199,6 +199,8 @@ def test_bad_frames():
         anatomize(pd.DataFrame({"s": ["a", "b"], "gid": [1, 2]}), "s", 2)
 
 
-def test_anatomy_is_a_plain_record():
-    anatomy = anatomize(toy(), "A2", 3, random_state=0)
-    assert isinstance(anatomy, Anatomy) and anatomy.l == 3 and anatomy.sensitive == "A2"
+@pytest.mark.parametrize("l", [0, -1, 2.5, True])
+def test_is_l_diverse_rejects_a_bad_l(l):
+    frame = pd.DataFrame({"gid": [0, 0], "s": ["a", "b"]})
+    with pytest.raises(ValueError, match="l must be an integer >= 1"):
+        is_l_diverse(frame, "s", l)

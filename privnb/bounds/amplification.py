@@ -75,7 +75,7 @@ def _check_classes(count) -> int:
     return int(count)
 
 
-def max_gamma(l1, l2, n_classes) -> float:
+def max_gamma(L1, L2, n_classes) -> float:  # noqa: N803 (the paper's names)
     """The largest amplification gamma that blocks every L1-to-L2 breach (Lemma 2, condition (7)).
 
     Condition (7) is strict, so the value returned is the supremum of the admissible gammas; for two
@@ -86,8 +86,8 @@ def max_gamma(l1, l2, n_classes) -> float:
     >>> round(max_gamma(0.5, 0.6, 2), 6)
     1.5
     """
-    check_policy(l1, l2)
-    return float(_max_gamma_numeric(float(l1), float(l2), _check_classes(n_classes)))
+    check_policy(L1, L2)
+    return float(_max_gamma_numeric(float(L1), float(L2), _check_classes(n_classes)))
 
 
 def lemma2_ratio_value(gamma_value, n_classes_value) -> float:
