@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import io
 import os
-import tempfile
 import urllib.request
 import warnings
 import zipfile
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Callable, BinaryIO
 
 import platformdirs
+
+from privnb.files import write_bytes
 
 ENV_VAR = "PRIVNB_DATA"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -134,21 +135,6 @@ def _extract_member(payload: bytes, member: str, spec: FileSpec) -> bytes:
         raise ValueError(f"{spec.url} is not a zip archive holding {member!r} ({exc!r})") from exc
 
 
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` whole or not at all (temp file in the same folder + os.replace)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix="." + target.name + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
              opener: Callable[[str], BinaryIO] | None = None) -> Path:
     """Download ``spec`` into ``target_dir``, check its sha256, write it atomically; return the path.
@@ -184,7 +170,7 @@ def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
             raise _unavailable(spec, dirs, f"the download's sha256 {got} does not match the pinned "
                                            f"{spec.sha256} (nothing was written)")
     target = target_dir / (spec.path + ".gz" if gzipped else spec.path)
-    write_atomic(target, payload)
+    write_bytes(target, payload)
     return target
 
 

@@ -8,11 +8,16 @@ source starts with ``# NBVAL_CHECK_OUTPUT`` so that nbval compares their stored 
 from __future__ import annotations
 
 import ast
+import json
+import math
+import numbers
 import os
-import tempfile
 from pathlib import Path
 
 import nbformat
+import numpy as np
+
+from privnb.files import atomic_path, write_text
 
 PARAMETERS_TAG = "parameters"
 KEEP_OUTPUT_TAG = "keep_output"
@@ -78,19 +83,50 @@ def clear_unkept_outputs(nb):
 
 def write_notebook(nb, path: str | os.PathLike) -> None:
     """Write ``nb`` to ``path`` whole or not at all."""
-    path = Path(path)
-    umask = os.umask(0)
-    os.umask(umask)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            nbformat.write(nb, stream)
-        os.chmod(tmp, mode)  # mkstemp makes files private; a notebook keeps its mode or gets the usual one
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        nbformat.write(nb, tmp)
+
+
+def write_artifacts(output_dir: str | os.PathLike, *, results=None, metrics: dict | None = None,
+                    tables: dict | None = None) -> list[Path]:
+    """Write a notebook's artifacts into ``output_dir``, each file whole or not at all.
+
+    ``results`` (tidy rows, :data:`privnb.evaluation.COLUMNS`) go to ``results.parquet``, ``metrics``
+    (headline numbers, a flat dict) to ``metrics.json`` (numpy numbers become Python ones, NaN and
+    infinities become strings), each of ``tables`` (name -> DataFrame) to ``<name>.csv``.
+    Returns the paths written.
+    """
+    out = Path(output_dir)
+    written = []
+    if results is not None:
+        from privnb.evaluation import tidy_frame
+
+        with atomic_path(out / "results.parquet") as tmp:
+            tidy_frame(results).to_parquet(tmp)
+        written.append(out / "results.parquet")
+    if metrics is not None:
+        write_text(out / "metrics.json", json.dumps({k: _plain(v) for k, v in metrics.items()}, indent=2))
+        written.append(out / "metrics.json")
+    for name, table in (tables or {}).items():
+        with atomic_path(out / f"{name}.csv") as tmp:
+            table.to_csv(tmp, index=False)
+        written.append(out / f"{name}.csv")
+    return written
+
+
+def _plain(value):
+    """A JSON-ready version of a metric: Python numbers, finite or spelled out as a string."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value)
+    if isinstance(value, (numbers.Real, np.floating)):
+        return float(value) if math.isfinite(value) else str(float(value))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> list[str]:

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from privnb.evaluation import method_label, method_sort_key
-from privnb.sweep import atomic_path
+from privnb.files import atomic_path
 
 
 def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: int = 120) -> None:

@@ -34,18 +34,18 @@ import math
 import os
 import re
 import shutil
-import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from privnb.files import atomic_path, write_text
 
 SPEC_KEYS = ("notebook", "parameters", "grid", "description")
 INJECTED = "output_dir"
@@ -57,28 +57,10 @@ _MAX_MEAN_ROWS = 200
 _DATA_UNAVAILABLE = "DataUnavailableError"
 
 
-@contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, on error it vanishes."""
-    path = Path(path)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(handle)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_text(path: Path, text: str) -> None:
-    with atomic_path(path) as tmp:
-        Path(tmp).write_text(text, encoding="utf-8")
 
 
 def _write_json(path: Path, data) -> None:
-    _write_text(path, json.dumps(data, indent=2, default=str) + "\n")
+    write_text(path, json.dumps(data, indent=2, default=str) + "\n")
 
 
 def _read_json(path: Path, default=None):
@@ -224,16 +206,21 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
 def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float | None = None) -> dict:
     """Execute one point with papermill and record the outcome; never raises for a failing notebook.
 
-    The point's folder is emptied first. The executed notebook is written to ``notebook.ipynb`` (also
-    when a cell fails, for debugging); ``point.json`` is written last with ``status`` "ok", "failed"
-    or "skipped" (the notebook raised ``privnb.datasets.DataUnavailableError``), the ``error``
-    (exception type and message), the ``traceback`` and the duration.
+    The point runs in an empty folder; what a previous run left there is set aside as
+    ``<point>.previous`` and deleted once the new run succeeds, so a failing ``--force`` re-run loses
+    no results. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
+    debugging); ``point.json`` is written last with ``status`` "ok", "failed" or "skipped" (the
+    notebook raised ``privnb.datasets.DataUnavailableError``), the ``error`` (exception type and
+    message), the ``traceback`` and the duration.
     """
     import papermill
 
     folder = Path(point.output_dir)
+    previous = folder.with_name(folder.name + ".previous")
     if folder.exists():
-        shutil.rmtree(folder)
+        if previous.exists():
+            shutil.rmtree(previous)
+        os.replace(folder, previous)
     folder.mkdir(parents=True)
     partial = folder / ".notebook.part.ipynb"
     start = time.perf_counter()
@@ -252,6 +239,11 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
     finally:
         if partial.exists():
             os.replace(partial, folder / "notebook.ipynb")
+    if previous.exists():
+        if record["status"] == "ok":
+            shutil.rmtree(previous)
+        else:
+            record["error"] += f" (the previous run's files are kept in {previous.name})"
     record.update(duration_s=round(time.perf_counter() - start, 3),
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     _write_json(folder / "point.json", record)
@@ -660,5 +652,5 @@ def render_html(blocks: Sequence[tuple]) -> str:
 
 
 def _write_report(folder: Path, blocks: list[tuple]) -> None:
-    _write_text(folder / "report.md", render_markdown(blocks))
-    _write_text(folder / "report.html", render_html(blocks))
+    write_text(folder / "report.md", render_markdown(blocks))
+    write_text(folder / "report.html", render_html(blocks))

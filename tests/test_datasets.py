@@ -23,7 +23,7 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from privnb import _fetch, datasets
+from privnb import _fetch, datasets, files
 from privnb.datasets import (
     Dataset,
     DataUnavailableError,
@@ -457,9 +457,9 @@ def test_offline_error_names_file_url_and_variable(tmp_path, monkeypatch):
 def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
-    monkeypatch.setattr(_fetch.os, "replace", broken_replace)
+    monkeypatch.setattr(files.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
-        _fetch.write_atomic(tmp_path / "f.bin", b"data")
+        files.write_bytes(tmp_path / "f.bin", b"data")
     assert not any(tmp_path.iterdir())
 
 

@@ -55,3 +55,25 @@ def test_clear_unkept_outputs_keeps_only_tagged_cells():
     clear_unkept_outputs(nb)
     assert [bool(c.outputs) for c in nb.cells[1:]] == [False, True, False]
     assert convention_problems(nb) == []
+
+
+def test_write_artifacts_writes_plain_json_and_tidy_parquet(tmp_path):
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from privnb.evaluation import COLUMNS
+    from privnb.notebooks import write_artifacts
+
+    rows = [("toy", "c", "original", np.nan, 0, "error", 0.25, 10, 0, "")]
+    metrics = {"error": np.float64(0.25), "n": np.int64(3), "ok": np.bool_(True), "gamma": float("inf"),
+               "node": {"age": np.int64(1)}, "missing": float("nan")}
+    paths = write_artifacts(tmp_path / "out", results=rows, metrics=metrics,
+                            tables={"claims": pd.DataFrame({"claim": ["a"], "verdict": ["agree"]})})
+    assert [p.name for p in paths] == ["results.parquet", "metrics.json", "claims.csv"]
+    assert list(pd.read_parquet(tmp_path / "out" / "results.parquet").columns) == list(COLUMNS)
+    assert json.loads((tmp_path / "out" / "metrics.json").read_text()) == {
+        "error": 0.25, "n": 3, "ok": True, "gamma": "inf", "node": {"age": 1}, "missing": "nan"}
+    assert pd.read_csv(tmp_path / "out" / "claims.csv")["verdict"].tolist() == ["agree"]
+    assert not list((tmp_path / "out").glob(".*"))  # no temporary files left

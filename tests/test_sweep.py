@@ -209,6 +209,22 @@ def test_resume_skips_finished_points_reruns_failed_ones_and_force_runs_all(proj
     assert (forced.n_run, runs) == (3, ["x=1", "x=2", "x=3"])
 
 
+def test_a_failing_forced_rerun_keeps_the_previous_results(project):
+    out = project / "results"
+    good = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    sweep.run_sweeps([good], out=out, progress=False)
+    bad = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {fail_at: 1}\ngrid: {x: [1]}\n")
+    assert sweep.run_sweeps([bad], out=out, force=True, progress=False).n_failed == 1
+    point, previous = out / "toy.quick" / "x=1", out / "toy.quick" / "x=1.previous"
+    record = json.loads((point / "point.json").read_text())
+    assert record["status"] == "failed" and "x=1.previous" in record["error"]
+    assert json.loads((previous / "point.json").read_text())["status"] == "ok"
+    assert (previous / "results.parquet").exists()
+    good = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    assert sweep.run_sweeps([good], out=out, progress=False).n_failed == 0
+    assert not previous.exists() and json.loads((point / "point.json").read_text())["status"] == "ok"
+
+
 def test_dask_backend_runs_several_sweeps_and_writes_the_index(project):
     distributed = pytest.importorskip("distributed")
     first = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [3]}\n")
