@@ -35,7 +35,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from privnb.anatomy import NotLDiverseError, anatomize
 from privnb.encoding import FrameEncoder
 from privnb.evaluation import error_rate, folds_and_seeds, tidy_frame
-from privnb.learners import AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining
+from privnb.learners import (AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining,
+                             with_labels)
 
 __all__ = ["IBkClassifier", "convergence_curves", "cross_validate_knn", "kneighbors", "kneighbors_factored",
            "nearest_per_part", "vote"]
@@ -544,8 +545,7 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
 
 def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
     n_parts = len(sizes)
-    target = "__target__"
-    data = frame.assign(**{target: labels})
+    data, target = with_labels(frame, labels)
     pieces, piece_parts, suppressed = [], [], np.zeros(n_parts, dtype=int)
     try:
         for j in range(n_parts):

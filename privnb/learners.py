@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from privnb.anatomy import anatomize
 
 __all__ = ["TrainingData", "TrainingView", "OriginalTraining", "IdentifyingTraining",
-           "AnatomizedTraining", "GeneralizedTraining", "resolve_column"]
+           "AnatomizedTraining", "GeneralizedTraining", "resolve_column", "with_labels"]
 
 
 def __getattr__(name):
@@ -66,6 +66,17 @@ def _estimator_has(attr):
     def check(self):
         return hasattr(self.estimator_ if hasattr(self, "estimator_") else self.estimator, attr)
     return check
+
+
+def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
+    """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
+
+    Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
+    """
+    target = "__target__"
+    while target in frame.columns:
+        target += "_"
+    return frame.assign(**{target: y}), target
 
 
 def resolve_column(frame: pd.DataFrame, column):
@@ -283,10 +294,7 @@ class AnatomizedTraining(TrainingView):
         if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
             raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
                              f"{self.l} training rows.")
-        target = "__target__"
-        while target in X.columns:
-            target += "_"
-        data = X.reset_index(drop=True).assign(**{target: y})
+        data, target = with_labels(X.reset_index(drop=True), y)
         self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue,
                                   random_state=self.random_state)
         return self.anatomy_.join(), target
