@@ -210,21 +210,13 @@ def step3_restore_totals(views: NBCViews) -> NBCViews:
 def step4_integers(views: NBCViews) -> NBCViews:
     """Step 4: the smallest integer counts proportional to the given ones (one common factor for all
     counts, which multiplies every score alike and keeps ``P_c = sum_t N``)."""
-    values = [_as_fraction(v) for v in views.all_counts()]
-    scale = 1
-    for v in values:
-        scale = math.lcm(scale, v.denominator)
-    ints = [int(v * scale) for v in values]
-    common = 0
-    for v in ints:
-        common = math.gcd(common, v)
-    common = common or 1
+    ints = _smallest_integers(_as_fraction(v) for v in views.all_counts())
     n_classes = len(views.labels)
-    p = [v // common for v in ints[:n_classes]]
+    p = ints[:n_classes]
     tables, at = [], n_classes
     for frame in views.counts.values():
         size = frame.size
-        flat = [v // common for v in ints[at:at + size]]
+        flat = ints[at:at + size]
         tables.append([flat[r * n_classes:(r + 1) * n_classes] for r in range(len(frame))])
         at += size
     return views.with_counts(p, tables)
@@ -377,13 +369,15 @@ def resolve_ties(views: NBCViews) -> NBCViews:
 
 def _prior_multiples(prior: pd.Series) -> list[int]:
     """``F(c) = F * F_c`` with F the greatest common divisor of the prior (Split, Section 7.2)."""
-    denominator = 1
-    for v in prior:
-        denominator = math.lcm(denominator, v.denominator)
-    ints = [int(v * denominator) for v in prior]
-    common = 0
-    for v in ints:
-        common = math.gcd(common, v)
+    return _smallest_integers(prior)
+
+
+def _smallest_integers(values) -> list[int]:
+    """The smallest integers proportional to the given fractions (all zero stays all zero)."""
+    values = list(values)
+    scale = math.lcm(1, *(v.denominator for v in values))
+    ints = [int(v * scale) for v in values]
+    common = math.gcd(*ints) or 1
     return [v // common for v in ints]
 
 
