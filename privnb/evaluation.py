@@ -94,6 +94,14 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
 
 
+def chosen_folds(folds, n_splits: int) -> list[int]:
+    """The fold indices to run: ``folds`` checked against ``n_splits``, or every fold when None."""
+    folds = list(range(n_splits)) if folds is None else list(folds)
+    if any(not 0 <= f < n_splits for f in folds):
+        raise ValueError(f"folds must be indices in 0..{n_splits - 1}, got {folds}")
+    return folds
+
+
 def seed_unset_random_states(estimator, seed: int):
     """Give every ``random_state`` parameter left at None (the view's own and nested ones) ``seed``."""
     unset = {name: seed for name, value in estimator.get_params(deep=True).items()

@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.anatomy import NotLDiverseError, anatomize
 from privnb.encoding import FrameEncoder
-from privnb.evaluation import error_rate, folds_and_seeds, tidy_frame
+from privnb.evaluation import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.learners import (AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining,
                              with_labels)
 
@@ -287,7 +287,9 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         A column whose values vary among training rows that repeat all the other columns: the
         sensitive column of the anatomized data D_A (each individual once with each of the l sensitive
         values of its group). The search then runs over the distinct rows of the other columns
-        (:func:`kneighbors_factored`, about l times less work); the result is the same.
+        (:func:`kneighbors_factored`, about l times less work); the result is the same. Without it,
+        training rows that are mostly repeats (generalized data) are searched the same way, over
+        their distinct rows.
     chunk_bytes : int
         Memory of one query chunk's distance matrix.
 
@@ -315,11 +317,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows; use a smaller k")
         self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
         self.fit_X_ = self.encoder_.transform(X)
-        if self.factor_column is not None:
-            self._factor_mask = self._factor_columns()
-            A, self._a_index = _distinct_rows(self.fit_X_[:, ~self._factor_mask])
-            S, self._s_index = _distinct_rows(self.fit_X_[:, self._factor_mask])
-            self._parts = (A, S)
+        self._factored = self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
         self.n_features_in_ = self.encoder_.n_features_in_
         if hasattr(self.encoder_, "feature_names_in_"):
@@ -327,25 +325,39 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         self.n_samples_fit_ = len(y)
         return self
 
-    def _factor_columns(self):
+    def _factor(self):
+        """(column mask, distinct parts, part of each row) for the factored search, or None.
+
+        With ``factor_column``: the other columns and that column's encoding. Without it, training
+        rows that repeat a lot (generalized data) are searched as their distinct rows when those are
+        at most half of the rows; the second part is then empty.
+        """
+        if self.factor_column is None:
+            A, a_index = _distinct_rows(self.fit_X_)
+            if 2 * len(A) > len(a_index):
+                return None
+            mask = np.zeros(self.fit_X_.shape[1], dtype=bool)
+            return mask, (A, np.zeros((1, 0))), a_index, np.zeros(len(a_index), dtype=np.intp)
         if self.factor_column not in self.encoder_.columns_:
             raise ValueError(f"factor_column {self.factor_column!r} is not a training column; columns: "
                              f"{self.encoder_.columns_}")
-        names = self.encoder_.get_feature_names_out()
         column = str(self.factor_column)
-        return np.array([n == column or n.startswith(column + "=") for n in names])
+        mask = np.array([n == column or n.startswith(column + "=") for n in self.encoder_.get_feature_names_out()])
+        A, a_index = _distinct_rows(self.fit_X_[:, ~mask])
+        S, s_index = _distinct_rows(self.fit_X_[:, mask])
+        return mask, (A, S), a_index, s_index
 
     def kneighbors(self, X, n_neighbors=None, return_distance=True):
         """Neighbours of raw rows ``X`` in the training rows, nearest first (Euclidean distances)."""
         check_is_fitted(self, "fit_X_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         query = self.encoder_.transform(X)
-        if self.factor_column is None:
+        if self._factored is None:
             sq, index = kneighbors(self.fit_X_, query, k, chunk_bytes=self.chunk_bytes)
         else:
-            mask = self._factor_mask
-            sq, index = kneighbors_factored(*self._parts, self._a_index, self._s_index, query[:, ~mask],
-                                            query[:, mask], k, chunk_bytes=self.chunk_bytes)
+            mask, parts, a_index, s_index = self._factored
+            sq, index = kneighbors_factored(*parts, a_index, s_index, query[:, ~mask], query[:, mask], k,
+                                            chunk_bytes=self.chunk_bytes)
         return (np.sqrt(sq), index) if return_distance else index
 
     def predict_many(self, X, ks):
@@ -381,13 +393,6 @@ def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
     return views
 
 
-def _fold_indices(folds, n_splits):
-    folds = list(range(n_splits)) if folds is None else list(folds)
-    if any(not 0 <= f < n_splits for f in folds):
-        raise ValueError(f"folds must be indices in 0..{n_splits - 1}, got {folds}")
-    return folds
-
-
 def _check_ks_ls(ks, ls):
     ks = sorted({_check_positive_int(k, "k") for k in ks})
     ls = sorted({_check_positive_int(l, "l") for l in ls})
@@ -399,43 +404,52 @@ def _check_ks_ls(ks, ls):
 def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
                        hierarchies=None, anonymity_ks=None,
                        views=("original", "identifying", "anatomized", "generalized"), folds=None,
-                       progress=False) -> pd.DataFrame:
+                       n_jobs=None, progress=False) -> pd.DataFrame:
     """The k-NN experiment of Section 5 of seed 002: every view, every k, every l, stratified k-fold.
 
     Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
     and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
     with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
-    (fold, view, l) for max(ks) serves every k. An l beyond the sensitive domain gives N/A rows with the
-    reason in ``note``. Folds are stratified and shuffled with ``random_state``; the anatomization of
-    fold f is seeded from it too, so a seed reproduces the whole table. ``folds`` (indices, default all)
-    runs part of the folds, e.g. to time one.
+    (fold, view, l) for max(ks) serves every k, and one lattice search per fold serves every k of the
+    anonymized views (:class:`privnb.generalize.FullDomainLattice`). An l beyond the sensitive domain
+    gives N/A rows with the reason in ``note``. Folds are stratified and shuffled with
+    ``random_state``; the anatomization of fold f is seeded from it too, so a seed reproduces the
+    whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
+    runs folds in parallel processes (joblib), with the same result.
 
     Returns
     -------
     DataFrame
         Tidy rows (:data:`privnb.evaluation.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
     """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
     ks, ls = _check_ks_ls(ks, ls)
     unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
     if unknown:
         raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
                          "anatomized, generalized")
-    X, y = dataset.X, np.asarray(dataset.y)
+    y = np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    folds = _fold_indices(folds, n_splits)
+    folds = chosen_folds(folds, n_splits)
     anonymity_ks = ls if anonymity_ks is None else sorted({_check_positive_int(k, "k") for k in anonymity_ks})
     chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_knn_fold)(dataset, chosen, ks, fold, *splits[fold], int(seeds[fold])) for fold in folds)
+    return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
+                                            desc=f"k-NN {dataset.name}") for row in rows])
+
+
+def _knn_fold(dataset, views, ks, fold, train, test, seed):
+    """Result rows of every view of one fold (:func:`cross_validate_knn`)."""
+    X, y = dataset.X, np.asarray(dataset.y)
     rows = []
-    iterator = [(f, v) for f in folds for v in chosen]
-    if progress:
-        from tqdm.auto import tqdm
-        iterator = tqdm(iterator, desc=f"k-NN {dataset.name}")
-    for fold, (method, param, template, view_ks) in iterator:
-        train, test = splits[fold]
+    for method, param, template, view_ks in views:
         view_ks = ks if view_ks is None else view_ks
         estimator = clone(template)
         if "random_state" in estimator.get_params():
-            estimator.set_params(random_state=int(seeds[fold]))
+            estimator.set_params(random_state=seed)
         try:
             estimator.fit(X.iloc[train], y[train])
         except NotLDiverseError as error:
@@ -445,7 +459,7 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
         predictions = estimator.estimator_.predict_many(estimator.test_view(X.iloc[test]), view_ks)
         rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", error_rate(y[test], pred),
                   estimator.n_train_, estimator.n_suppressed_, "") for k, pred in zip(view_ks, predictions)]
-    return tidy_frame(rows)
+    return rows
 
 
 def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
@@ -518,7 +532,7 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     rows = []
-    iterator = _fold_indices(folds, n_splits)
+    iterator = chosen_folds(folds, n_splits)
     if progress:
         from tqdm.auto import tqdm
         iterator = tqdm(iterator, desc=f"convergence {dataset.name}")

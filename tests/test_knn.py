@@ -155,8 +155,8 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
 def test_cross_validate_knn_reproducible_and_validates():
     data = _small_dataset(seed=1)
     a = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4)
-    b = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4)
-    pd.testing.assert_frame_equal(a, b)
+    b = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4, n_jobs=2)
+    pd.testing.assert_frame_equal(a, b)     # folds in parallel processes: the same table
     with pytest.raises(ValueError, match="unknown views"):
         cross_validate_knn(data, views=("original", "pruned"), n_splits=2)
     with pytest.raises(ValueError, match="ls must be integers >= 2"):
@@ -214,3 +214,18 @@ def test_factor_column_gives_the_same_predictions():
     assert np.array_equal(a[1], b[1]) and np.allclose(a[0], b[0])
     with pytest.raises(ValueError, match="factor_column"):
         IBkClassifier(1, factor_column="nope").fit(data.X, data.y)
+
+
+@given(st.integers(0, 10_000), st.integers(1, 9))
+@settings(max_examples=30, deadline=None)
+def test_repeated_training_rows_are_searched_by_distinct_row(seed, k):
+    """Generalized data (mostly repeated rows) goes through the distinct-row search: same neighbours."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(0, 3, size=(12, 2)).astype(float)
+    train = pd.DataFrame(distinct[rng.integers(0, 12, size=80)], columns=["a", "b"])
+    test = pd.DataFrame(rng.integers(0, 3, size=(25, 2)).astype(float), columns=["a", "b"])
+    model = IBkClassifier(k).fit(train, rng.integers(0, 2, 80))
+    assert model._factored is not None
+    sq, index = brute(model.fit_X_, model.encoder_.transform(test), k)
+    distances, found = model.kneighbors(test)
+    assert np.array_equal(found, index) and np.allclose(distances ** 2, sq)
