@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from privnb.evaluation import seed_unset_random_states
 
 __all__ = ["KERNELS", "SOLVERS", "CLASSIFIER_NAMES", "CollapseDuplicates", "NystroemSVM", "KernelBank",
-           "svm_classifier", "svm_pipeline", "svm_views", "run_svm_grid"]
+           "svm_classifier", "svm_pipeline", "svm_views", "run_svm_grid", "theorem_4_1_inputs"]
 
 KERNELS = ("linear", "rbf")
 SOLVERS = ("libsvm", "sklearnex", "nystroem")
@@ -230,29 +230,56 @@ class KernelBank(ClassifierMixin, BaseEstimator):
         raise TypeError("KernelBank holds several models; predict with models_[name]")
 
 
-def _fit_view_fold(dataset_name, key, view, X, y, train, test, fold, seed, na_errors):
-    """One (view, fold) task: apply the mechanism once, fit every kernel's model, score on raw test rows."""
-    method, param = key
-    param = np.nan if param is None else float(param)
-    bank = view.estimator
-    view = seed_unset_random_states(clone(view), seed).set_params(
-        estimator=KernelBank({name: seed_unset_random_states(clone(model), seed)
-                              for name, model in bank.models.items()}))
-    try:
-        view.fit(X.iloc[train], y[train])
-    except na_errors as error:
-        return [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
-                for name in view.estimator.models]
-    test_rows = view.test_view(X.iloc[test])
-    return [(dataset_name, name, method, param, fold, "error",
-             float(np.mean(model.predict(test_rows) != y[test])), view.n_train_, view.n_suppressed_, "")
-            for name, model in view.estimator_.models_.items()]
+def theorem_4_1_inputs(view, model) -> dict:
+    """What Theorem 4.1 (seed 003) needs from a fitted pruned view and its linear SVC pipeline.
+
+    ``w_norm`` is ||w_p|| of the SVC fitted on D_P; ``r2_min`` and ``r2_max`` are the smallest and
+    largest squared norms of D_A (the prerequisite step, Figure B.1) in that SVC's encoded space, so
+    that [r_p^2] = R^2 ||w_p||^2 measures R_p and w_p alike (:func:`privnb.bounds.rp2_range_from_data`);
+    ``appendix_b_r2_min`` and ``appendix_b_r2_max`` are the same extremes in the Appendix B
+    preprocessing, the space the pruning step chose rows in.
+    """
+    from privnb.pruning import prerequisites
+
+    encoder, classifier = model.steps[0][1], model.steps[-1][1]
+    coef = getattr(classifier, "estimator_", classifier).coef_
+    encoded = prerequisites(encoder.transform(view.anatomy_.join()[view.view_columns_]))
+    appendix_b = view.pruning_.prerequisites
+    return {"w_norm": float(np.linalg.norm(coef)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
+            "appendix_b_r2_min": appendix_b.r2_min, "appendix_b_r2_max": appendix_b.r2_max}
+
+
+def _fit_fold(dataset_name, views, X, y, train, test, fold, seed, na_errors, theorem_inputs):
+    """One fold's task: for each (key, view), apply the mechanism once, fit every kernel's model, score
+    on the raw test rows (and record :func:`theorem_4_1_inputs` of pruned views when asked)."""
+    rows = []
+    for (method, param), view in views:
+        param = np.nan if param is None else float(param)
+        bank = view.estimator
+        view = seed_unset_random_states(clone(view), seed).set_params(
+            estimator=KernelBank({name: seed_unset_random_states(clone(model), seed)
+                                  for name, model in bank.models.items()}))
+        try:
+            view.fit(X.iloc[train], y[train])
+        except na_errors as error:
+            rows += [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
+                     for name in view.estimator.models]
+            continue
+        test_rows = view.test_view(X.iloc[test])
+        models = view.estimator_.models_
+        rows += [(dataset_name, name, method, param, fold, "error", float(np.mean(model.predict(test_rows) != y[test])),
+                  view.n_train_, view.n_suppressed_, "") for name, model in models.items()]
+        linear = CLASSIFIER_NAMES["linear"]
+        if theorem_inputs and method == "pruned" and linear in models:
+            rows += [(dataset_name, linear, method, param, fold, metric, value, view.n_train_, view.n_suppressed_, "")
+                     for metric, value in theorem_4_1_inputs(view, models[linear]).items()]
+    return rows
 
 
 def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
                  ks: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
-                 solver: str = "libsvm", collapse: bool = True, random_state=0, n_jobs: int | None = None,
-                 progress: bool = False, **options):
+                 solver: str = "libsvm", collapse: bool = True, random_state=0, folds=None,
+                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = False, **options):
     """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
 
     Gives the same rows as :func:`privnb.evaluation.cross_validate_views` on ``svm_views`` of each
@@ -275,8 +302,13 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         Collapse duplicate rows (exact; False only to measure it).
     random_state : int
         Seeds the folds and every view's anatomization.
+    folds : sequence of int, optional
+        Fold indices to run (default all), with the same splits and seeds, e.g. to time one.
     n_jobs : int, optional
-        (view, fold) tasks run in parallel (joblib processes).
+        Tasks run in parallel (joblib processes).
+    theorem_inputs : bool
+        Also give, for each pruned view and fold, rows of the linear SVC with the metrics of
+        :func:`theorem_4_1_inputs` (``w_norm``, ``r2_min``, ...), next to its ``error`` rows.
     options
         Passed to :func:`svm_classifier` (``C``, ``cache_size``, ``n_components``).
 
@@ -290,7 +322,7 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     from tqdm.auto import tqdm
 
     from privnb.anatomy import NotLDiverseError
-    from privnb.evaluation import folds_and_seeds, tidy_frame
+    from privnb.evaluation import chosen_folds, folds_and_seeds, tidy_frame
 
     if ks and hierarchies is None:
         raise ValueError("generalized views (ks) need hierarchies, e.g. privnb.generalize.adult_hierarchies(); "
@@ -301,13 +333,18 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         dataset, kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver,
         collapse=collapse, **options) for kernel in kernels}
     views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
+    for view in views.values():
+        view.set_params(estimator=KernelBank(models))
     X, y = dataset.X, np.asarray(dataset.y)
-    folds, seeds = folds_and_seeds(y, n_splits, random_state)
-    tasks = [(key, fold) for fold in range(n_splits) for key in views]
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
+    folds = chosen_folds(folds, n_splits)
+    alone = [[(key, view)] for key, view in views.items() if key[0] != "generalized"]
+    generalized = [(key, view) for key, view in views.items() if key[0] == "generalized"]
+    tasks = [(fold, group) for fold in folds for group in alone + ([generalized] if generalized else [])]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_fit_view_fold)(dataset.name, key, views[key].set_params(estimator=KernelBank(models)), X, y,
-                                *folds[fold], fold, int(seeds[fold]), (NotLDiverseError,))
-        for key, fold in tasks)
+        delayed(_fit_fold)(dataset.name, group, X, y, *splits[fold], fold, int(seeds[fold]), (NotLDiverseError,),
+                           theorem_inputs)
+        for fold, group in tasks)
     rows = [row for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
             for row in rows]
     return tidy_frame(rows)

@@ -3,6 +3,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pandas as pd
 
 from privnb.evaluation import COLUMNS
@@ -24,7 +25,13 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert list(results.columns) == list(COLUMNS)
     assert set(results["classifier"]) == {"SVC", "SVM"}
     assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
-    assert results["value"].between(0, 1).all() and (results["n_suppressed"] >= 0).all()
+    errors = results[results["metric"] == "error"]
+    assert errors["value"].between(0, 1).all() and (results["n_suppressed"] >= 0).all()
+    inputs = results[results["metric"] != "error"].pivot_table(index=["param", "fold"], columns="metric", values="value")
+    assert len(inputs) == 2 * 2 and (inputs["w_norm"] > 0).all() and (inputs["r2_min"] <= inputs["r2_max"]).all()
+    theorem = pd.read_csv(out / "theorem_4_1.csv")
+    assert theorem["l"].tolist() == [2, 3]
+    assert np.allclose(theorem["bound"], theorem["vc_term"] + theorem["pruning_term"]) and (theorem["bound"] > 0).all()
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "adult" and metrics["rows"] == 500 and metrics["claims_total"] > 0
     assert all(key in metrics for key in ("mean_error_SVC_Org.", "mean_error_SVM_L=2", "bound_4_6_L=2"))

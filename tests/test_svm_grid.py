@@ -103,3 +103,26 @@ def test_grid_gives_the_rows_of_cross_validate_views():
 def test_grid_needs_hierarchies_for_k():
     with pytest.raises(ValueError, match="hierarchies"):
         run_svm_grid(toy_dataset(), ks=(2,))
+
+
+def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
+    """The rows Theorem 4.1 reads (||w_p||, R^2 extremes of D_A) come from the fold's own pruned linear SVC."""
+    from privnb.evaluation import folds_and_seeds
+    from privnb.pruning import PrunedTraining
+
+    data = toy_dataset(seed=6)
+    plain = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=2, random_state=3)
+    rows = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=2, random_state=3, theorem_inputs=True)
+    pd.testing.assert_frame_equal(rows[rows["metric"] == "error"].reset_index(drop=True), plain)
+    inputs = rows[rows["metric"] != "error"]
+    assert set(inputs["classifier"]) == {"SVC"} and set(inputs["method"]) == {"pruned"}
+    splits, seeds = folds_and_seeds(np.asarray(data.y), 2, 3)
+    for fold, (train, _) in enumerate(splits):
+        view = PrunedTraining(svm_pipeline(data, "linear"), sensitive="s", l=2, kinds=data.kinds, orders=data.orders,
+                              random_state=int(seeds[fold])).fit(data.X.iloc[train], np.asarray(data.y)[train])
+        encoded = view.estimator_.steps[0][1].transform(view.anatomy_.join()[view.view_columns_])
+        squared = (encoded ** 2).sum(axis=1)
+        got = inputs[inputs["fold"] == fold].set_index("metric")["value"]
+        assert got["w_norm"] == pytest.approx(np.sqrt((view.estimator_.steps[-1][1].estimator_.coef_ ** 2).sum()))
+        assert (got["r2_min"], got["r2_max"]) == pytest.approx((squared.min(), squared.max()))
+        assert got["appendix_b_r2_min"] <= got["appendix_b_r2_max"]
