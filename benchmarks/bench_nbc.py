@@ -1,20 +1,25 @@
 """Benchmark privnb.nbc on Adult's views (seed 004, Section 8): SafetyTransform, EST, audit, equivalence.
 
-Prints timings and ratios: SafetyTransform and EST against the paper's 2.92 s (C++ on a P4), the exact
+Prints timings and ratios: SafetyTransform and EST against the paper's 2.92 s (C++ on a P4), Step 2's
+certified k-th roots against the former Decimal ln/exp roots on EST's own input, the exact
 equivalence check against a naive all-big-integer evaluation, the exact audit of every quasi-identifier
 value of Adult (hypergeometric chains, target < 30 s) next to the rational chain and brute-force enumeration
 of possible worlds on the largest tiny table the enumeration finishes, per quasi-identifier value.
 Run: PRIVNB_DATA=... python benchmarks/bench_nbc.py
 """
+import math
 import time
+from decimal import Context, Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from privnb.datasets import load_adult
-from privnb.nbc import (NBCViews, SafetyTransform, audit, brute_force_posterior, est, nbc_equivalent,
-                        posterior)
+from privnb.nbc import (NBCViews, SafetyTransform, achieved_r, audit, brute_force_posterior, est, nbc_equivalent,
+                        posterior, resolve_ties, step1_remove_zeros)
 from privnb.nbc import _integer_tables
+from privnb.safety_transform import _precision_bits, _rounded_roots
 
 PAPER_EST_SECONDS = 2.92
 
@@ -52,12 +57,50 @@ def naive_equivalent(a, b):
     return bool(np.array_equal(*signs))
 
 
+def _decimal_roots(views, k, bits):
+    """The former Step 2 roots (one Decimal ln per count, one exp per root, at high precision), kept here
+    only as the baseline: class-steered rationals ``root * rho^j (1 + eta/4)`` and ``root (1 - eta/4) / rho^j``."""
+    eta = Fraction(1, 2**bits)
+    rho = 1 + eta
+    up = [rho**j * (1 + eta / 4) for j in range(len(views.labels))]
+    down = [(1 - eta / 4) / rho**j for j in range(len(views.labels))]
+    logs = {}
+    with localcontext(Context(prec=math.ceil((bits + 3) * math.log10(2)) + 12 + len(str(k)))):
+        def root(value):
+            value = Fraction(value)
+            if value not in logs:
+                logs[value] = (Decimal(value.numerator) / Decimal(value.denominator)).ln()
+            return Fraction((logs[value] / k).exp())
+
+        p = [root(v) * down[j] for j, v in enumerate(views.class_counts)]
+        tables = [[[root(v) * up[j] for j, v in enumerate(row)] for row in frame.to_numpy().tolist()]
+                  for frame in views.counts.values()]
+    return p, tables
+
+
 def main():
     views = adult_views()
     print(f"Adult views: {views}, P = {views.class_counts.tolist()}")
     st_time, fitted = best_of(lambda: SafetyTransform(2.0, random_state=0).fit(views))
     print(f"SafetyTransform(gamma=2): {st_time:.3f} s (k={fitted.k_}); paper's EST 2.92 s / ours = "
           f"{PAPER_EST_SECONDS / st_time:.1f}x")
+    uniform = {0: 0.5, 1: 0.5}
+    uni_time, uni = best_of(lambda: est(views, uniform, 1.3, random_state=0), repeat=7)
+    quiet_time, _ = best_of(lambda: est(views, uniform, 1.3, random_state=0, audit_result=False), repeat=7)
+    audit_share, _ = best_of(lambda: achieved_r(uni.views, uniform), repeat=7)
+    table_time, _ = best_of(lambda: audit(uni.views, uniform), repeat=3)
+    print(f"EST(uniform prior, r=1.3): {uni_time:.3f} s through Split (alpha={uni.power}), SafetyTransform "
+          f"(k={uni.k}) and Merging, success={uni.success}, achieved r={uni.achieved_r:.4f}; paper 2.92 s / ours = "
+          f"{PAPER_EST_SECONDS / uni_time:.1f}x; of which the exact achieved r {audit_share:.3f} s (the full audit "
+          f"table would take {table_time:.3f} s); "
+          f"with audit_result=False {quiet_time:.3f} s ({PAPER_EST_SECONDS / quiet_time:.1f}x)")
+    base = resolve_ties(step1_remove_zeros(views, random_state=0))
+    bits = _precision_bits(base, uni.k) + 64  # as EST asks
+    roots_time, _ = best_of(lambda: _rounded_roots(base, uni.k, bits), repeat=7)
+    old_time, _ = best_of(lambda: _decimal_roots(base, uni.k, bits), repeat=3)
+    print(f"  its Step 2 roots ({len(set(base.all_counts()))} distinct counts, k={uni.k}, {bits} bits): certified "
+          f"Newton brackets {roots_time * 1e3:.1f} ms vs the former Decimal ln/exp {old_time * 1e3:.1f} ms "
+          f"({old_time / roots_time:.1f}x)")
     est_time, result = best_of(lambda: est(views, {0: 0.75, 1: 0.25}, 1.3, random_state=0))
     print(f"EST(prior 75%/25%, r=1.3): {est_time:.3f} s, success={result.success} (below the floor "
           f"r >= {result.r_lower_bound:g}: fails before Split); paper 2.92 s / ours = {PAPER_EST_SECONDS / est_time:.1f}x")

@@ -413,7 +413,7 @@ def min_score_ratio(views: NBCViews) -> Fraction | None:
 
 _REEXPORTED = {
     **{name: "privnb.nbc_audit" for name in ("posterior", "audit", "AuditResult", "brute_force_posterior",
-                                             "r_closeness")},
+                                             "r_closeness", "achieved_r")},
     **{name: "privnb.safety_transform" for name in (
         "SafetyTransform", "safety_transform", "step1_remove_zeros", "step2_roots", "step3_restore_totals",
         "step4_integers", "corollary4_gamma", "satisfies_corollary4", "k_sind", "synthetic_database", "est",

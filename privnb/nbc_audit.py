@@ -417,6 +417,35 @@ def _posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
     return index, _chain_posteriors(views, subset)
 
 
+def _audited_values(views, prior, max_size, method):
+    """For each quasi-identifier I of size 1..``max_size``: (I, its values with a possible world, the
+    posterior of every property Q at each value, shape (values, properties)); also the properties and
+    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share."""
+    if method not in ("exact", "expected"):
+        raise ValueError(f"method must be 'exact' or 'expected', got {method!r}")
+    f = check_prior(prior, views.labels)
+    n = views.n_attributes
+    max_size = n if max_size is None else int(max_size)
+    if not 1 <= max_size <= n:
+        raise ValueError(f"max_size must be between 1 and {n}, got {max_size}")
+    if len(views.labels) < 2:
+        raise ValueError("the audit needs at least two labels (a single label has no property to protect)")
+    if method == "exact":
+        _require_integral(views)
+    labels = list(views.labels)
+    properties = _properties(labels)
+    member = np.array([[label in q for label in labels] for q in properties], dtype=float)
+    f_q = np.array([float(sum(f[label] for label in q)) for q in properties])
+
+    def blocks():
+        for size in range(1, max_size + 1):
+            for subset in itertools.combinations(views.attributes, size):
+                index, post = _posteriors(views, subset, method)
+                keep = np.isfinite(post).all(axis=1)
+                yield subset, index[keep], post[keep] @ member.T
+    return properties, f_q, blocks()
+
+
 def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact") -> AuditResult:
     """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
 
@@ -441,46 +470,40 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
         restricted to I) everywhere, for any counts; not the paper's posterior on small tables (Figure 1(a):
         32/37 = 86.5% instead of 22/25 = 88%).
     """
-    if method not in ("exact", "expected"):
-        raise ValueError(f"method must be 'exact' or 'expected', got {method!r}")
     if (L1 is None) != (L2 is None):
         raise ValueError("give both L1 and L2 (a privacy policy) or neither")
     if L1 is not None:
         from .bounds.amplification import check_policy
         check_policy(L1, L2)
-    f = check_prior(prior, views.labels)
-    n = views.n_attributes
-    max_size = n if max_size is None else int(max_size)
-    if not 1 <= max_size <= n:
-        raise ValueError(f"max_size must be between 1 and {n}, got {max_size}")
-    if len(views.labels) < 2:
-        raise ValueError("the audit needs at least two labels (a single label has no property to protect)")
-    if method == "exact":
-        _require_integral(views)
-    labels = list(views.labels)
-    properties = _properties(labels)
-    member = np.array([[label in q for label in labels] for q in properties], dtype=float)
-    f_q = np.array([float(sum(f[label] for label in q)) for q in properties])
+    properties, f_q, blocks = _audited_values(views, prior, max_size, method)
     frames = []
-    for size in range(1, max_size + 1):
-        for subset in itertools.combinations(views.attributes, size):
-            index, post = _posteriors(views, subset, method)
-            keep = np.isfinite(post).all(axis=1)
-            post_q = post[keep] @ member.T  # (values, properties)
-            values = index[keep]
-            frame = pd.DataFrame({a: np.repeat(np.asarray(values.get_level_values(a), dtype=object), len(properties))
-                                  if a in subset else None for a in views.attributes})
-            frame["size"] = size
-            frame["property"] = pd.Series(properties * len(values), dtype=object)
-            frame["prior"] = np.tile(f_q, len(values))
-            frame["posterior"] = post_q.ravel()
-            frames.append(frame)
+    for subset, values, post_q in blocks:
+        frame = pd.DataFrame({a: np.repeat(np.asarray(values.get_level_values(a), dtype=object), len(properties))
+                              if a in subset else None for a in views.attributes})
+        frame["size"] = len(subset)
+        frame["property"] = pd.Series(properties * len(values), dtype=object)
+        frame["prior"] = np.tile(f_q, len(values))
+        frame["posterior"] = post_q.ravel()
+        frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     table["ratio"] = table["posterior"] / table["prior"]
     if L1 is not None:
         table["upward"] = (table["prior"] < L1) & (table["posterior"] > L2)
         table["downward"] = (table["posterior"] < L1) & (table["prior"] > L2)
     return AuditResult(table=table, r_closeness=r_closeness(table), method=method)
+
+
+def achieved_r(views, prior=None, *, max_size=None, method: str = "exact") -> float:
+    """The achieved r of Definition 5 over every quasi-identifier value, as ``audit(...).r_closeness``,
+    without building the audit's table (what EST checks before it publishes)."""
+    _, f_q, blocks = _audited_values(views, prior, max_size, method)
+    worst = 1.0
+    with np.errstate(divide="ignore"):
+        for _, _, post_q in blocks:
+            if post_q.size:
+                ratio = post_q / f_q
+                worst = max(worst, float(np.max(np.maximum(ratio, 1 / ratio))))
+    return worst
 
 
 def r_closeness(table: pd.DataFrame) -> float:

@@ -5,7 +5,8 @@ whose error is steered by class (Statement 7): class ``c`` of precedence rank ``
 into ``[rho^j, rho^(j+1/2))`` times the true root and its ``P`` into ``(rho^-(j+1/2), rho^-j]``, so a
 higher-precedence class only ever gains; ``rho = 1 + 2^-E`` with ``E`` from the integer gap bound of
 Statement 8 (two different integer score cross-products differ by at least one), so no inequality flips
-and every tie goes to the larger label.
+and every tie goes to the larger label. Each root is bracketed by a Newton step in Decimal arithmetic
+rounded outward (exact bounds), and N and P are rounded from the bracket to multiples of one power of two.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import math
 import numbers
 import time
 from dataclasses import dataclass, field
-from decimal import Context, Decimal, localcontext
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 from typing import Mapping
 
@@ -24,7 +25,7 @@ from sklearn.utils import check_random_state
 
 from .bounds.amplification import check_gamma
 from .nbc import NBCViews, _integer_tables, min_score_ratio, nbc_equivalent, score_signs
-from .nbc_audit import audit, check_prior
+from .nbc_audit import achieved_r, check_prior
 
 __all__ = [
     "SafetyTransform", "safety_transform", "step1_remove_zeros", "step2_roots", "step3_restore_totals",
@@ -37,6 +38,16 @@ __all__ = [
 def _frames(views: NBCViews) -> list[list[list]]:
     """The N tables as nested lists [attribute][value][class]."""
     return [frame.to_numpy().tolist() for frame in views.counts.values()]
+
+
+def _unflatten(views: NBCViews, flat: list) -> tuple[list, list]:
+    """(P list, N tables) from values in the order of ``views.all_counts()``."""
+    n_classes = len(views.labels)
+    tables, at = [], n_classes
+    for frame in views.counts.values():
+        tables.append([flat[r:r + n_classes] for r in range(at, at + frame.size, n_classes)])
+        at += frame.size
+    return flat[:n_classes], tables
 
 
 def _as_fraction(value) -> Fraction:
@@ -71,12 +82,9 @@ def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
     """
     rng = check_random_state(random_state)
     n = views.n_attributes
-    tables = [[[_as_fraction(v) for v in row] for row in t] for t in _frames(views)]
+    tables = _frames(views)  # ints and Fractions
     p = [Fraction(v) for v in views.class_counts]
     n_classes = len(p)
-
-    def big_m(c):  # per attribute maxima of class c
-        return [max(row[c] for row in t) for t in tables]
 
     def small_m(c):  # per attribute minima of the positive counts of class c
         out = []
@@ -98,14 +106,15 @@ def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
                 continue
             score = math.prod(m) / p[other] ** (n - 1)
             lowest = score if lowest is None else min(lowest, score)
+        maxima = [max(row[c] for row in t) for t in tables]  # per attribute maxima of class c
         for i, r in zeros:
-            maxima = big_m(c)
             rest = math.prod(v for j, v in enumerate(maxima) if j != i)
             if lowest is None:  # no other class scores positively anywhere: any s works
                 bound = maxima[i] if maxima[i] > 0 else Fraction(1)
             else:
                 bound = lowest * p[c] ** (n - 1) / rest
             tables[i][r][c] = _power_of_two_below(bound) * Fraction(int(rng.randint(1, 16)), 16)
+            maxima[i] = max(maxima[i], tables[i][r][c])  # the only change to class c's maxima
     return views.with_counts(p, tables)
 
 
@@ -143,30 +152,131 @@ def _precision_bits(views: NBCViews, k: int) -> int:
     return (2 * (2 * n - 1) * n_classes * k * (_score_bound(views) + 1)).bit_length() + 1
 
 
+def _outward(digits: int) -> tuple[Context, Context]:
+    """Decimal contexts rounding down and up to ``digits`` significant digits, exponents unbounded.
+
+    Decimal operations are correctly rounded: a result rounded down is below the exact value by less
+    than ``10^(1-digits)`` of it.
+    """
+    return tuple(Context(prec=digits, rounding=mode, Emin=MIN_EMIN, Emax=MAX_EMAX)
+                 for mode in (ROUND_FLOOR, ROUND_CEILING))
+
+
+def _power_bounds(low: Decimal, n: int, loss: Decimal, down: Context, up: Context) -> tuple[Decimal, Decimal]:
+    """Bounds on ``z^n`` for every ``z`` in ``[low, low / (1 - loss)]`` (``low > 0``).
+
+    Binary powering rounded down gives the lower bound. Each of its products loses less than
+    ``delta = 10^(1-digits)`` of its value, and the squarings after it raise that loss to powers that sum
+    to less than ``2n``, so ``z^n <= lower / ((1 - loss)^n (1 - delta)^(2n))``
+    ``<= lower / (1 - n loss - 2n delta)``.
+    """
+    power = low
+    for bit in bin(n)[3:]:
+        power = down.multiply(power, power)
+        if bit == "1":
+            power = down.multiply(power, low)
+    slack = up.add(up.multiply(n, loss), up.scaleb(2 * n, 1 - up.prec))
+    return power, up.divide(power, down.subtract(1, slack))
+
+
+def _root_step(y: Decimal, x_low: Decimal, x_high: Decimal, k: int, down: Context, up: Context):
+    """Bounds on ``x^(1/k)`` for every ``x`` in ``[x_low, x_high]``, from a guess ``y > 0``.
+
+    With ``u = x / y^k``, ``x^(1/k) = y u^(1/k)`` and ``1 + (1 - 1/u)/k <= u^(1/k) <= 1 + (u - 1)/k``
+    (``ln u >= 1 - 1/u``, and the tangent at 1 of the concave ``u^(1/k)``): the bracket is
+    ``O((u - 1)^2 / k)`` wide, and its upper end is Newton's step from y.
+    """
+    q_low, q_high = _power_bounds(y, k, Decimal(0), down, up)
+    low = down.multiply(y, down.add(1, down.divide(down.subtract(1, up.divide(q_high, x_low)), k)))
+    high = up.multiply(y, up.add(1, up.divide(up.subtract(up.divide(x_high, q_low), 1), k)))
+    return low, high
+
+
+@dataclass(frozen=True)
+class _RootPlan:
+    """How Step 2 (Figure 4 of seed 004) computes its k-th roots for a power and ``bits`` of precision.
+
+    ``down`` and ``up`` round to ``digits``, which keep a bracket's rounding error (about
+    ``(8 + (3 power + 5) / k) 10^(1-digits)`` of the root: ``2k`` products' worth through ``y^k``,
+    ``3 power`` through ``x``, divided by k by the root) far below ``2^-(bits+5)``. ``guesses`` are the
+    contexts of Newton's steps, each about doubling the correct digits (less ``log10 k``) from a float's
+    16 up to about half of ``digits``, where one certified step (:func:`_root_step`) completes them.
+    """
+
+    k: int
+    power: int
+    bits: int
+    down: Context
+    up: Context
+    guesses: tuple
+
+    @classmethod
+    def make(cls, k: int, power: int, bits: int) -> "_RootPlan":
+        digits = math.ceil((bits + 8) * math.log10(2) + math.log10(10 + 4 * (power + 1) / k)) + 2
+        slack = len(str(k))
+        precisions = [(digits + slack) // 2 + 2]
+        while precisions[-1] > 2 * slack + 16:
+            precisions.append((precisions[-1] + slack) // 2 + 1)
+        guesses = tuple(Context(prec=p, Emin=MIN_EMIN, Emax=MAX_EMAX) for p in reversed(precisions))
+        return cls(k, power, bits, *_outward(digits), guesses)
+
+    def bounds(self, numerator: int, denominator: int, divisor: int) -> tuple[Decimal, Decimal]:
+        """``low <= (v^power / divisor)^(1/k) <= high`` with ``v = numerator / denominator`` and
+        ``high - low <= 2^-(bits+5) low``.
+
+        A float estimate, Newton's steps at the ``guesses`` precisions, then certified steps
+        (:func:`_root_step`) until the bracket is that tight.
+        """
+        k, power, down, up = self.k, self.power, self.down, self.up
+        v_low = down.divide(numerator, denominator)
+        x_low, x_high = _power_bounds(v_low, power, up.scaleb(1, 1 - up.prec), down, up)
+        x_low, x_high = down.divide(x_low, divisor), up.divide(x_high, divisor)
+        log2 = (power * (math.log2(numerator) - math.log2(denominator)) - math.log2(divisor)) / k
+        whole = math.floor(log2)
+        y = down.multiply(Decimal(2.0 ** (log2 - whole)), down.power(2, whole))
+        for ctx in self.guesses:
+            y = ctx.multiply(y, ctx.add(1, ctx.divide(ctx.subtract(ctx.divide(x_low, ctx.power(y, k)), 1), k)))
+        scale = 2 ** (self.bits + 5)
+        while True:
+            low, high = _root_step(y, x_low, x_high, k, down, up)
+            if low > 0 and up.multiply(up.subtract(high, low), scale) <= low:
+                return low, high
+            y = high
+
+
 def _rounded_roots(views: NBCViews, k: int, bits: int, *, ranks=None, power: int = 1, divisors=None):
-    """Step 2's rational roots ``(count^power / divisor_c)^(1/k)`` with class-steered errors
-    (Statement 7), computed with ``decimal`` to the precision ``bits`` asks; returns (P list, N tables)."""
+    """Step 2's roots ``x = (count^power / divisor_c)^(1/k)`` as integers over ``2^shift``, with
+    class-steered errors (Statement 7). Returns (P list, N tables, shift).
+
+    With ``eta = 2^-bits``, ``rho = 1 + eta`` and ``j`` the class's rank, ``N`` is ``rho^j`` times an
+    upper bound of x rounded up, ``P`` is ``rho^-j`` times a lower bound rounded down, to a multiple of
+    ``2^-shift``. The bounds are within ``eta/32`` of each other (:meth:`_RootPlan.bounds`) and
+    ``2^-shift <= rho^-j x eta/32``, so ``rho^j x <= N <= rho^j x (1 + eta/16) < rho^(j+1/2) x`` and
+    ``rho^-(j+1/2) x < rho^-j x (1 - eta/16) <= P <= rho^-j x``.
+    """
     n_classes = len(views.labels)
     ranks = list(range(n_classes)) if ranks is None else list(ranks)
     divisors = [1] * n_classes if divisors is None else list(divisors)
-    eta = Fraction(1, 2**bits)
-    rho = 1 + eta
-    digits = math.ceil((bits + 3) * math.log10(2)) + 12 + len(str(power * max(1, k)))
-    up = [rho ** ranks[c] * (1 + eta / 4) for c in range(n_classes)]
-    down = [(1 - eta / 4) / rho ** ranks[c] for c in range(n_classes)]
-    logs: dict = {}
-    with localcontext(Context(prec=digits)):
-        log_divisors = [Decimal(d).ln() if d != 1 else Decimal(0) for d in divisors]
+    plan = _RootPlan.make(k, power, bits)
+    bounds: dict = {}
 
-        def root(value, c):
-            value = _as_fraction(value)
-            if value not in logs:
-                logs[value] = (Decimal(value.numerator) / Decimal(value.denominator)).ln() * power
-            return Fraction(((logs[value] - log_divisors[c]) / k).exp())
+    def bound(value, c):  # (low, high as an integer ratio)
+        key = (value.numerator, value.denominator, divisors[c])  # counts are ints or Fractions
+        if key not in bounds:
+            low, high = plan.bounds(*key)
+            bounds[key] = low, high.as_integer_ratio()
+        return bounds[key]
 
-        p = [root(v, c) * down[c] for c, v in enumerate(views.class_counts)]
-        tables = [[[root(v, c) * up[c] for c, v in enumerate(row)] for row in t] for t in _frames(views)]
-    return p, tables
+    p_low = [bound(v, c)[0].as_integer_ratio() for c, v in enumerate(views.class_counts)]
+    n_high = [[[bound(v, c)[1] for c, v in enumerate(row)] for row in t] for t in _frames(views)]
+    # x >= high / 2 > 2^(bit lengths' difference - 2), and rho^-j >= 2^-j
+    smallest = min(num.bit_length() - den.bit_length() for _, (num, den) in bounds.values())
+    shift = max(0, bits + 7 + max(ranks) - smallest)
+    grow, shrink = [(2**bits + 1) ** j for j in ranks], [2 ** (bits * j) for j in ranks]
+    p = [(num * shrink[c] << shift) // (den * grow[c]) for c, (num, den) in enumerate(p_low)]
+    tables = [[[-((-num * grow[c] << shift) // (den * shrink[c])) for c, (num, den) in enumerate(row)]
+               for row in t] for t in n_high]
+    return p, tables, shift
 
 
 def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCViews:
@@ -183,43 +293,48 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if any(v == 0 for v in views.all_counts()):
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
-    p, tables = _rounded_roots(views, int(k), _precision_bits(views, int(k)))
-    return views.with_counts(p, tables)
+    p, tables, shift = _rounded_roots(views, int(k), _precision_bits(views, int(k)))
+    return views.with_counts([Fraction(v, 1 << shift) for v in p],
+                             [[[Fraction(v, 1 << shift) for v in row] for row in t] for t in tables])
 
 
 # ---------------------------------------------------------------------------------------------- Step 3
+def _restored_integers(p: list[int], tables: list, denominator: int) -> tuple[list[int], list, int]:
+    """Step 3 (Figure 5) in integers: counts given as integers over ``denominator`` in, Step 3's counts
+    out as integers over the returned denominator.
+
+    Step 3 scales class c's ``N^i`` by ``r_i = r_0 P_c / s_i`` with ``s_i = sum_t N^i_{t,c}`` and
+    ``r_0 = prod_i s_i / P_c^n``, so ``N' = N prod_(j != i) s_j / P_c^(n-1)`` and
+    ``P' = prod_i s_i / P_c^(n-1)``; over ``D = denominator`` and ``L = lcm_c p_c^(n-1)`` (``p_c = P_c D``)
+    these are integers over ``L D``.
+    """
+    n = len(tables)
+    sums = [[sum(column) for column in zip(*t)] for t in tables]
+    lcm = math.lcm(*(pc ** (n - 1) for pc in p))
+    factors = [lcm // pc ** (n - 1) for pc in p]
+    new_p = [math.prod(s[c] for s in sums) * factors[c] for c in range(len(p))]
+    scale = [[math.prod(s[c] for j, s in enumerate(sums) if j != i) * factors[c] for c in range(len(p))]
+             for i in range(n)]
+    new_tables = [[[v * f for v, f in zip(row, scale[i])] for row in t] for i, t in enumerate(tables)]
+    return new_p, new_tables, lcm * denominator
+
+
 def step3_restore_totals(views: NBCViews) -> NBCViews:
     """Step 3 (Figure 5): rescale so that ``P_c = sum_t N^i_{t,c}`` again; every score is unchanged
     (Statement 9)."""
-    n = views.n_attributes
-    tables = [[[_as_fraction(v) for v in row] for row in t] for t in _frames(views)]
-    p = [Fraction(v) for v in views.class_counts]
-    new_p = []
-    for c, pc in enumerate(p):
-        sums = [sum(row[c] for row in t) for t in tables]
-        r0 = math.prod(sums) / pc**n
-        for t, s in zip(tables, sums):
-            ri = r0 * pc / s
-            for row in t:
-                row[c] = ri * row[c]
-        new_p.append(r0 * pc)
-    return views.with_counts(new_p, tables)
+    values = views.all_counts()  # ints and Fractions
+    denominator = math.lcm(*(v.denominator for v in values))
+    ints = [v.numerator * (denominator // v.denominator) for v in values]
+    p, tables, denominator = _restored_integers(*_unflatten(views, ints), denominator)
+    return views.with_counts([Fraction(v, denominator) for v in p],
+                             [[[Fraction(v, denominator) for v in row] for row in t] for t in tables])
 
 
 # ---------------------------------------------------------------------------------------------- Step 4
 def step4_integers(views: NBCViews) -> NBCViews:
     """Step 4: the smallest integer counts proportional to the given ones (one common factor for all
     counts, which multiplies every score alike and keeps ``P_c = sum_t N``)."""
-    ints = _smallest_integers(_as_fraction(v) for v in views.all_counts())
-    n_classes = len(views.labels)
-    p = ints[:n_classes]
-    tables, at = [], n_classes
-    for frame in views.counts.values():
-        size = frame.size
-        flat = ints[at:at + size]
-        tables.append([flat[r * n_classes:(r + 1) * n_classes] for r in range(len(frame))])
-        at += size
-    return views.with_counts(p, tables)
+    return views.with_counts(*_unflatten(views, _smallest_integers(views.all_counts())))
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -237,17 +352,19 @@ def corollary4_gamma(views: NBCViews, *, zeros: str = "raise") -> Fraction | flo
         raise ValueError(f"zeros must be 'raise', 'skip' or 'inf', got {zeros!r}")
     n = views.n_attributes
     rows = [list(views.class_counts)] + [row for t in _frames(views) for row in t]
-    worst = Fraction(1)
+    top, bottom = 1, 1  # the largest ratio so far, unreduced
     for row in rows:
-        if min(row) == 0:
+        low, high = min(row), max(row)
+        if low == 0:
             if zeros == "raise":
                 raise ValueError("a zero count: Corollary 4 fails for every gamma; run step1_remove_zeros, "
                                  "or pass zeros='skip' or 'inf'")
             if zeros == "inf":
                 return math.inf
             continue
-        worst = max(worst, Fraction(max(row)) / Fraction(min(row)))
-    return worst**n
+        if high * bottom > top * low:
+            top, bottom = high, low
+    return (Fraction(top) / Fraction(bottom)) ** n
 
 
 def satisfies_corollary4(views: NBCViews, gamma) -> bool:
@@ -363,7 +480,8 @@ def resolve_ties(views: NBCViews) -> NBCViews:
         raise ValueError("ties between zero scores cannot be broken by scaling; run step1_remove_zeros first")
     n, n_classes = views.n_attributes, len(views.labels)
     eps = Fraction(1, 2 ** ((4 * n * n_classes * (_score_bound(views) + 1)).bit_length()))
-    tables = [[[_as_fraction(v) * (1 + c * eps) for c, v in enumerate(row)] for row in t] for t in _frames(views)]
+    factors = [1 + c * eps for c in range(n_classes)]
+    tables = [[[v * f for v, f in zip(row, factors)] for row in t] for t in _frames(views)]
     return views.with_counts(list(views.class_counts), tables)
 
 
@@ -373,10 +491,10 @@ def _prior_multiples(prior: pd.Series) -> list[int]:
 
 
 def _smallest_integers(values) -> list[int]:
-    """The smallest integers proportional to the given fractions (all zero stays all zero)."""
+    """The smallest integers proportional to the given ints and fractions (all zero stays all zero)."""
     values = list(values)
     scale = math.lcm(1, *(v.denominator for v in values))
-    ints = [int(v * scale) for v in values]
+    ints = [v.numerator * (scale // v.denominator) for v in values]
     common = math.gcd(*ints) or 1
     return [v // common for v in ints]
 
@@ -511,10 +629,10 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
                     "(Definition 5; exact for EST's large counts)", r_lower_bound=bound)
     base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
     f_max = max(multiples.values())
-    ratio = min_score_ratio(base)
     if f_max == 1:
         power = 1
     else:
+        ratio = min_score_ratio(base)
         log_ratio = _ln(ratio)
         power = math.floor(math.log(f_max) / log_ratio) + 1
         while power * log_ratio <= math.log(f_max):
@@ -533,14 +651,16 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     bits = _precision_bits(base, k) + 64
     ranks = range(len(base.labels))
     for _ in range(8):
-        p, tables = _rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
-        sub = step3_restore_totals(base.with_counts(p, tables))
+        p, tables, shift = _rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
+        # Step 3's counts times their common denominator, which no ratio or score comparison sees
+        p, tables, _ = _restored_integers(p, tables, 1 << shift)
+        sub = base.with_counts(p, tables)
         if corollary4_gamma(sub) > _as_fraction(r):  # the sub-labels must meet Corollary 4 for r
             k += max(1, k // 4)
             continue
         # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).
-        merged = base.with_counts([v * d for v, d in zip(sub.class_counts, divisors)],
-                                  [[[v * d for v, d in zip(row, divisors)] for row in t] for t in _frames(sub)])
+        merged = base.with_counts([v * d for v, d in zip(p, divisors)],
+                                  [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables])
         if nbc_equivalent(views, merged):
             break
         if nbc_equivalent(views, sub):  # the sub-labels keep the classifier: merging is at fault
@@ -551,7 +671,7 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     else:
         return fail("Step 2's rounding could not keep the classifier; please report this", power=power, k=k)
     published = step4_integers(merged)
-    achieved = audit(published, f).r_closeness if audit_result else math.nan
+    achieved = achieved_r(published, f) if audit_result else math.nan
     if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
         return fail(f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
                     power=power, k=k, r_lower_bound=bound)

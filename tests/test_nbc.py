@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privnb.nbc import (NBCViews, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior,
+from privnb.nbc import (NBCViews, achieved_r, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior,
                         score_signs)
 
 
@@ -147,6 +147,9 @@ def test_audit_exact_and_breaches(views_ab):
     both = safe[(safe["Adr"] == "W") & (safe["Age"] == 40) & (safe["property"] == ("70K",))]
     assert not bool(both["upward"].item())
     assert result.r_closeness >= 0.88 / 0.5
+    prior = {"50K": 0.3, "70K": 0.7}
+    assert achieved_r(va) == result.r_closeness      # without building the table: the same r
+    assert achieved_r(vb, prior) == audit(vb, prior).r_closeness
 
 
 def test_audit_expected_method_is_the_nbc_estimate(views_ab):
@@ -171,7 +174,9 @@ def _audit_posteriors(views, table):
 
 def _check_against(views, reference):
     assume(len(views.labels) > 1)
-    table = audit(views).table
+    result = audit(views)
+    assert achieved_r(views) == result.r_closeness
+    table = result.table
     got = _audit_posteriors(views, table)
     n_values = 0
     for size in range(1, views.n_attributes + 1):

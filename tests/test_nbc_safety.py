@@ -10,6 +10,7 @@ from privnb.nbc import (NBCViews, SafetyTransform, corollary4_gamma, est, k_sind
                         prior_r_lower_bound, resolve_ties, safety_transform, satisfies_corollary4, score_signs,
                         split, step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers,
                         synthetic_database, winning_labels)
+from privnb.safety_transform import _RootPlan, _rounded_roots
 from test_nbc import figure1, random_frames
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,6 +40,40 @@ def test_each_step_is_nbc_equivalent_and_the_output_meets_corollary_4(frame, gam
     assert out.is_integral() and out.is_realistic()
     assert satisfies_corollary4(out, gamma) and fitted.achieved_gamma_ <= gamma
     assert k_sind(out) == min(out.class_counts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**40), st.integers(1, 10**40), st.integers(1, 40), st.integers(1, 4), st.integers(1, 6),
+       st.integers(1, 120))
+def test_root_bounds_bracket_the_exact_root(numerator, denominator, k, power, divisor, bits):
+    # exact reference: low^k <= (v^power / divisor) <= high^k in rationals, and the bracket is tight
+    low, high = (Fraction(b) for b in _RootPlan.make(k, power, bits).bounds(numerator, denominator, divisor))
+    x = Fraction(numerator, denominator) ** power / divisor
+    assert 0 < low and low**k <= x <= high**k
+    assert high - low <= low / 2 ** (bits + 5)
+
+
+@SETTINGS
+@given(random_frames(), st.integers(1, 6), st.integers(1, 2), st.integers(1, 60), st.integers(0, 2**16))
+def test_step2_rounds_each_root_into_its_class_window(frame, k, power, bits, seed):
+    # Statement 7, exactly: with x = (count^power / F_c)^(1/k), rho = 1 + 2^-bits and j = rank(c),
+    # rho^j x <= N < rho^(j+1/2) x and rho^-(j+1/2) x < P <= rho^-j x, compared as k-th (and 2k-th) powers
+    views = step1_remove_zeros(views_of(frame), random_state=seed)
+    divisors = [1 + (seed + c) % 3 for c in range(len(views.labels))]
+    p, tables, shift = _rounded_roots(views, k, bits, power=power, divisors=divisors)
+    rho = 1 + Fraction(1, 2**bits)
+
+    def ratio(rounded, count, c):  # (rounded / x)^k
+        return Fraction(rounded, 2**shift) ** k * divisors[c] / Fraction(count) ** power
+
+    for c, (count, rounded) in enumerate(zip(views.class_counts, p)):
+        r = ratio(rounded, count, c)
+        assert rho ** -((2 * c + 1) * k) < r**2 and r <= rho ** (-c * k)
+    for attribute, table in zip(views.attributes, tables):
+        for counts, row in zip(views.counts[attribute].to_numpy().tolist(), table):
+            for c, (count, rounded) in enumerate(zip(counts, row)):
+                r = ratio(rounded, count, c)
+                assert rho ** (c * k) <= r and r**2 < rho ** ((2 * c + 1) * k)
 
 
 def test_steps_one_by_one_on_figure_1(va):
