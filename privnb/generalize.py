@@ -359,7 +359,7 @@ class FullDomainLattice:
     """The full-domain generalization lattice of one table's quasi-identifiers, searched for any k.
 
     A node's group sizes depend on the rows alone, not on k. Each checked node keeps a summary
-    (the rows in groups of each size below a cap, and the sum of squared group sizes), from which
+    (how many groups it has of each size below a cap, and the sum of squared group sizes), from which
     the suppression and the discernibility at any k up to the cap follow; and the nodes classified
     for one k seed the search for the next (k-anonymous within the budget for k implies it for every
     smaller k; not k-anonymous for k implies it for every larger k). So the papers' grids, which
@@ -399,7 +399,7 @@ class FullDomainLattice:
             raise ValueError(f"the lattice has {int(np.prod(self.heights.astype(float)))} nodes "
                              f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies")
         self.sizes = _GroupSizes(self.maps, raw)
-        self.summaries = {}   # node -> (cap, the group sizes below cap, the sum of all squared sizes)
+        self.summaries = {}   # node -> (cap, number of groups of each size below cap, sum of squared sizes)
         self.anonymous = {}   # k -> bool per node, for every k classified so far
 
     @classmethod
@@ -424,15 +424,16 @@ class FullDomainLattice:
     def summary(self, node, k: int) -> tuple[int, float]:
         """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``."""
         key = tuple(node)
-        cap, small, squares = self.summaries.get(key, (0, None, None))
+        cap, groups, squares = self.summaries.get(key, (0, None, None))
         if k > cap:
             size = self.sizes.sizes(np.asarray(node, dtype=np.int16))  # float counts
             cap = max(k, 16)
-            small, squares = size[size < cap], float(size @ size)
-            self.summaries[key] = (cap, small, squares)
-        small = small[small < k]
-        n_sup = int(small.sum())
-        return n_sup, squares - float(small @ small) + self.n * n_sup
+            groups = np.bincount(size[size < cap].astype(np.intp), minlength=cap).astype(float)
+            squares = float(size @ size)
+            self.summaries[key] = (cap, groups, squares)
+        sizes = np.arange(k, dtype=float)
+        n_sup = int(groups[:k] @ sizes)
+        return n_sup, squares - float(groups[:k] @ sizes ** 2) + self.n * n_sup
 
     def classify(self, k: int) -> tuple[np.ndarray, np.ndarray, int]:
         """(nodes, k-anonymous within the budget per node, checks made) for ``k``."""

@@ -214,6 +214,32 @@ def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression
     assert (release["y"] == kept["y"]).all()
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frames, st.permutations([1, 2, 3, 4, 30]), st.sampled_from([0.0, 0.2]))
+def test_one_lattice_serves_every_k_in_any_order(frame, ks, max_suppression):
+    """Fits of the same rows share a FullDomainLattice; each k still gets its exact minimal nodes."""
+    from privnb.generalize import FullDomainLattice
+
+    hierarchies = small_hierarchies()
+    lattices = set()
+    for k in ks:
+        truth = brute_force(frame, hierarchies, k, max_suppression)
+        gen = FullDomainGeneralizer(QI, k, hierarchies, max_suppression=max_suppression)
+        if not any(v[0] for v in truth.values()):
+            with pytest.raises(ValueError, match="no generalization"):
+                gen.fit(frame)
+            continue
+        gen.fit(frame)
+        lattices.add(id(FullDomainLattice._last))
+        expected = {node for node, (ok, _, _) in truth.items() if ok and not any(
+            truth[node[:i] + (node[i] - 1,) + node[i + 1:]][0] for i in range(len(node)) if node[i] > 0)}
+        assert {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)} == expected
+        for row in gen.minimal_nodes_.itertuples(index=False):
+            node = tuple(getattr(row, a) for a in QI)
+            assert (row.suppressed, row.discernibility) == truth[node][1:]
+    assert len(lattices) <= 1
+
+
 @settings(max_examples=25, deadline=None)
 @given(frames, st.integers(1, 3))
 def test_loss_metric_choice(frame, k):
