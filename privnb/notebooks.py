@@ -51,12 +51,25 @@ def parameter_defaults(nb) -> dict:
     return defaults
 
 
+def _papermill_parameters(nb) -> list[str]:
+    """The parameter names papermill's own parser finds in the parameters cell."""
+    from papermill.translators import PythonTranslator
+
+    cell = next(c for c in nb.cells if c.cell_type == "code" and PARAMETERS_TAG in _tags(c))
+    return [parameter.name for parameter in PythonTranslator.inspect(cell)]
+
+
 def convention_problems(nb) -> list[str]:
     """Every way ``nb`` departs from the conventions above (an empty list when it follows them)."""
     problems = []
     try:
-        if "output_dir" not in parameter_defaults(nb):
+        defaults = parameter_defaults(nb)
+        if "output_dir" not in defaults:
             problems.append("the parameters cell has no output_dir")
+        unparsed = set(defaults) - set(_papermill_parameters(nb))
+        if unparsed:
+            problems.append(f"papermill cannot read the parameters {sorted(unparsed)} (it warns 'Passed unknown "
+                            "parameter' at every run); keep '=' out of their comments")
     except ValueError as error:
         problems.append(str(error))
     for index, cell in enumerate(nb.cells):

@@ -45,6 +45,8 @@ def test_problems_are_reported():
     assert any("no output_dir" in p for p in problems)
     assert any("does not start with # NBVAL_CHECK_OUTPUT" in p for p in problems)
     assert any("cell 3 has outputs" in p for p in problems)
+    unreadable = _notebook(parameters="output_dir = 'out'\nsize = 0  # 0 = every row\n")
+    assert any("papermill cannot read the parameters ['size']" in p for p in convention_problems(unreadable))
 
 
 def test_clear_unkept_outputs_keeps_only_tagged_cells():
