@@ -12,8 +12,9 @@ B. the whole grid (Org., Id., L=2..5, k=2..5, both kernels) on a stratified ``--
    the per-(view, fold) error differences (what is learned should not move);
 C. the approximate RBF solver (Nystroem + linear SVM) against exact libsvm on ``--approx-sample``
    rows: mean absolute error difference over folds and views, in percentage points;
-D. unless ``--skip-full-fold``: one fold of the full Adult paper grid (10-fold split, 40.7k training
-   rows) with the fast exact runner, timed view by view, and the full grid extrapolated (x folds).
+D. unless ``--skip-full-fold``: ``--grid-folds`` folds (default 2) of the full Adult paper grid (10-fold
+   split, 40.7k training rows) with the fast exact runner, ``--jobs`` at a time, the mean error per view,
+   and the full grid extrapolated.
 
 Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
 """
@@ -25,14 +26,13 @@ import time
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from privnb.datasets import load_adult
 from privnb.evaluation import cross_validate_views, error_rate, method_label
 from privnb.generalize import adult_hierarchies
 from privnb.learners import GeneralizedTraining, OriginalTraining
-from privnb.svm_grid import CLASSIFIER_NAMES, KernelBank, run_svm_grid, svm_pipeline, svm_views
+from privnb.svm_grid import run_svm_grid, svm_pipeline, svm_views
 
 
 def timed(fn):
@@ -107,28 +107,17 @@ def part_c(adult, sample_size, folds, seed, n_jobs):
     print("  per view: " + ", ".join(f"{method_label(m, p)} {v:.2f}" for (m, p), v in table.items()), flush=True)
 
 
-def part_d(adult, hierarchies, folds, seed):
-    print(f"\n== D. one fold of the full Adult paper grid ({len(adult.frame)} rows, {folds}-fold split), "
-          "sklearnex + collapse + shared mechanisms, serial ==")
-    X, y = adult.X, adult.y
-    train, test = next(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
-    models = {name: svm_pipeline(adult, kernel, solver="sklearnex") for kernel, name in CLASSIFIER_NAMES.items()}
-    views = svm_views(adult, None, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies)
-    total = 0.0
-    for (method, param), view in views.items():
-        view.set_params(estimator=KernelBank(models))
-        if "random_state" in view.get_params():
-            view.set_params(random_state=seed)
-        fitted, seconds = timed(lambda: view.fit(X.iloc[train], y[train]))
-        total += seconds
-        test_rows = fitted.test_view(X.iloc[test])
-        errors = {name: error_rate(y[test], m.predict(test_rows)) for name, m in fitted.estimator_.models_.items()}
-        distinct = fitted.estimator_.models_["SVM"].steps[-1][1].n_distinct_
-        print(f"{method_label(method, param):5s} mechanism + 2 fits {seconds:6.1f} s  rows {fitted.n_train_:6d} "
-              f"(distinct {distinct:6d}, suppressed {fitted.n_suppressed_:5d})  error SVC {errors['SVC']:.4f} "
-              f"SVM {errors['SVM']:.4f}", flush=True)
-    print(f"one fold, serial: {total:.0f} s -> full Adult grid ({folds} folds) about {folds * total / 60:.1f} min "
-          "serial on this machine now (prediction time excluded)")
+def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
+    print(f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid with "
+          f"sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: {folds} fold(s), {n_jobs} jobs ==")
+    rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies,
+                                               n_splits=n_splits, solver="sklearnex", random_state=seed,
+                                               folds=range(folds), n_jobs=n_jobs))
+    table = rows.pivot_table(index=["method", "param"], columns="classifier", values="value", dropna=False)
+    table.index = [method_label(m, p) for m, p in table.index]
+    print(table.round(4).T.to_string())
+    print(f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {n_splits * seconds / folds / 60:.1f} "
+          "min on this machine now (target < 20 min)")
 
 
 def main():
@@ -137,7 +126,8 @@ def main():
     parser.add_argument("--sample", type=int, default=4000)
     parser.add_argument("--approx-sample", type=int, default=10000)
     parser.add_argument("--folds", type=int, default=3)
-    parser.add_argument("--full-folds", type=int, default=10)
+    parser.add_argument("--full-folds", type=int, default=10, help="folds of the split in part D")
+    parser.add_argument("--grid-folds", type=int, default=2, help="folds part D runs (the rest is extrapolated)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-full-fold", action="store_true")
@@ -148,7 +138,7 @@ def main():
     part_b(adult, hierarchies, args.sample, args.folds, args.seed, args.jobs)
     part_c(adult, args.approx_sample, args.folds, args.seed, args.jobs)
     if not args.skip_full_fold:
-        part_d(adult, hierarchies, args.full_folds, args.seed)
+        part_d(adult, hierarchies, args.full_folds, args.grid_folds, args.seed, args.jobs)
     print(f"\nload average at the end: {os.getloadavg()}")
 
 

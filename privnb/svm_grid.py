@@ -5,8 +5,9 @@ original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training fol
 by 10-fold cross-validation. :func:`run_svm_grid` runs that grid with the folds and seeds of
 :func:`privnb.evaluation.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
 
-* each mechanism (anatomize + prune, generalize) runs once per (view, fold) and feeds both kernels
-  (:class:`KernelBank`); full-domain generalization is the grid's costliest step on Adult;
+* each mechanism (anatomize + prune, generalize) runs once per (view, fold), and its rows are encoded
+  and collapsed once, for both kernels (:class:`KernelBank`); the generalized views of a fold share one
+  lattice search (:class:`privnb.generalize.FullDomainLattice`);
 * :class:`CollapseDuplicates` fits the solver once per distinct (encoded row, label) pair with the
   pair's count as its sample weight. The soft-margin objective 1/2 ||w||^2 + C sum_i xi_i is the same
   whether a row appears c times or once with weight c (C_i = c C), so the learned classifier is the
@@ -167,9 +168,13 @@ def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", scheme
     ``collapse=True`` wraps the classifier in :class:`CollapseDuplicates` (exact). ``options`` go to
     :func:`svm_classifier`.
     """
+    return _encoded(dataset, svm_classifier(kernel, solver=solver, **options), scheme=scheme, collapse=collapse)
+
+
+def _encoded(dataset, classifier, *, scheme: str = "standard", collapse: bool = True):
+    """``classifier`` behind a FrameEncoder of ``dataset``'s kinds (and :class:`CollapseDuplicates`)."""
     from privnb.encoding import FrameEncoder
 
-    classifier = svm_classifier(kernel, solver=solver, **options)
     return make_pipeline(FrameEncoder.from_dataset(dataset, scheme=scheme),
                          CollapseDuplicates(classifier) if collapse else classifier)
 
@@ -205,23 +210,32 @@ def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3,
 
 
 class KernelBank(ClassifierMixin, BaseEstimator):
-    """Several classifiers fitted on the same rows (one training view, every kernel of the grid).
+    """Several classifiers fitted on the same rows (one encoded training view, every kernel of the grid).
 
     Parameters
     ----------
     models : mapping name -> estimator
+    random_state : int, optional
+        Given to every model whose own ``random_state`` is unset (the grid seeds it per fold).
 
     Attributes
     ----------
     models_ : dict name -> fitted clone
     """
 
-    def __init__(self, models):
+    def __init__(self, models, random_state=None):
         self.models = models
+        self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit a clone of every model on ``(X, y)``."""
-        self.models_ = {name: clone(model).fit(X, y) for name, model in self.models.items()}
+    def fit(self, X, y, sample_weight=None):
+        """Fit a clone of every model on ``(X, y)`` (with ``sample_weight`` when given)."""
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.models_ = {}
+        for name, model in self.models.items():
+            model = clone(model)
+            if self.random_state is not None:
+                model = seed_unset_random_states(model, self.random_state)
+            self.models_[name] = model.fit(X, y, **weights)
         self.classes_ = np.unique(y)
         return self
 
@@ -230,49 +244,47 @@ class KernelBank(ClassifierMixin, BaseEstimator):
         raise TypeError("KernelBank holds several models; predict with models_[name]")
 
 
-def theorem_4_1_inputs(view, model) -> dict:
-    """What Theorem 4.1 (seed 003) needs from a fitted pruned view and its linear SVC pipeline.
+def theorem_4_1_inputs(view, encoder, svc) -> dict:
+    """What Theorem 4.1 (seed 003) needs from a fitted pruned view and its linear SVC.
 
-    ``w_norm`` is ||w_p|| of the SVC fitted on D_P; ``r2_min`` and ``r2_max`` are the smallest and
-    largest squared norms of D_A (the prerequisite step, Figure B.1) in that SVC's encoded space, so
-    that [r_p^2] = R^2 ||w_p||^2 measures R_p and w_p alike (:func:`privnb.bounds.rp2_range_from_data`);
-    ``appendix_b_r2_min`` and ``appendix_b_r2_max`` are the same extremes in the Appendix B
-    preprocessing, the space the pruning step chose rows in.
+    ``w_norm`` is ||w_p|| of the SVC fitted on D_P (encoded by ``encoder``, fitted on D_P);
+    ``r2_min`` and ``r2_max`` are the smallest and largest squared norms of D_A (the prerequisite
+    step, Figure B.1) in that encoded space, so that [r_p^2] = R^2 ||w_p||^2 measures R_p and w_p
+    alike (:func:`privnb.bounds.rp2_range_from_data`); ``appendix_b_r2_min`` and
+    ``appendix_b_r2_max`` are the same extremes in the Appendix B preprocessing, the space the pruning
+    step chose rows in.
     """
     from privnb.pruning import prerequisites
 
-    encoder, classifier = model.steps[0][1], model.steps[-1][1]
-    coef = getattr(classifier, "estimator_", classifier).coef_
     encoded = prerequisites(encoder.transform(view.anatomy_.join()[view.view_columns_]))
     appendix_b = view.pruning_.prerequisites
-    return {"w_norm": float(np.linalg.norm(coef)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
+    return {"w_norm": float(np.linalg.norm(svc.coef_)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
             "appendix_b_r2_min": appendix_b.r2_min, "appendix_b_r2_max": appendix_b.r2_max}
 
 
-def _fit_fold(dataset_name, views, X, y, train, test, fold, seed, na_errors, theorem_inputs):
-    """One fold's task: for each (key, view), apply the mechanism once, fit every kernel's model, score
-    on the raw test rows (and record :func:`theorem_4_1_inputs` of pruned views when asked)."""
+def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_errors, theorem_inputs):
+    """One fold's task: for each (key, view), apply the mechanism once, encode and collapse its rows
+    once, fit every kernel's classifier (a :class:`KernelBank`), score on the raw test rows (and record
+    :func:`theorem_4_1_inputs` of pruned views when asked); ``names`` are the bank's classifiers."""
     rows = []
     for (method, param), view in views:
         param = np.nan if param is None else float(param)
-        bank = view.estimator
-        view = seed_unset_random_states(clone(view), seed).set_params(
-            estimator=KernelBank({name: seed_unset_random_states(clone(model), seed)
-                                  for name, model in bank.models.items()}))
+        view = seed_unset_random_states(clone(view), seed)
         try:
             view.fit(X.iloc[train], y[train])
         except na_errors as error:
             rows += [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
-                     for name in view.estimator.models]
+                     for name in names]
             continue
-        test_rows = view.test_view(X.iloc[test])
-        models = view.estimator_.models_
+        encoder, last = view.estimator_[0], view.estimator_[-1]
+        models = getattr(last, "estimator_", last).models_    # the bank, behind CollapseDuplicates or not
+        test_rows = encoder.transform(view.test_view(X.iloc[test]))
         rows += [(dataset_name, name, method, param, fold, "error", float(np.mean(model.predict(test_rows) != y[test])),
                   view.n_train_, view.n_suppressed_, "") for name, model in models.items()]
         linear = CLASSIFIER_NAMES["linear"]
         if theorem_inputs and method == "pruned" and linear in models:
             rows += [(dataset_name, linear, method, param, fold, metric, value, view.n_train_, view.n_suppressed_, "")
-                     for metric, value in theorem_4_1_inputs(view, models[linear]).items()]
+                     for metric, value in theorem_4_1_inputs(view, encoder, models[linear]).items()]
     return rows
 
 
@@ -329,12 +341,12 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
                          "pass ks=() to skip them")
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")
-    models = {CLASSIFIER_NAMES[kernel]: svm_pipeline(
-        dataset, kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver,
-        collapse=collapse, **options) for kernel in kernels}
+    bank = KernelBank({CLASSIFIER_NAMES[kernel]: svm_classifier(
+        kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options)
+        for kernel in kernels})
     views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
     for view in views.values():
-        view.set_params(estimator=KernelBank(models))
+        view.set_params(estimator=_encoded(dataset, bank, collapse=collapse))
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
@@ -342,8 +354,8 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     generalized = [(key, view) for key, view in views.items() if key[0] == "generalized"]
     tasks = [(fold, group) for fold in folds for group in alone + ([generalized] if generalized else [])]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_fit_fold)(dataset.name, group, X, y, *splits[fold], fold, int(seeds[fold]), (NotLDiverseError,),
-                           theorem_inputs)
+        delayed(_fit_fold)(dataset.name, list(bank.models), group, X, y, *splits[fold], fold, int(seeds[fold]),
+                           (NotLDiverseError,), theorem_inputs)
         for fold, group in tasks)
     rows = [row for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
             for row in rows]
