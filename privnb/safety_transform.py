@@ -126,9 +126,13 @@ def _log_ratio_w(views: NBCViews) -> float:
 
 
 def _ln(value) -> float:
+    """The natural log of a positive int or Fraction; near 1 through ``log1p`` of the exact difference,
+    where ``log(numerator) - log(denominator)`` would cancel to 0 or below."""
     value = _as_fraction(value)
     if value <= 0:
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
+    if abs(value - 1) < Fraction(1, 2):
+        return math.log1p(float(value - 1))
     return math.log(value.numerator) - math.log(value.denominator)
 
 
@@ -634,13 +638,13 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     else:
         ratio = min_score_ratio(base)
         log_ratio = _ln(ratio)
+        if log_ratio * max_power <= math.log(f_max):
+            return fail(f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
+                        f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)",
+                        r_lower_bound=bound)
         power = math.floor(math.log(f_max) / log_ratio) + 1
         while power * log_ratio <= math.log(f_max):
             power += 1
-        if power > max_power:
-            return fail(f"Split needs the counts raised to {power} > max_power={max_power}: the smallest "
-                        f"score ratio is {float(ratio):.12g} against F~={f_max} (Lemma 12)", power=power,
-                        r_lower_bound=bound)
     n = base.n_attributes
     divisors = [multiples[label] for label in base.labels]
     logs = [_ln(v) for v in base.all_counts()]

@@ -1,4 +1,5 @@
 """privnb.nbc SafetyTransform (Figures 2-5) and EST (Figure 7) of seed 004."""
+import re
 from fractions import Fraction
 
 import pandas as pd
@@ -164,6 +165,28 @@ def test_est_fails_with_a_reason_on_figure_1(va):
     result = est(va, prior, 1.3)
     assert not result and "r >= 2" in result.reason and result.r_lower_bound == 2
     assert not est(va, prior, 2.5)  # above the bound: Split/merging cannot keep the classifier
+
+
+def test_est_fails_with_a_reason_when_split_needs_too_high_a_power():
+    """Scores a factor 1 + 1e-20 apart: float logs of numerator and denominator cancel to 0 there."""
+    big = 10**20
+    views = NBCViews({0: 2 * big + 1, 1: 2 * big + 1},
+                     {"a": pd.DataFrame({0: [big + 1, big], 1: [big, big + 1]}, index=["x", "z"])})
+    result = est(views, {0: Fraction(1, 3), 1: Fraction(2, 3)}, 1e6, random_state=0)
+    assert not result and re.search(r"above max_power=10000000: the smallest score ratio is 1 \+ [0-9.]+e-21 ",
+                                    result.reason)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**60), st.integers(1, 10**60))
+def test_log_of_counts_is_accurate_near_one(numerator, denominator):
+    from decimal import Context
+
+    from privnb.safety_transform import _ln
+
+    exact = Context(prec=80).ln(Context(prec=80).divide(numerator, denominator))
+    assert _ln(Fraction(numerator, denominator)) == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
+    assert _ln(Fraction(10**40 + 1, 10**40)) == pytest.approx(1e-40, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("gamma", [1, 0.5, -2, "2"])
