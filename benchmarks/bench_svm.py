@@ -113,9 +113,9 @@ def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
     rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies,
                                                n_splits=n_splits, solver="sklearnex", random_state=seed,
                                                folds=range(folds), n_jobs=n_jobs))
-    table = rows.pivot_table(index=["method", "param"], columns="classifier", values="value", dropna=False)
-    table.index = [method_label(m, p) for m, p in table.index]
-    print(table.round(4).T.to_string())
+    views = [method_label(m, p) for m, p in zip(rows["method"], rows["param"])]
+    table = rows.assign(view=views).pivot_table(index="classifier", columns="view", values="value")
+    print(table[list(dict.fromkeys(views))].round(4).to_string())
     print(f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {n_splits * seconds / folds / 60:.1f} "
           "min on this machine now (target < 20 min)")
 

@@ -59,23 +59,22 @@ def _block_min(d2):
     return d2.reshape(len(d2), d2.shape[1] // _BLOCK, _BLOCK).min(axis=2)
 
 
-def _kth_bound(d2, k):
+def _kth_bound(d2, k, block_min):
     """An upper bound of the k-th smallest entry of each row (exact when there are fewer than k blocks).
 
     The k-th smallest block minimum bounds it, since k blocks each hold an entry at most that large.
     """
-    block_min = _block_min(d2)
     if block_min.shape[1] >= k:
         return np.partition(block_min, k - 1, axis=1)[:, k - 1]
     return np.partition(d2, k - 1, axis=1)[:, k - 1]
 
 
-def _screen(d2, bound, block_min=None):
+def _screen(d2, bound, block_min):
     """Rows/columns of the entries of ``d2`` at most ``bound`` (per row), found block by block.
 
-    ``d2`` has a number of columns divisible by ``_BLOCK`` (padding holds +inf).
+    ``d2`` has a number of columns divisible by ``_BLOCK`` (padding holds +inf); ``block_min`` is
+    :func:`_block_min` of it.
     """
-    block_min = _block_min(d2) if block_min is None else block_min
     rows, blk = np.nonzero(block_min <= bound[:, None])
     cols = blk[:, None] * _BLOCK + np.arange(_BLOCK)
     keep = d2[rows[:, None], cols] <= bound[rows, None]
@@ -83,23 +82,22 @@ def _screen(d2, bound, block_min=None):
 
 
 def _padded(X):
-    """Training rows padded to a multiple of ``_BLOCK`` rows, and squared norms (+inf on padding)."""
+    """-2 times the training rows, padded to a multiple of ``_BLOCK`` rows, and the rows' squared norms
+    (+inf on padding): what :func:`_shifted_sq_dist` needs."""
     width = -(-len(X) // _BLOCK) * _BLOCK
     padded = np.zeros((width, X.shape[1]))
-    padded[:len(X)] = X
+    padded[:len(X)] = -2.0 * X
     sq = np.full(width, np.inf)
     sq[:len(X)] = np.einsum("ij,ij->i", X, X)
     return padded, sq
 
 
-def _approx_sq_dist(query, padded, sq_train):
-    """Squared distances by the expansion |q|^2 - 2 q.x + |x|^2 (one GEMM), shape (n_query, width)."""
+def _shifted_sq_dist(query, padded, sq_train):
+    """Squared distances less the query's own |q|^2, by the expansion -2 q.x + |x|^2 (one GEMM, one pass),
+    shape (n_query, width); and |q|^2. Leaving out |q|^2, a constant per query, changes no ranking."""
     d2 = query @ padded.T
-    d2 *= -2.0
     d2 += sq_train
-    sq_query = np.einsum("ij,ij->i", query, query)
-    d2 += sq_query[:, None]
-    return d2, sq_query
+    return d2, np.einsum("ij,ij->i", query, query)
 
 
 def _first_k(query_of, exact, col, n_query, k):
@@ -141,9 +139,10 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
     step = _rows_per_chunk(len(padded), chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start:start + step]
-        d2, sq_query = _approx_sq_dist(query, padded, sq_train)
+        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
         tol = 1e-9 * (scale + sq_query)
-        rows, cols = _screen(d2, _kth_bound(d2, k) + tol)
+        block_min = _block_min(d2)
+        rows, cols = _screen(d2, _kth_bound(d2, k, block_min) + tol, block_min)
         del d2
         diff = query[rows] - X_train[cols]
         sq_dist[start:start + step], index[start:start + step] = _first_k(
@@ -205,17 +204,18 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
 
     for start in range(0, len(A_query), step):
         query, query_s = A_query[start:start + step], S_query[start:start + step]
-        d2, sq_query = _approx_sq_dist(query, padded, sq_train)   # partial distances: a lower bound
+        # partial distances (a lower bound of the rows' distances), less |q_A|^2
+        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
         ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)   # exact, (chunk, n_s)
         tol = 1e-9 * (scale + sq_query)
         block_min = _block_min(d2)
         # 1. the A rows nearest in the first part (at least k rows among them): their exact row
         #    distances bound the k-th distance from above
-        q_rows, _, exact = expand(*_screen(d2, _kth_bound(d2, min(k, len(A_train))) + tol, block_min),
-                                  query, ds)
+        q_rows, _, exact = expand(*_screen(d2, _kth_bound(d2, min(k, len(A_train)), block_min) + tol,
+                                           block_min), query, ds)
         order = np.lexsort((exact, q_rows))
         first = np.searchsorted(q_rows[order], np.arange(len(query)))
-        bound = exact[order[first + k - 1]] + tol
+        bound = exact[order[first + k - 1]] - sq_query + tol
         # 2. every A row whose partial distance is within the bound, ranked exactly
         q_rows, cols, exact = expand(*_screen(d2, bound, block_min), query, ds)
         del d2
