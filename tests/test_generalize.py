@@ -179,19 +179,32 @@ def brute_force(frame, hierarchies, k, max_suppression):
     return result
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frames, st.integers(1, 4), st.sampled_from([0.0, 0.1, 0.3]))
-def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression):
-    hierarchies = small_hierarchies()
+def fitted_against_brute_force(frame, hierarchies, k, max_suppression):
+    """(brute-force table, FullDomainGeneralizer fitted on ``frame``); None for the generalizer when no
+    node is within the budget, after checking that fitting says so."""
     truth = brute_force(frame, hierarchies, k, max_suppression)
     gen = FullDomainGeneralizer(QI, k, hierarchies, max_suppression=max_suppression)
     if not any(v[0] for v in truth.values()):
         with pytest.raises(ValueError, match="no generalization"):
             gen.fit(frame)
-        return
-    gen.fit(frame)
-    expected = {node for node, (ok, _, _) in truth.items() if ok and not any(
+        return truth, None
+    return truth, gen.fit(frame)
+
+
+def minimal_nodes(truth):
+    """The nodes of a brute-force table within the budget none of whose immediate predecessors is."""
+    return {node for node, (ok, _, _) in truth.items() if ok and not any(
         truth[node[:i] + (node[i] - 1,) + node[i + 1:]][0] for i in range(len(node)) if node[i] > 0)}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frames, st.integers(1, 4), st.sampled_from([0.0, 0.1, 0.3]))
+def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression):
+    hierarchies = small_hierarchies()
+    truth, gen = fitted_against_brute_force(frame, hierarchies, k, max_suppression)
+    if gen is None:
+        return
+    expected = minimal_nodes(truth)
     found = {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)}
     assert found == expected
     # no predecessor of a minimal node is k-anonymous within the budget (checked on the raw table)
@@ -223,16 +236,11 @@ def test_one_lattice_serves_every_k_in_any_order(frame, ks, max_suppression):
     hierarchies = small_hierarchies()
     lattices = set()
     for k in ks:
-        truth = brute_force(frame, hierarchies, k, max_suppression)
-        gen = FullDomainGeneralizer(QI, k, hierarchies, max_suppression=max_suppression)
-        if not any(v[0] for v in truth.values()):
-            with pytest.raises(ValueError, match="no generalization"):
-                gen.fit(frame)
+        truth, gen = fitted_against_brute_force(frame, hierarchies, k, max_suppression)
+        if gen is None:
             continue
-        gen.fit(frame)
         lattices.add(id(FullDomainLattice._last))
-        expected = {node for node, (ok, _, _) in truth.items() if ok and not any(
-            truth[node[:i] + (node[i] - 1,) + node[i + 1:]][0] for i in range(len(node)) if node[i] > 0)}
+        expected = minimal_nodes(truth)
         assert {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)} == expected
         for row in gen.minimal_nodes_.itertuples(index=False):
             node = tuple(getattr(row, a) for a in QI)
