@@ -108,16 +108,18 @@ def part_c(adult, sample_size, folds, seed, n_jobs):
 
 
 def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
-    print(f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid with "
-          f"sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: {folds} fold(s), {n_jobs} jobs ==")
+    print(f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid "
+          "with sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: "
+          f"{folds} fold(s), {n_jobs} jobs ==")
     rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies,
                                                n_splits=n_splits, solver="sklearnex", random_state=seed,
                                                folds=range(folds), n_jobs=n_jobs))
     views = [method_label(m, p) for m, p in zip(rows["method"], rows["param"])]
     table = rows.assign(view=views).pivot_table(index="classifier", columns="view", values="value")
     print(table[list(dict.fromkeys(views))].round(4).to_string())
-    print(f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {n_splits * seconds / folds / 60:.1f} "
-          "min on this machine now (target < 20 min)")
+    minutes = n_splits * seconds / folds / 60
+    print(f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {minutes:.1f} min on this "
+          "machine now (target < 20 min)")
 
 
 def main():
