@@ -497,17 +497,15 @@ def achieved_r(views, prior=None, *, max_size=None, method: str = "exact") -> fl
     """The achieved r of Definition 5 over every quasi-identifier value, as ``audit(...).r_closeness``,
     without building the audit's table (what EST checks before it publishes)."""
     _, f_q, blocks = _audited_values(views, prior, max_size, method)
-    worst = 1.0
-    with np.errstate(divide="ignore"):
-        for _, _, post_q in blocks:
-            if post_q.size:
-                ratio = post_q / f_q
-                worst = max(worst, float(np.max(np.maximum(ratio, 1 / ratio))))
-    return worst
+    return max((_closeness(post_q / f_q) for _, _, post_q in blocks), default=1.0)
 
 
 def r_closeness(table: pd.DataFrame) -> float:
     """The achieved r of Definition 5: the largest ``max(P2/P1, P1/P2)`` over the audit's rows."""
-    ratio = table["ratio"].to_numpy(dtype=float)
+    return _closeness(table["ratio"].to_numpy(dtype=float))
+
+
+def _closeness(ratio: np.ndarray) -> float:
+    """The largest ``max(ratio, 1/ratio)`` (1 when there is none): Definition 5's r of posterior/prior ratios."""
     with np.errstate(divide="ignore"):
-        return float(np.max(np.maximum(ratio, 1 / ratio))) if len(ratio) else 1.0
+        return float(np.max(np.maximum(ratio, 1 / ratio))) if ratio.size else 1.0
