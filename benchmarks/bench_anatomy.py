@@ -12,8 +12,8 @@ import time
 
 import pandas as pd
 
-from privnb.anatomy import anatomize
-from privnb.datasets import load_adult
+from privnb.mechanisms import anatomize
+from privnb.data import load_adult
 
 L = 5
 REPEATS = 5

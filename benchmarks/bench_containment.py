@@ -9,9 +9,10 @@ import time
 
 import numpy as np
 
-from privnb import containment as kac
-from privnb.binarize import binarize_adult
-from privnb.datasets import load_adult, load_pu1
+from privnb.mechanisms import check_binary, distcnt, feature_hamdist, hamdist, is_k_ac
+from privnb.learn import greedy_distcnt, maximal_itemsets
+from privnb.data import binarize_adult
+from privnb.data import load_adult, load_pu1
 
 
 def timed(fn, *args, repeat=1, **kwargs):
@@ -36,13 +37,13 @@ def brute_distcnt(dense, positive):
 
 def main():
     adult = load_adult(version="train", drop_missing=False)
-    A = kac.check_binary(binarize_adult(adult.frame))
+    A = check_binary(binarize_adult(adult.frame))
     pu1 = load_pu1()
-    P, y = kac.check_binary(pu1.X), pu1.y
+    P, y = check_binary(pu1.X), pu1.y
     positive = y == 1
 
     # Greedy-DistCnt on PU1 against a pairwise greedy (estimated from one step on a sample of candidates)
-    t_greedy, sel = timed(kac.greedy_distcnt, P, y, 5)
+    t_greedy, sel = timed(greedy_distcnt, P, y, 5)
     print(f"Greedy-DistCnt on PU1 ({P.shape[0]} x {P.shape[1]}), k = 5: {t_greedy:.2f} s, "
           f"{sel.features.size} features, AC {sel.ac}")
     candidates = np.flatnonzero(np.asarray(P.sum(axis=0)).ravel() >= 5)
@@ -58,8 +59,8 @@ def main():
           f"x {sel.features.size} steps = {brute_total:.0f} s; ratio {brute_total / t_greedy:.0f}x")
 
     # k-AC check of a candidate set on Adult
-    S = kac.greedy_distcnt(A, adult.y, 5).features
-    t_check, ok = timed(kac.is_k_ac, A, 5, S, repeat=5)
+    S = greedy_distcnt(A, adult.y, 5).features
+    t_check, ok = timed(is_k_ac, A, 5, S, repeat=5)
     dense = A[:, S].toarray()
     rows = np.arange(0, A.shape[0], 100)
     t_brute, _ = timed(brute_entity_ac, dense, rows)
@@ -69,22 +70,22 @@ def main():
 
     # HamDist and DistCnt in closed form against all pairs on Adult (194 million pairs; sampled)
     pos_rows = np.flatnonzero(adult.y == 1)
-    t_closed, value = timed(kac.distcnt, A, adult.y, S, repeat=3)
+    t_closed, value = timed(distcnt, A, adult.y, S, repeat=3)
     sub = np.concatenate([pos_rows[:200], np.flatnonzero(adult.y == 0)])
     t_pairs, _ = timed(brute_distcnt, dense[sub], adult.y[sub] == 1)
     t_pairs *= pos_rows.size / 200
     print(f"DistCnt on Adult: closed form {t_closed * 1e3:.1f} ms ({value} pairs told apart); "
           f"all pairs (est.) {t_pairs:.1f} s; ratio {t_pairs / t_closed:.0f}x")
-    t_ham, _ = timed(kac.hamdist, A, adult.y, S, repeat=3)
+    t_ham, _ = timed(hamdist, A, adult.y, S, repeat=3)
     print(f"HamDist on Adult: closed form {t_ham * 1e3:.1f} ms (pairwise costs as DistCnt above: "
           f"ratio {t_pairs / t_ham:.0f}x)")
 
     # maximal itemset miners on the same inputs
-    h = kac.feature_hamdist(P, y)
+    h = feature_hamdist(P, y)
     top = np.sort(np.argsort(-h, kind="stable")[:20])
     for name, X in (("Adult, k = 5", A), ("PU1 top-20 HamDist tokens, k = 5", P[:, top])):
-        t_fim, a = timed(kac.maximal_itemsets, X, 5, miner="pyfim")
-        t_mlx, b = timed(kac.maximal_itemsets, X, 5, miner="mlxtend")
+        t_fim, a = timed(maximal_itemsets, X, 5, miner="pyfim")
+        t_mlx, b = timed(maximal_itemsets, X, 5, miner="mlxtend")
         print(f"maximal itemsets, {name}: pyfim {t_fim:.3f} s, mlxtend {t_mlx:.3f} s ({len(a)} sets, "
               f"same: {a == b}); ratio {t_mlx / t_fim:.0f}x")
 

@@ -23,9 +23,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from privnb.datasets import load_adult
-from privnb.generalize import (FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, _classify_lattice,
-                               _minimal, adult_hierarchies)
+from privnb.data import load_adult
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, adult_hierarchies
+from privnb.mechanisms.lattice import _classify_lattice, _minimal
 
 ARX_QI = ["age", "education", "marital-status", "native-country", "occupation", "race",
           "salary-class", "sex", "workclass"]

@@ -26,10 +26,11 @@ import tracemalloc
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
-from privnb.anatomy import anatomize
-from privnb.datasets import load_adult
-from privnb.generalize import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies
-from privnb.knn import IBkClassifier, cross_validate_knn
+from privnb.mechanisms import anatomize
+from privnb.data import load_adult
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies
+from privnb.learn import IBkClassifier
+from privnb.experiments import cross_validate_knn
 
 KS = (1, 3, 5, 7, 9)
 

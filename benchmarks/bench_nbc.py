@@ -15,11 +15,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from privnb.datasets import load_adult
-from privnb.nbc import (NBCViews, SafetyTransform, achieved_r, audit, brute_force_posterior, est, nbc_equivalent,
-                        posterior, resolve_ties, step1_remove_zeros)
-from privnb.nbc import _integer_tables
-from privnb.safety_transform import _precision_bits, _rounded_roots
+from privnb.data import load_adult
+from privnb.nbc import NBCViews, SafetyTransform, achieved_r, audit, brute_force_posterior, est, nbc_equivalent, posterior, resolve_ties, step1_remove_zeros
+from privnb.nbc.views import _integer_tables
+from privnb.nbc.roots import _precision_bits, _rounded_roots
 
 PAPER_EST_SECONDS = 2.92
 

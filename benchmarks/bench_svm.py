@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privnb.datasets import load_adult
-from privnb.evaluation import cross_validate_views, error_rate, method_label
-from privnb.generalize import adult_hierarchies
-from privnb.learners import GeneralizedTraining, OriginalTraining
-from privnb.svm_grid import run_svm_grid, svm_pipeline, svm_views
+from privnb.data import load_adult
+from privnb.experiments import cross_validate_views, error_rate, method_label
+from privnb.mechanisms import adult_hierarchies
+from privnb.learn import GeneralizedTraining, OriginalTraining
+from privnb.experiments import run_svm_grid, svm_views
+from privnb.learn import svm_pipeline
 
 
 def timed(fn):

@@ -15,7 +15,7 @@ def run_notebook(tmp_path):
     folder); with PRIVNB_DATA set, a missing data set fails the test rather than passing it vacuously.
     """
     papermill = pytest.importorskip("papermill")
-    from privnb.datasets import DataUnavailableError
+    from privnb.data import DataUnavailableError
 
     def run(name: str, **parameters) -> Path:
         out = tmp_path / "out"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.anatomy import NotLDiverseError, anatomize, bucketize, is_l_diverse
+from privnb.mechanisms import NotLDiverseError, anatomize, bucketize, is_l_diverse
 
 
 def greedy_groups(counts, l):
@@ -168,7 +168,7 @@ def test_is_l_diverse_on_frames():
 
 
 def test_toy_dataset_from_datasets():
-    datasets = pytest.importorskip("privnb.datasets")
+    datasets = pytest.importorskip("privnb.data")
     toy_set = datasets.anatomy_toy()
     anatomy = anatomize(toy_set.frame, toy_set.sensitive, 2, random_state=0)
     assert is_l_diverse(anatomy) and len(anatomy.join()) == 12

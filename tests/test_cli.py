@@ -5,7 +5,8 @@ import types
 import pandas as pd
 import pytest
 
-from privnb import cli, sweep
+from privnb import workbench as sweep
+from privnb.workbench import cli, runner
 from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 
@@ -18,7 +19,7 @@ def test_exit_status_counts_failed_points(monkeypatch, capsys):
                                {"point": "x=3", "status": "failed", "error": "bang"}]}
         return sweep.SweepSummary("results", records)
 
-    monkeypatch.setattr(sweep, "run_sweeps", fake_run_sweeps)
+    monkeypatch.setattr(runner, "run_sweeps", fake_run_sweeps)
     status = cli.main(["sweep", "a.quick.yaml", "b.quick.yaml", "--out", "res", "--workers", "3", "--force",
                        "--no-progress"])
     assert status == 2
@@ -31,7 +32,7 @@ def test_exit_status_counts_failed_points(monkeypatch, capsys):
 
 def test_exit_status_is_capped(monkeypatch):
     records = {"s": [{"point": str(i), "status": "failed", "error": ""} for i in range(300)]}
-    monkeypatch.setattr(sweep, "run_sweeps", lambda specs, **o: sweep.SweepSummary("results", records))
+    monkeypatch.setattr(runner, "run_sweeps", lambda specs, **o: sweep.SweepSummary("results", records))
     assert cli.main(["sweep", "s.yaml"]) == 125
 
 
@@ -51,7 +52,7 @@ def test_dry_run_lists_points(tmp_path, capsys):
 
 
 def test_report_rebuilds_a_results_folder(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sweep, "run_point", fake_run_point)
+    monkeypatch.setattr(runner, "run_point", fake_run_point)
     write_notebook(tmp_path / "notebooks")
     spec = write_spec(tmp_path, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
     sweep.run_sweeps([spec], out=tmp_path / "results", progress=False)
@@ -72,7 +73,7 @@ def test_data_prints_the_table_and_fails_on_a_mismatch(monkeypatch, capsys):
         return pd.DataFrame({"dataset": ["adult", "fars"], "file": ["adult.data", "fars.tsv"],
                              "location": ["/data/adult.data", "missing"], "sha256": [status, "unverified"]})
 
-    monkeypatch.setitem(sys.modules, "privnb.datasets", types.SimpleNamespace(describe_data=describe_data))
+    monkeypatch.setitem(sys.modules, "privnb.data.loaders", types.SimpleNamespace(describe_data=describe_data))
     status = "ok"
     assert cli.main(["data"]) == 0
     assert seen == {"data_home": None, "verify": True} and "/data/adult.data" in capsys.readouterr().out

@@ -7,8 +7,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privnb import containment as c
-from privnb.datasets import feature_selection_table1
+from privnb.mechanisms import CONSTRAINTS, classification_metric, dataset_ac, dataset_anonymity, distcnt, entity_ac, entity_anonymity, feature_hamdist, hamdist, is_k_ac, is_k_anonymous_binary
+from privnb.learn import ContainmentSelector, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
+from privnb.data import feature_selection_table1
 
 
 @pytest.fixture(scope="module")
@@ -52,27 +53,27 @@ def labels_for(X, seed):
 
 def test_table1_containment_values(table1):
     X, _ = table1
-    assert c.entity_ac(X).tolist() == [4, 4, 2, 4, 1, 1]      # u1 is 4-AC with u2, u4, u5
-    assert c.dataset_ac(X) == 1 and c.dataset_anonymity(X) == 1   # Table 1 is neither 2-AC nor 2-anonymous
+    assert entity_ac(X).tolist() == [4, 4, 2, 4, 1, 1]      # u1 is 4-AC with u2, u4, u5
+    assert dataset_ac(X) == 1 and dataset_anonymity(X) == 1   # Table 1 is neither 2-AC nor 2-anonymous
     for S in ([0, 1, 4], [2, 3, 4]):                           # Table 2: both feature sets are 2-anonymous
-        assert c.is_k_anonymous_binary(X, 2, S) and c.is_k_ac(X, 2, S)
+        assert is_k_anonymous_binary(X, 2, S) and is_k_ac(X, 2, S)
 
 
 def test_table1_utilities(table1):
     X, y = table1
     # {a, b, e}: every positive is at distance (0, 1, 1) from the negatives; six pairs told apart
-    assert c.hamdist(X, y, [0, 1, 4]) == pytest.approx(2 / 3)
-    assert c.distcnt(X, y, [0, 1, 4]) == 6
-    assert c.hamdist(X, y, [2, 3, 4]) == pytest.approx(8 / 9)
-    assert c.distcnt(X, y, [2, 3, 4]) == 4
+    assert hamdist(X, y, [0, 1, 4]) == pytest.approx(2 / 3)
+    assert distcnt(X, y, [0, 1, 4]) == 6
+    assert hamdist(X, y, [2, 3, 4]) == pytest.approx(8 / 9)
+    assert distcnt(X, y, [2, 3, 4]) == 4
     # the "one mistake out of six" of the introduction is Iyengar's CM of {a, b, e}
-    assert c.classification_metric(X, y, [0, 1, 4]) == 1
+    assert classification_metric(X, y, [0, 1, 4]) == 1
 
 
 def test_table1_maximal_picks_feature_set_1(table1):
     X, y = table1
-    assert c.maximal_itemsets(X, 2) == [(0, 1, 4), (0, 2, 4), (0, 3, 4)]
-    sel = c.maximal(X, y, 2)
+    assert maximal_itemsets(X, 2) == [(0, 1, 4), (0, 2, 4), (0, 3, 4)]
+    sel = maximal(X, y, 2)
     assert sel.features.tolist() == [0, 1, 4] and sel.ac == 2
 
 
@@ -82,21 +83,21 @@ def test_table1_maximal_picks_feature_set_1(table1):
 @given(matrices)
 def test_entity_ac_matches_brute_force_on_every_subset(X):
     for S in subsets(X.shape[1]):
-        assert c.entity_ac(X, S).tolist() == brute_entity_ac(X, S).tolist()
-        assert c.entity_anonymity(X, S).tolist() == brute_anonymity(X, S).tolist()
+        assert entity_ac(X, S).tolist() == brute_entity_ac(X, S).tolist()
+        assert entity_anonymity(X, S).tolist() == brute_anonymity(X, S).tolist()
 
 
 @settings(max_examples=40, deadline=None)
 @given(matrices)
 def test_lemma1_k_anonymity_implies_k_ac(X):
     for S in subsets(X.shape[1]):
-        assert c.dataset_ac(X, S) >= c.dataset_anonymity(X, S)
+        assert dataset_ac(X, S) >= dataset_anonymity(X, S)
 
 
 @settings(max_examples=40, deadline=None)
 @given(matrices)
 def test_lemma2_downward_closure(X):
-    ac = {tuple(S): c.dataset_ac(X, S) for S in subsets(X.shape[1])}
+    ac = {tuple(S): dataset_ac(X, S) for S in subsets(X.shape[1])}
     for S, value in ac.items():
         for r in range(len(S)):
             for T in combinations(S, r):
@@ -109,9 +110,9 @@ def test_lemma3_frequent_itemsets_are_feasible(X, k):
     k = min(k, X.shape[0])
     for S in subsets(X.shape[1]):
         if X[:, S].all(axis=1).sum() >= k:
-            assert c.dataset_ac(X, S) >= k
-    for itemset in c.maximal_itemsets(X, k):
-        assert c.dataset_ac(X, list(itemset)) >= k
+            assert dataset_ac(X, S) >= k
+    for itemset in maximal_itemsets(X, k):
+        assert dataset_ac(X, list(itemset)) >= k
 
 
 @settings(max_examples=40, deadline=None)
@@ -122,8 +123,8 @@ def test_utilities_closed_form_and_set_function_properties(X, seed):
     ham, dist = {}, {}
     for S in subsets(d):
         distances, told_apart = brute_pairs(X, y, S)
-        ham[tuple(S)] = c.hamdist(X, y, S)
-        dist[tuple(S)] = c.distcnt(X, y, S)
+        ham[tuple(S)] = hamdist(X, y, S)
+        dist[tuple(S)] = distcnt(X, y, S)
         assert ham[tuple(S)] == pytest.approx(distances.mean())
         assert dist[tuple(S)] == told_apart.sum()
     for S in ham:
@@ -157,14 +158,14 @@ def brute_greedy_distcnt(X, y, k, constraint):
 
 
 @settings(max_examples=40, deadline=None)
-@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(c.CONSTRAINTS))
+@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(CONSTRAINTS))
 def test_greedy_distcnt_is_the_exact_greedy(X, seed, k, constraint):
     y = labels_for(X, seed)
     k = min(k, X.shape[0])
-    sel = c.greedy_distcnt(X, y, k, constraint=constraint)
+    sel = greedy_distcnt(X, y, k, constraint=constraint)
     assert sel.order.tolist() == brute_greedy_distcnt(X, y, k, constraint)
-    check = c.dataset_ac if constraint == "k-ac" else c.dataset_anonymity
-    assert check(X, sel.features) >= k and sel.ac == c.dataset_ac(X, sel.features)
+    check = dataset_ac if constraint == "k-ac" else dataset_anonymity
+    assert check(X, sel.features) >= k and sel.ac == dataset_ac(X, sel.features)
 
 
 @settings(max_examples=40, deadline=None)
@@ -172,19 +173,19 @@ def test_greedy_distcnt_is_the_exact_greedy(X, seed, k, constraint):
 def test_greedy_hamdist_follows_algorithm_2(X, seed, k):
     y = labels_for(X, seed)
     k = min(k, X.shape[0])
-    h = c.feature_hamdist(X, y)
+    h = feature_hamdist(X, y)
     order = [f for f in np.lexsort((np.arange(h.size), -h)) if h[f] > 1e-15]
     expected = []
     for f in order:
         if brute_entity_ac(X, expected + [f]).min() < k:
             break
         expected.append(int(f))
-    assert c.greedy_hamdist(X, y, k).order.tolist() == expected
+    assert greedy_hamdist(X, y, k).order.tolist() == expected
 
 
 def test_miners_agree_on_a_random_matrix():
     X = (np.random.default_rng(0).random((60, 12)) < 0.4).astype(int)
-    assert c.maximal_itemsets(X, 4) == c.maximal_itemsets(X, 4, miner="mlxtend")
+    assert maximal_itemsets(X, 4) == maximal_itemsets(X, 4, miner="mlxtend")
 
 
 def test_sparse_high_dimensional_input_matches_dense():
@@ -193,14 +194,14 @@ def test_sparse_high_dimensional_input_matches_dense():
     X.data[:] = 1
     y = rng.integers(0, 2, 80)
     dense = X.toarray().astype(int)
-    assert c.entity_ac(X).tolist() == brute_entity_ac(dense, list(range(3000))).tolist()
-    assert c.greedy_distcnt(X, y, 2).order.tolist() == c.greedy_distcnt(dense, y, 2).order.tolist()
+    assert entity_ac(X).tolist() == brute_entity_ac(dense, list(range(3000))).tolist()
+    assert greedy_distcnt(X, y, 2).order.tolist() == greedy_distcnt(dense, y, 2).order.tolist()
 
 
 def test_no_feasible_feature_gives_empty_set_with_ac_n():
     X = np.eye(4, dtype=int)
     y = np.array([0, 1, 0, 1])
-    for select in (c.greedy_distcnt, c.greedy_hamdist, c.maximal):
+    for select in (greedy_distcnt, greedy_hamdist, maximal):
         sel = select(X, y, 2)
         assert sel.features.size == 0 and sel.ac == 4
 
@@ -209,7 +210,7 @@ def test_selector_in_a_pipeline(table1):
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
     X, y = table1
-    model = make_pipeline(c.ContainmentSelector(k=2, method="maximal"), LinearSVC()).fit(X, y)
+    model = make_pipeline(ContainmentSelector(k=2, method="maximal"), LinearSVC()).fit(X, y)
     assert model[0].features_.tolist() == [0, 1, 4] and model[0].ac_ == 2
     assert model.predict(X).shape == (6,)
 
@@ -219,25 +220,25 @@ def test_selector_in_a_pipeline(table1):
 def test_non_binary_matrix_names_the_column():
     import pandas as pd
     with pytest.raises(ValueError, match="'age' \\(column 1\\)"):
-        c.entity_ac(pd.DataFrame({"male": [0, 1], "age": [0, 37]}))
+        entity_ac(pd.DataFrame({"male": [0, 1], "age": [0, 37]}))
     with pytest.raises(ValueError, match="'race' \\(column 0\\) has dtype"):
-        c.entity_ac(pd.DataFrame({"race": ["White", "Black"]}))
+        entity_ac(pd.DataFrame({"race": ["White", "Black"]}))
     with pytest.raises(ValueError, match="column 2"):
-        c.dataset_ac(sp.csr_matrix(np.array([[1, 0, 2]])))
+        dataset_ac(sp.csr_matrix(np.array([[1, 0, 2]])))
 
 
 @pytest.mark.parametrize("k", [0, 7, 2.5])
 def test_k_out_of_range(table1, k):
     X, y = table1
     with pytest.raises(ValueError, match="k must be an integer between 1"):
-        c.greedy_distcnt(X, y, k)
+        greedy_distcnt(X, y, k)
 
 
 def test_bad_arguments(table1):
     X, y = table1
     with pytest.raises(ValueError, match="constraint"):
-        c.greedy_hamdist(X, y, 2, constraint="l-diversity")
+        greedy_hamdist(X, y, 2, constraint="l-diversity")
     with pytest.raises(ValueError, match="two classes"):
-        c.hamdist(X, np.ones(6))
+        hamdist(X, np.ones(6))
     with pytest.raises(ValueError, match="miner"):
-        c.maximal_itemsets(X, 2, miner="lcm")
+        maximal_itemsets(X, 2, miner="lcm")

@@ -7,11 +7,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privnb import containment as c
-from privnb import selection_baselines as b
-from privnb import selection_eval as ev
-from privnb.binarize import binarize_adult, density
-from privnb.evaluation import COLUMNS
+from privnb.mechanisms import classification_metric, dataset_ac, dataset_anonymity, feature_hamdist
+from privnb.mechanisms import DP_MECHANISMS, dp_select_release, hamdist_sensitivity, randomized_flipping
+from privnb.learn import greedy_cm
+from privnb.learn import METHODS
+from privnb.experiments import evaluate_methods, side_by_side, summary_table
+from privnb.data import binarize_adult, density
+from privnb.experiments import COLUMNS
 
 matrices = arrays(np.int8, st.tuples(st.integers(3, 12), st.integers(1, 5)), elements=st.integers(0, 1))
 
@@ -38,12 +40,12 @@ def test_cm_greedy_is_the_exact_greedy_on_cm(X, seed, k):
     k = min(k, X.shape[0])
     for r in range(X.shape[1] + 1):
         for S in combinations(range(X.shape[1]), r):
-            assert c.classification_metric(X, y, list(S)) == brute_cm(X, y, list(S))
+            assert classification_metric(X, y, list(S)) == brute_cm(X, y, list(S))
     selected = []
     while True:
         best, saved = None, 0
         for f in sorted(set(range(X.shape[1])) - set(selected)):
-            if c.dataset_ac(X, selected + [f]) < k:
+            if dataset_ac(X, selected + [f]) < k:
                 continue
             gain = brute_cm(X, y, selected) - brute_cm(X, y, selected + [f])
             if gain > saved:
@@ -51,37 +53,37 @@ def test_cm_greedy_is_the_exact_greedy_on_cm(X, seed, k):
         if best is None:
             break
         selected.append(best)
-    assert b.greedy_cm(X, y, k).order.tolist() == selected
+    assert greedy_cm(X, y, k).order.tolist() == selected
 
 
 @settings(max_examples=40, deadline=None)
 @given(matrices, st.integers(1, 4), st.integers(0, 1000))
 def test_randomized_flipping_is_k_anonymous_and_counts_its_flips(X, k, seed):
     k = min(k, X.shape[0])
-    out = b.randomized_flipping(X, k, random_state=seed)
+    out = randomized_flipping(X, k, random_state=seed)
     flipped = out.X.toarray()
-    assert c.dataset_anonymity(flipped) >= k
+    assert dataset_anonymity(flipped) >= k
     assert out.flipped_share == pytest.approx((flipped != X).mean())
-    again = b.randomized_flipping(X, k, random_state=seed)
+    again = randomized_flipping(X, k, random_state=seed)
     assert (again.X != out.X).nnz == 0
 
 
 def test_randomized_flipping_keeps_large_groups():
     X = np.array([[1, 0]] * 3 + [[0, 1]] * 3)
-    out = b.randomized_flipping(X, 3, random_state=0)
+    out = randomized_flipping(X, 3, random_state=0)
     assert out.flipped_share == 0 and out.n_clusters == 2
 
 
-@pytest.mark.parametrize("mechanism", b.DP_MECHANISMS)
+@pytest.mark.parametrize("mechanism", DP_MECHANISMS)
 def test_dp_release_spends_epsilon_and_releases_the_table(mechanism):
     rng = np.random.default_rng(0)
     X = (rng.random((300, 12)) < 0.3).astype(int)
     y = (X[:, 0] | (rng.random(300) < 0.2)).astype(int)
-    out = b.dp_select_release(X, y, 3, 1.0, mechanism=mechanism, random_state=0)
+    out = dp_select_release(X, y, 3, 1.0, mechanism=mechanism, random_state=0)
     assert out.epsilon_spent == pytest.approx(1.0)
     assert out.features.size == 3 and out.X.shape == (out.y.size, 3)
     assert set(np.unique(out.X)) <= {0, 1} and set(np.unique(out.y)) <= {0, 1}
-    big = b.dp_select_release(X, y, 3, 1e4, mechanism=mechanism, random_state=0)
+    big = dp_select_release(X, y, 3, 1e4, mechanism=mechanism, random_state=0)
     assert 0 in big.features                                     # huge epsilon: the informative feature wins
     assert abs(big.y.size - 300) <= 8                            # and the table is nearly exact
 
@@ -89,21 +91,21 @@ def test_dp_release_spends_epsilon_and_releases_the_table(mechanism):
 def test_dp_bad_input():
     X, y = np.eye(4, dtype=int), np.array([0, 1, 0, 1])
     with pytest.raises(ValueError, match="mechanism"):
-        b.dp_select_release(X, y, 2, 1.0, mechanism="gaussian")
+        dp_select_release(X, y, 2, 1.0, mechanism="gaussian")
     with pytest.raises(ValueError, match="n_features"):
-        b.dp_select_release(X, y, 9, 1.0)
+        dp_select_release(X, y, 9, 1.0)
     with pytest.raises(ValueError, match="epsilon"):
-        b.dp_select_release(X, y, 2, 0.0)
+        dp_select_release(X, y, 2, 0.0)
 
 
 def test_hamdist_sensitivity_bounds_one_row():
     rng = np.random.default_rng(3)
     X = (rng.random((40, 6)) < 0.5).astype(int)
     y = np.r_[np.ones(15, int), np.zeros(25, int)]
-    h = c.feature_hamdist(X, y)
+    h = feature_hamdist(X, y)
     for drop in range(40):
         keep = np.arange(40) != drop
-        assert np.abs(c.feature_hamdist(X[keep], y[keep]) - h).max() <= b.hamdist_sensitivity(y[keep]) + 1e-12
+        assert np.abs(feature_hamdist(X[keep], y[keep]) - h).max() <= hamdist_sensitivity(y[keep]) + 1e-12
 
 
 def test_binarize_adult_on_hand_made_rows():
@@ -126,22 +128,22 @@ def test_evaluate_methods_tidy_rows_and_summary():
     rng = np.random.default_rng(0)
     X = (rng.random((120, 8)) < 0.35).astype(int)
     y = (X[:, 0] | X[:, 1]).astype(int)
-    res = ev.evaluate_methods(X, y, dataset="toy", ks=[3], epsilons=[1.0], n_splits=2, n_runs=2, random_state=0)
+    res = evaluate_methods(X, y, dataset="toy", ks=[3], epsilons=[1.0], n_splits=2, n_runs=2, random_state=0)
     assert list(res.columns) == list(COLUMNS)
-    assert set(res["method"]) == set(ev.METHODS)
+    assert set(res["method"]) == set(METHODS)
     ac = res[res["metric"] == "ac"]
     assert (ac["value"] >= 3).all()
     rf = res[(res["method"] == "rf") & (res["metric"] == "auc")]
     assert sorted(rf["fold"]) == [0, 1, 2, 3]                       # run * n_splits + fold
-    summary = ev.summary_table(res, n_splits=2)
+    summary = summary_table(res, n_splits=2)
     assert summary.loc[summary["method"] == "rf", "runs"].tolist() == [2]
     assert summary["auc"].between(0, 1).all()
     with pytest.raises(ValueError, match="unknown methods"):
-        ev.evaluate_methods(X, y, dataset="toy", methods=["lasso"])
+        evaluate_methods(X, y, dataset="toy", methods=["lasso"])
 
 
 def test_side_by_side_ranks_the_papers_tables():
-    side = ev.side_by_side(pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std",
+    side = side_by_side(pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std",
                                                  "flipped_share"]))
     adult5 = side[(side["dataset"] == "adult") & (side["k"] == 5)].set_index("method")
     assert adult5.loc["Full-Feature-Set", "rank_paper"] == 1 and adult5.loc["RF", "rank_paper"] == 2

@@ -23,15 +23,11 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from privnb import _fetch, datasets, files
-from privnb.datasets import (
-    Dataset,
-    DataUnavailableError,
-    anatomy_toy,
-    describe_data,
-    feature_selection_table1,
-    nbc_figure1_databases,
-)
+from privnb import data as datasets
+from privnb import files
+from privnb.data import sources as _fetch
+from privnb.data import Dataset, anatomy_toy, describe_data, feature_selection_table1, nbc_figure1_databases
+from privnb.data import DataUnavailableError
 
 SHARED = Path(os.environ.get("PRIVNB_DATA", "/nonexistent"))
 

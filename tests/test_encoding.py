@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.pipeline import make_pipeline
 from sklearn.neighbors import KNeighborsClassifier
 
-from privnb.encoding import FrameEncoder
+from privnb.learn import FrameEncoder
 
 KINDS = {"age": "numeric", "edu": "ordinal", "job": "nominal", "sex": "nominal"}
 ORDERS = {"edu": ("low", "mid", "high")}
@@ -110,7 +110,7 @@ def test_from_dataset_and_pipeline():
 
 
 def test_from_a_real_dataset():
-    datasets = pytest.importorskip("privnb.datasets")
+    datasets = pytest.importorskip("privnb.data")
     toy = datasets.anatomy_toy()
     encoder = FrameEncoder.from_dataset(toy).fit(toy.X)
     assert encoder.kinds_ == {"A_1": "numeric", "A_2": "numeric"}

@@ -16,8 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.naive_bayes import GaussianNB
 
-from privnb.evaluation import (COLUMNS, cross_validate_views, error_rate, method_label, method_sort_key,
-                               paired_t_test, t_test_table, tidy_frame)
+from privnb.experiments import COLUMNS, cross_validate_views, error_rate, method_label, method_sort_key, paired_t_test, t_test_table, tidy_frame
 
 
 class NotBuildable(ValueError):

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
-from privnb.generalize import (FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, _GroupSizes,
-                               _classify_lattice, _minimal, is_k_anonymous)
+from privnb.mechanisms import FullDomainGeneralizer, MondrianGeneralizer, is_k_anonymous
+from privnb.mechanisms import Hierarchy
+from privnb.mechanisms.lattice import _GroupSizes, _classify_lattice, _minimal
 
 DATA = os.environ.get("PRIVNB_DATA", "")
 HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
@@ -231,7 +232,7 @@ def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression
 @given(frames, st.permutations([1, 2, 3, 4, 30]), st.sampled_from([0.0, 0.2]))
 def test_one_lattice_serves_every_k_in_any_order(frame, ks, max_suppression):
     """Fits of the same rows share a FullDomainLattice; each k still gets its exact minimal nodes."""
-    from privnb.generalize import FullDomainLattice
+    from privnb.mechanisms import FullDomainLattice
 
     hierarchies = small_hierarchies()
     lattices = set()
@@ -388,8 +389,8 @@ def test_mondrian_ordinal_order_and_errors():
 # -- Adult with ARX's hierarchies (real data) -----------------------------------------------
 @pytest.mark.skipif(not HAS_ADULT, reason="needs PRIVNB_DATA with adult_hierarchies")
 def test_adult_full_domain_and_mondrian():
-    from privnb.datasets import load_adult
-    from privnb.generalize import adult_hierarchies
+    from privnb.data import load_adult
+    from privnb.mechanisms import adult_hierarchies
 
     ds = load_adult(version="train")
     hierarchies = adult_hierarchies()

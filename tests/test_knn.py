@@ -6,12 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
-import privnb.knn as knn_module
-from privnb.datasets import Dataset, anatomy_toy
-from privnb.evaluation import COLUMNS
-from privnb.knn import (IBkClassifier, convergence_curves, cross_validate_knn, kneighbors,
-                        nearest_per_part, vote)
-from privnb.learners import AnatomizedTraining
+import privnb.learn.knn as knn_module
+from privnb.data import Dataset, anatomy_toy
+from privnb.experiments import COLUMNS
+from privnb.learn import IBkClassifier, kneighbors, nearest_per_part, vote
+from privnb.experiments import convergence_curves, cross_validate_knn
+from privnb.learn import AnatomizedTraining
 
 
 def brute(X, Q, k):

@@ -12,10 +12,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from privnb.anatomy import anatomize
-from privnb.encoding import FrameEncoder
-from privnb.learners import (AnatomizedTraining, GeneralizedTraining, IdentifyingTraining,
-                             OriginalTraining, TrainingData, TrainingView)
+from privnb.mechanisms import anatomize
+from privnb.learn import FrameEncoder
+from privnb.learn import AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining, TrainingData, TrainingView
 
 KINDS = {"age": "numeric", "job": "nominal", "edu": "nominal"}
 
@@ -119,7 +118,7 @@ def test_errors():
 
 
 def test_generalized_mondrian_recodes_training_and_test_rows():
-    pytest.importorskip("privnb.generalize")
+    pytest.importorskip("privnb.mechanisms")
     X, y = frame()
     view = GeneralizedTraining(Recorder(), quasi_identifiers=["age", "job"], k=10, method="mondrian",
                                kinds=KINDS).fit(X, y)
@@ -135,7 +134,7 @@ def test_generalized_mondrian_recodes_training_and_test_rows():
 
 
 def test_generalized_full_domain():
-    generalize = pytest.importorskip("privnb.generalize")
+    generalize = pytest.importorskip("privnb.mechanisms")
     X, y = frame()
     hierarchies = {"age": generalize.Hierarchy.intervals(18, 80, width=5, name="age")}
     view = GeneralizedTraining(Recorder(), quasi_identifiers=["age"], k=20, hierarchies=hierarchies,
@@ -174,7 +173,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 def test_toy_anatomized_3nn_classifies_the_red_test_point():
     """Figure 2 of seed 002: the anatomized 3-NN classifier labels a point in the red cluster red."""
-    datasets = pytest.importorskip("privnb.datasets")
+    datasets = pytest.importorskip("privnb.data")
     toy = datasets.anatomy_toy()
     view = AnatomizedTraining(make_pipeline(FrameEncoder.from_dataset(toy), KNeighborsClassifier(3)),
                               sensitive=toy.sensitive, l=2, random_state=0).fit(toy.X, toy.y)

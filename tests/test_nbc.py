@@ -8,14 +8,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privnb.nbc import (NBCViews, achieved_r, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior,
-                        score_signs)
+from privnb.nbc import NBCViews, achieved_r, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior, score_signs
 
 
 def figure1():
     """Figure 1 of seed 004 (the package copy is privnb.datasets.nbc_figure1_databases)."""
     try:
-        from privnb.datasets import nbc_figure1_databases
+        from privnb.data import nbc_figure1_databases
         return nbc_figure1_databases()
     except ImportError:  # pragma: no cover - the datasets helper's module is missing
         a = pd.DataFrame({"Adr": list("WWWWPWP"), "Age": [40, 40, 40, 40, 30, 40, 30],

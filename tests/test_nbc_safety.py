@@ -7,11 +7,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privnb.nbc import (NBCViews, SafetyTransform, corollary4_gamma, est, k_sind, merge, nbc_equivalent,
-                        prior_r_lower_bound, resolve_ties, safety_transform, satisfies_corollary4, score_signs,
-                        split, step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers,
-                        synthetic_database, winning_labels)
-from privnb.safety_transform import _RootPlan, _rounded_roots
+from privnb.nbc import NBCViews, SafetyTransform, corollary4_gamma, est, k_sind, merge, nbc_equivalent, prior_r_lower_bound, resolve_ties, safety_transform, satisfies_corollary4, score_signs, split, step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers, synthetic_database, winning_labels
+from privnb.nbc.roots import _RootPlan, _rounded_roots
 from test_nbc import figure1, random_frames
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -182,7 +179,7 @@ def test_est_fails_with_a_reason_when_split_needs_too_high_a_power():
 def test_log_of_counts_is_accurate_near_one(numerator, denominator):
     from decimal import Context
 
-    from privnb.safety_transform import _ln
+    from privnb.nbc.safety import _ln
 
     exact = Context(prec=80).ln(Context(prec=80).divide(numerator, denominator))
     assert _ln(Fraction(numerator, denominator)) == pytest.approx(float(exact), rel=1e-12, abs=1e-300)

@@ -3,7 +3,7 @@ import json
 
 import pandas as pd
 
-from privnb.evaluation import COLUMNS
+from privnb.experiments import COLUMNS
 
 TINY = {"l": 2, "k": 3, "sample_size": 400, "n_splits": 2, "seed": 1}
 

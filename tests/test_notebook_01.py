@@ -6,8 +6,8 @@ import nbformat
 import numpy as np
 import pandas as pd
 
-from privnb.evaluation import COLUMNS
-from privnb.notebooks import convention_problems, parameter_defaults
+from privnb.experiments import COLUMNS
+from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "01_svm_l_diversity.ipynb"
 

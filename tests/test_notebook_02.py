@@ -5,8 +5,8 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from privnb.evaluation import COLUMNS
-from privnb.notebooks import convention_problems, parameter_defaults
+from privnb.experiments import COLUMNS
+from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_knn_l_diversity.ipynb"
 TINY = {"dataset": "adult", "sample_size": 300, "n_splits": 2, "ks": [1, 3], "ls": [2, 3], "anonymity_ks": [],

@@ -5,8 +5,8 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from privnb.evaluation import COLUMNS
-from privnb.notebooks import convention_problems, parameter_defaults
+from privnb.experiments import COLUMNS
+from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "03_feature_selection_k_ac.ipynb"
 TINY = {"adult_rows": 600, "datasets": ["adult", "pu1"], "ks": [5], "epsilons": [1.0], "n_splits": 2,

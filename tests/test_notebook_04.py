@@ -5,8 +5,8 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from privnb.evaluation import COLUMNS
-from privnb.notebooks import convention_problems, parameter_defaults
+from privnb.experiments import COLUMNS
+from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "04_nbc_publishing.ipynb"
 TINY = {"n_rows": 3000, "gammas": [2, 30], "k_values": [2, 10], "prior_negative": 0.75, "r": 1.3, "seed": 1}

@@ -4,7 +4,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privnb.notebooks import clear_unkept_outputs, convention_problems, parameter_defaults
+from privnb.workbench import clear_unkept_outputs, convention_problems, parameter_defaults
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
@@ -65,8 +65,8 @@ def test_write_artifacts_writes_plain_json_and_tidy_parquet(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from privnb.evaluation import COLUMNS
-    from privnb.notebooks import write_artifacts
+    from privnb.experiments import COLUMNS
+    from privnb.workbench import write_artifacts
 
     rows = [("toy", "c", "original", np.nan, 0, "error", 0.25, 10, 0, "")]
     metrics = {"error": np.float64(0.25), "n": np.int64(3), "ok": np.bool_(True), "gamma": float("inf"),

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from privnb.evaluation import tidy_frame
-from privnb.plots import bound_plot, convergence_plot, error_boxplot, save_figure
+from privnb.experiments import tidy_frame
+from privnb.workbench import bound_plot, convergence_plot, error_boxplot, save_figure
 
 
 def rows(classifier="1-NN", dataset="adult"):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.pruning import appendix_b_preprocess, prerequisites, prune
+from privnb.mechanisms import appendix_b_preprocess, prerequisites, prune
 
 KINDS = {"A1": "numeric", "A2": "numeric"}
 
@@ -130,8 +130,8 @@ def test_matches_the_papers_loops(case):
 def test_pruned_training_on_the_papers_toy():
     from sklearn.svm import SVC
 
-    from privnb.datasets import anatomy_toy
-    from privnb.pruning import PrunedTraining
+    from privnb.data import anatomy_toy
+    from privnb.learn import PrunedTraining
 
     toy = anatomy_toy()
     model = PrunedTraining(SVC(kernel="linear"), sensitive=toy.sensitive, l=2, kinds=toy.kinds,
@@ -152,7 +152,7 @@ def test_pruned_training_on_the_papers_toy():
 def test_pruned_training_keeps_one_row_per_grouped_individual(seed, l):
     from sklearn.dummy import DummyClassifier
 
-    from privnb.pruning import PrunedTraining
+    from privnb.learn import PrunedTraining
 
     rng = np.random.RandomState(seed)
     X = pd.DataFrame({"q": rng.randint(0, 5, 40), "s": rng.randint(0, 5, 40)})

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 from sklearn.svm import SVC, LinearSVC
 
-from privnb.datasets import Dataset
-from privnb.svm_grid import (CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, run_svm_grid, svm_classifier,
-                             svm_pipeline)
+from privnb.data import Dataset
+from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, svm_classifier, svm_pipeline
+from privnb.experiments import run_svm_grid
 
 
 def toy_dataset(n=240, seed=0):
@@ -86,8 +86,8 @@ def test_grid_is_reproducible_and_collapse_changes_nothing():
 
 
 def test_grid_gives_the_rows_of_cross_validate_views():
-    from privnb.evaluation import cross_validate_views
-    from privnb.svm_grid import svm_views
+    from privnb.experiments import cross_validate_views
+    from privnb.experiments import svm_views
 
     data = toy_dataset(seed=4)
     fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7)
@@ -107,8 +107,8 @@ def test_grid_needs_hierarchies_for_k():
 
 def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
     """The rows Theorem 4.1 reads (||w_p||, R^2 extremes of D_A) come from the fold's own pruned linear SVC."""
-    from privnb.evaluation import folds_and_seeds
-    from privnb.pruning import PrunedTraining
+    from privnb.experiments import folds_and_seeds
+    from privnb.learn import PrunedTraining
 
     data = toy_dataset(seed=6)
     plain = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=2, random_state=3)

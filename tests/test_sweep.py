@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from privnb import sweep
-from privnb.evaluation import COLUMNS
+from privnb import workbench as sweep
+from privnb.workbench import runner
+from privnb.experiments import COLUMNS
 
 NOTEBOOK_BODY = '''
 import json, pathlib
@@ -23,7 +24,7 @@ out = pathlib.Path(output_dir)
 if x == fail_at:
     raise RuntimeError(f"boom at x={x}")
 if x == missing_at:
-    from privnb.datasets import DataUnavailableError
+    from privnb.data import DataUnavailableError
     raise DataUnavailableError("ipums/ipums.la.97 is missing and could not be downloaded")
 pd.DataFrame({"dataset": ["toy"] * 2, "classifier": "c", "method": ["original", "anatomized"],
               "param": [float("nan"), 2.0], "fold": 0, "metric": "error", "value": [0.1 * x, 0.2 * x],
@@ -189,7 +190,7 @@ def test_a_point_whose_data_is_unavailable_is_skipped_not_failed(project):
 
 
 def test_resume_skips_finished_points_reruns_failed_ones_and_force_runs_all(project, monkeypatch):
-    monkeypatch.setattr(sweep, "run_point", fake_run_point)
+    monkeypatch.setattr(runner, "run_point", fake_run_point)
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1, 2, 3]}\n")
     out = project / "results"
     runs.clear()
@@ -251,7 +252,7 @@ def test_rebuild_reports_needs_a_sweep_folder(tmp_path):
 
 
 def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
-    from privnb.evaluation import tidy_frame
+    from privnb.experiments import tidy_frame
     points = []
     for pid, params in (("dataset=adult", {"dataset": "adult", "l": 2}), ("dataset=bank", {"dataset": "bank", "l": "x"})):
         (tmp_path / pid).mkdir()

@@ -4,6 +4,7 @@
 - :mod:`privnb.bounds.knn`: the k-NN paper's constant beta and error series (seed 002).
 - :mod:`privnb.bounds.amplification`: the amplification criterion of the NBC paper (seed 004).
 """
+
 from .amplification import *  # noqa: F401,F403
 from .knn import *  # noqa: F401,F403
 from .theorem_4_1 import *  # noqa: F401,F403

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from privnb.validation import check_int
+
 __all__ = ["Anatomy", "NotLDiverseError", "anatomize", "bucketize", "is_l_diverse"]
 
 RESIDUES = ("suppress", "assign")
@@ -156,17 +158,13 @@ def bucketize(counts, l: int) -> np.ndarray:
     return np.repeat(np.sort(np.asarray(sets, dtype=np.intp), axis=1), reps, axis=0)
 
 
-def _check_l(l) -> None:
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ValueError(f"l must be an integer >= 1, got {l!r}.")
-
 
 def _check_inputs(data: pd.DataFrame, sensitive, l) -> None:
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"anatomize expects a pandas DataFrame, got {type(data).__name__}.")
     if sensitive not in data.columns:
         raise ValueError(f"Sensitive column {sensitive!r} is not among the columns {list(data.columns)}.")
-    _check_l(l)
+    check_int(l, "l")
     if "gid" in data.columns:
         raise ValueError("The data already has a 'gid' column; rename it: anatomize adds the group id.")
     if not data.index.is_unique:
@@ -288,7 +286,7 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
     if l is None or sensitive is None:
         raise ValueError("is_l_diverse on a frame needs the sensitive column and l, "
                          "e.g. is_l_diverse(frame, 'education', 3).")
-    _check_l(l)
+    check_int(l, "l")
     missing = [c for c in (group, sensitive) if c not in frame.columns]
     if missing:
         raise ValueError(f"Columns {missing} not found; is_l_diverse needs the group column {group!r} "

@@ -39,18 +39,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
-from privnb.anatomy import anatomize
-
-__all__ = ["TrainingData", "TrainingView", "OriginalTraining", "IdentifyingTraining",
-           "AnatomizedTraining", "GeneralizedTraining", "resolve_column", "with_labels"]
-
-
-def __getattr__(name):
-    """``PrunedTraining`` lives in :mod:`privnb.pruning` (it needs the pruning step, which imports this module)."""
-    if name == "PrunedTraining":
-        from privnb.pruning import PrunedTraining
-        return PrunedTraining
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from privnb.mechanisms.anatomy import anatomize
+from privnb.mechanisms.pruning import prune
+from privnb.validation import infer_kinds
 
 
 @dataclass
@@ -341,7 +332,8 @@ class GeneralizedTraining(TrainingView):
         self.utility = utility
 
     def _generalizer(self):
-        from privnb.generalize import FullDomainGeneralizer, MondrianGeneralizer
+        from privnb.mechanisms.full_domain import FullDomainGeneralizer
+        from privnb.mechanisms.mondrian import MondrianGeneralizer
 
         if self.method == "full-domain":
             if self.hierarchies is None:
@@ -364,3 +356,46 @@ class GeneralizedTraining(TrainingView):
     def test_view(self, X):
         """Raw rows recoded by the fitted generalization."""
         return self.generalizer_.transform(X)[self.view_columns_]
+
+
+
+class PrunedTraining(AnatomizedTraining):
+    """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
+
+    The training rows are anatomized (as :class:`privnb.learners.AnatomizedTraining`), IT is joined
+    with ST (N*l rows) and :func:`prune` keeps one candidate row per individual, so the estimator
+    learns from N rows, each with one sensitive value of its group. Test rows are raw.
+
+    Parameters
+    ----------
+    estimator : classifier
+    sensitive : str or int
+        The sensitive column (name, or position for array input).
+    l : int
+    kinds : mapping, optional
+        Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
+        are "numeric" when their dtype is numeric, else "nominal".
+    orders : mapping, optional
+        Ordinal column -> domain order (sorted values when absent).
+    residue : {"suppress", "assign"}
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    anatomy_ : privnb.anatomy.Anatomy of the training rows.
+    pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
+    """
+
+    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
+                 random_state=None):
+        super().__init__(estimator, sensitive=sensitive, l=l, residue=residue, random_state=random_state)
+        self.kinds = kinds
+        self.orders = orders
+
+    def training_view(self, X, y):
+        """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
+        joined, target = self.anatomized_rows(X, y)
+        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
+        pruned = self.pruning_.pruned
+        return TrainingData(pruned[list(X.columns)], pruned[target].to_numpy(), len(self.anatomy_.suppressed))
+

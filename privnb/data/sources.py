@@ -15,7 +15,7 @@ import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, BinaryIO
+from typing import BinaryIO, Callable
 
 import platformdirs
 

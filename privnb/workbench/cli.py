@@ -53,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _sweep(args) -> int:
-    from privnb.sweep import load_spec, run_sweeps
+    from privnb.workbench.runner import run_sweeps
+    from privnb.workbench.spec import load_spec
 
     if args.dry_run:
         for spec in map(load_spec, args.specs):
@@ -74,7 +75,7 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
-    from privnb.sweep import rebuild_reports
+    from privnb.workbench.report import rebuild_reports
 
     for path in rebuild_reports(args.results_dir):
         print(path)
@@ -83,7 +84,8 @@ def _report(args) -> int:
 
 def _data(args) -> int:
     import pandas as pd
-    from privnb.datasets import describe_data
+
+    from privnb.data.loaders import describe_data
 
     table = describe_data(args.data_home, verify=args.verify)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
@@ -93,7 +95,8 @@ def _data(args) -> int:
 
 def _notebooks(args) -> int:
     import nbformat
-    from privnb.notebooks import convention_problems, refresh_kept_outputs
+
+    from privnb.workbench.notebooks import convention_problems, refresh_kept_outputs
 
     failed = 0
     for path in args.paths:

@@ -112,7 +112,7 @@ def write_artifacts(output_dir: str | os.PathLike, *, results=None, metrics: dic
     out = Path(output_dir)
     written = []
     if results is not None:
-        from privnb.evaluation import tidy_frame
+        from privnb.experiments.protocol import tidy_frame
 
         with atomic_path(out / "results.parquet") as tmp:
             tidy_frame(results).to_parquet(tmp)

@@ -11,7 +11,6 @@ The privacy side lives next door and is re-exported here: the exact audit of Sec
 """
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 from fractions import Fraction
@@ -20,7 +19,6 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
 
 _INT64_SAFE = 2**62
 
@@ -225,7 +223,7 @@ class NBCViews:
         missing = [a for a in self.attributes if a not in X.columns]
         if missing:
             raise ValueError(f"X lacks attribute column(s) {missing}")
-        ints, ppow = _integer_tables(self)
+        ints, ppow = integer_tables(self)
         rows = len(X)
         prod = None
         for a, table in zip(self.attributes, ints):
@@ -249,7 +247,7 @@ def _lcm_of_denominators(values) -> int:
     return out
 
 
-def _integer_tables(views: NBCViews):
+def integer_tables(views: NBCViews):
     """Integer tables that order scores like eq. (2): per attribute ``N`` times a common denominator,
     and ``Q_c = P_c^(n-1)`` (likewise scaled), so that ``X_{tau,c} <= X_{tau,c'}`` iff
     ``prod_i N_i[t_i,c] Q_{c'} <= prod_i N_i[t_i,c'] Q_c``. int64 when no product can overflow, else
@@ -411,21 +409,16 @@ def min_score_ratio(views: NBCViews) -> Fraction | None:
     return best
 
 
-_REEXPORTED = {
-    **{name: "privnb.nbc_audit" for name in ("posterior", "audit", "AuditResult", "brute_force_posterior",
-                                             "r_closeness", "achieved_r")},
-    **{name: "privnb.safety_transform" for name in (
-        "SafetyTransform", "safety_transform", "step1_remove_zeros", "step2_roots", "step3_restore_totals",
-        "step4_integers", "corollary4_gamma", "satisfies_corollary4", "k_sind", "synthetic_database", "est",
-        "ESTResult", "resolve_ties", "split", "merge", "winning_labels", "prior_r_lower_bound")},
-}
+def count_tables(views: NBCViews) -> list[list[list]]:
+    """The N tables as nested lists [attribute][value][class]."""
+    return [frame.to_numpy().tolist() for frame in views.counts.values()]
 
 
-__all__ = ["NBCViews", "nbc_equivalent", "score_signs", "min_score_ratio", *_REEXPORTED]
-
-
-def __getattr__(name: str):
-    """The audit and the transforms live in their own modules (they import this one); PEP 562 re-export."""
-    if name in _REEXPORTED:
-        return getattr(importlib.import_module(_REEXPORTED[name]), name)
-    raise AttributeError(f"module 'privnb.nbc' has no attribute {name!r}")
+def unflatten_counts(views: NBCViews, flat: list) -> tuple[list, list]:
+    """(P list, N tables) from values in the order of ``views.all_counts()``."""
+    n_classes = len(views.labels)
+    tables, at = [], n_classes
+    for frame in views.counts.values():
+        tables.append([flat[r:r + n_classes] for r in range(at, at + frame.size, n_classes)])
+        at += frame.size
+    return flat[:n_classes], tables

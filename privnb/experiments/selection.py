@@ -23,17 +23,19 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
-from privnb import containment as kac
-from privnb import selection_baselines as base
-from privnb.evaluation import COLUMNS, tidy_frame
+from privnb.experiments.protocol import COLUMNS, tidy_frame
+from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal
+from privnb.mechanisms.containment import check_binary
+from privnb.mechanisms.dp_release import dp_select_release
+from privnb.mechanisms.flipping import randomized_flipping
 
 SELECTORS = {
-    "maximal": lambda X, y, k, o: kac.maximal(X, y, k, max_items=o.get("max_items")),
-    "greedy-hamdist": lambda X, y, k, o: kac.greedy_hamdist(X, y, k),
-    "greedy-distcnt": lambda X, y, k, o: kac.greedy_distcnt(X, y, k),
-    "cm-greedy": lambda X, y, k, o: base.greedy_cm(X, y, k),
-    "k-anonymity-hamdist": lambda X, y, k, o: kac.greedy_hamdist(X, y, k, constraint="k-anonymity"),
-    "k-anonymity-distcnt": lambda X, y, k, o: kac.greedy_distcnt(X, y, k, constraint="k-anonymity"),
+    "maximal": lambda X, y, k, o: maximal(X, y, k, max_items=o.get("max_items")),
+    "greedy-hamdist": lambda X, y, k, o: greedy_hamdist(X, y, k),
+    "greedy-distcnt": lambda X, y, k, o: greedy_distcnt(X, y, k),
+    "cm-greedy": lambda X, y, k, o: greedy_cm(X, y, k),
+    "k-anonymity-hamdist": lambda X, y, k, o: greedy_hamdist(X, y, k, constraint="k-anonymity"),
+    "k-anonymity-distcnt": lambda X, y, k, o: greedy_distcnt(X, y, k, constraint="k-anonymity"),
 }
 """Deterministic selectors by method name (the rows of Tables 4-6 of seed 001)."""
 
@@ -125,7 +127,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {METHODS}")
-    X = kac.check_binary(X)
+    X = check_binary(X)
     y = np.asarray(y).astype(np.int64)
     rng = check_random_state(random_state)
     folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=rng).split(np.zeros(len(y)), y))
@@ -158,7 +160,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
             fold = run * n_splits + i
             if "rf" in methods:
                 for k in ks:
-                    flipped = base.randomized_flipping(Xtr, k, random_state=run_rng)
+                    flipped = randomized_flipping(Xtr, k, random_state=run_rng)
                     auc, note = svm_auc(flipped.X, ytr, Xte, yte, c_grid=c_grid, random_state=run_rng)
                     add("rf", k, fold, "auc", auc, len(train), note)
                     add("rf", k, fold, "n_features", X.shape[1], len(train))
@@ -167,10 +169,10 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
                 if method not in methods:
                     continue
                 if greedy_dp is None:
-                    greedy_dp = kac.greedy_hamdist(Xtr, ytr, dp_k)
+                    greedy_dp = greedy_hamdist(Xtr, ytr, dp_k)
                 n_dp = max(1, greedy_dp.features.size)
                 for eps in epsilons:
-                    rel = base.dp_select_release(Xtr, ytr, n_dp, eps, mechanism=method.split("-")[0],
+                    rel = dp_select_release(Xtr, ytr, n_dp, eps, mechanism=method.split("-")[0],
                                                  random_state=run_rng)
                     auc, note = svm_auc(rel.X, rel.y, Xte[:, rel.features].toarray(), yte,
                                         c_grid=c_grid, random_state=run_rng)

@@ -24,31 +24,20 @@ go in chunks of bounded memory.
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from privnb.anatomy import NotLDiverseError, anatomize
-from privnb.encoding import FrameEncoder
-from privnb.evaluation import chosen_folds, error_rate, folds_and_seeds, tidy_frame
-from privnb.learners import (AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining,
-                             with_labels)
-
-__all__ = ["IBkClassifier", "convergence_curves", "cross_validate_knn", "kneighbors", "kneighbors_factored",
-           "nearest_per_part", "vote"]
+from privnb.learn.encoding import FrameEncoder
+from privnb.validation import check_int
 
 _BLOCK = 32                 # training rows per block of the candidate screen
+
+
 _DECIMALS = 9               # squared distances tie when equal after rounding to this many decimals
 
-
-def _check_positive_int(k, name="n_neighbors"):
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}")
-    return int(k)
 
 
 def _rows_per_chunk(n_train, chunk_bytes):
@@ -129,7 +118,7 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
     index : array of shape (n_query, n_neighbors), positions in ``X_train``
     """
     X_train, X_query = _check_pair(X_train, X_query)
-    k = _check_positive_int(n_neighbors)
+    k = check_int(n_neighbors, "n_neighbors")
     if k > len(X_train):
         raise ValueError(f"n_neighbors={k} exceeds the {len(X_train)} training rows; use a smaller k")
     padded, sq_train = _padded(X_train)
@@ -180,7 +169,7 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
     A_train, A_query = _check_pair(A_train, A_query)
     S_train, S_query = _check_pair(S_train, S_query)
     a_index, s_index = np.asarray(a_index, dtype=np.intp), np.asarray(s_index, dtype=np.intp)
-    k = _check_positive_int(n_neighbors)
+    k = check_int(n_neighbors, "n_neighbors")
     n_train = len(a_index)
     if k > n_train:
         raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
@@ -256,7 +245,7 @@ def vote(neighbor_labels, ks, n_classes=None):
     """
     labels = np.asarray(neighbor_labels)
     k_max = labels.shape[1]
-    ks = [_check_positive_int(k, "k") for k in ks]
+    ks = [check_int(k, "k") for k in ks]
     if max(ks) > k_max:
         raise ValueError(f"k={max(ks)} needs {max(ks)} neighbours, only {k_max} were searched")
     n_classes = int(labels.max()) + 1 if n_classes is None else n_classes
@@ -308,7 +297,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Encode the training rows (ranges and categories from them) and store them."""
-        k = _check_positive_int(self.n_neighbors)
+        k = check_int(self.n_neighbors, "n_neighbors")
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if len(y) != len(X):
@@ -376,92 +365,6 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         return (labels[:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
 
 
-def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
-    """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
-    base = IBkClassifier(k_max, kinds=dataset.kinds, orders=dataset.orders)
-    views = [("original", np.nan, OriginalTraining(base), None),
-             ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None)]
-    factored = clone(base).set_params(factor_column=dataset.sensitive)
-    views += [("anatomized", float(l), AnatomizedTraining(factored, sensitive=dataset.sensitive, l=l), None)
-              for l in ls]
-    if hierarchies is not None:
-        qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
-        one = IBkClassifier(1, kinds=dataset.kinds, orders=dataset.orders)
-        views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
-                                                                 hierarchies=hierarchies), (1,))
-                  for l in anonymity_ks]
-    return views
-
-
-def _check_ks_ls(ks, ls):
-    ks = sorted({_check_positive_int(k, "k") for k in ks})
-    ls = sorted({_check_positive_int(l, "l") for l in ls})
-    if not ks or not ls or ls[0] < 2:
-        raise ValueError(f"ks must be non-empty and ls must be integers >= 2, got ks={ks}, ls={ls}")
-    return ks, ls
-
-
-def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
-                       hierarchies=None, anonymity_ks=None,
-                       views=("original", "identifying", "anatomized", "generalized"), folds=None,
-                       n_jobs=None, progress=False) -> pd.DataFrame:
-    """The k-NN experiment of Section 5 of seed 002: every view, every k, every l, stratified k-fold.
-
-    Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
-    and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
-    with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
-    (fold, view, l) for max(ks) serves every k, and one lattice search per fold serves every k of the
-    anonymized views (:class:`privnb.generalize.FullDomainLattice`). An l beyond the sensitive domain
-    gives N/A rows with the reason in ``note``. Folds are stratified and shuffled with
-    ``random_state``; the anatomization of fold f is seeded from it too, so a seed reproduces the
-    whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
-    runs folds in parallel processes (joblib), with the same result.
-
-    Returns
-    -------
-    DataFrame
-        Tidy rows (:data:`privnb.evaluation.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
-    """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
-    ks, ls = _check_ks_ls(ks, ls)
-    unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
-    if unknown:
-        raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
-                         "anatomized, generalized")
-    y = np.asarray(dataset.y)
-    splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    folds = chosen_folds(folds, n_splits)
-    anonymity_ks = ls if anonymity_ks is None else sorted({_check_positive_int(k, "k") for k in anonymity_ks})
-    chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
-    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_knn_fold)(dataset, chosen, ks, fold, *splits[fold], int(seeds[fold])) for fold in folds)
-    return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
-                                            desc=f"k-NN {dataset.name}") for row in rows])
-
-
-def _knn_fold(dataset, views, ks, fold, train, test, seed):
-    """Result rows of every view of one fold (:func:`cross_validate_knn`)."""
-    X, y = dataset.X, np.asarray(dataset.y)
-    rows = []
-    for method, param, template, view_ks in views:
-        view_ks = ks if view_ks is None else view_ks
-        estimator = clone(template)
-        if "random_state" in estimator.get_params():
-            estimator.set_params(random_state=seed)
-        try:
-            estimator.fit(X.iloc[train], y[train])
-        except NotLDiverseError as error:
-            rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", np.nan, np.nan, np.nan,
-                      f"N/A: {error}") for k in view_ks]
-            continue
-        predictions = estimator.estimator_.predict_many(estimator.test_view(X.iloc[test]), view_ks)
-        rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", error_rate(y[test], pred),
-                  estimator.n_train_, estimator.n_suppressed_, "") for k, pred in zip(view_ks, predictions)]
-    return rows
-
-
 def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
     """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN.
 
@@ -508,72 +411,3 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
             best[j, start:start + len(query)] = cur_p
     return best
 
-
-def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
-                       progress=False) -> pd.DataFrame:
-    """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
-
-    In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
-    original 1-NN and, for each l, the anatomized 1-NN are trained on parts 1..j for j = 1..n_parts and
-    scored on the raw test fold. Each part is anatomized on its own, so the anatomized data of parts
-    1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
-    every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
-    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds.
-
-    Returns
-    -------
-    DataFrame
-        Tidy rows, classifier ``"1-NN"``, metric ``"incremental_error"`` (so they never mix with the
-        ``"error"`` rows of :func:`cross_validate_knn` in one table); ``n_train`` holds the training-set
-        size in individuals of parts 1..j (the x axis of Figure 9; the anatomized classifier sees l rows
-        for each one kept), ``n_suppressed`` the individuals the anatomization of those parts dropped.
-    """
-    _, ls = _check_ks_ls([1], ls)
-    X, y = dataset.X, np.asarray(dataset.y)
-    splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    rows = []
-    iterator = chosen_folds(folds, n_splits)
-    if progress:
-        from tqdm.auto import tqdm
-        iterator = tqdm(iterator, desc=f"convergence {dataset.name}")
-    for fold in iterator:
-        train, test = splits[fold]
-        rng = check_random_state(int(seeds[fold]))
-        part_of = np.empty(len(train), dtype=int)
-        for cls in np.unique(y[train]):
-            members = np.flatnonzero(y[train] == cls)
-            part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
-        frame = X.iloc[train].reset_index(drop=True)
-        encoder = FrameEncoder.from_dataset(dataset, scheme="ibk").fit(frame)
-        query = encoder.transform(X.iloc[test])
-        sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
-        best = nearest_per_part(encoder.transform(frame), part_of, query)
-        labels = y[train]
-        rows += [(dataset.name, "1-NN", "original", np.nan, fold, "incremental_error",
-                  error_rate(y[test], labels[best[j]]), sizes[j], 0, "") for j in range(n_parts)]
-        for l in ls:
-            rows += _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y[test], l,
-                                            int(rng.randint(2**31 - 1)), fold, sizes)
-    return tidy_frame(rows)
-
-
-def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
-    n_parts = len(sizes)
-    data, target = with_labels(frame, labels)
-    pieces, piece_parts, suppressed = [], [], np.zeros(n_parts, dtype=int)
-    try:
-        for j in range(n_parts):
-            anatomy = anatomize(data[part_of == j], dataset.sensitive, l, random_state=seed + j)
-            joined = anatomy.join()
-            pieces.append(joined)
-            piece_parts.append(np.full(len(joined), j))
-            suppressed[j] = len(anatomy.suppressed)
-    except NotLDiverseError as error:
-        return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error", np.nan, sizes[j],
-                 np.nan, f"N/A: {error}") for j in range(n_parts)]
-    joined = pd.concat(pieces, ignore_index=True)
-    best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
-    joined_labels = joined[target].to_numpy()
-    return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error",
-             error_rate(y_test, joined_labels[best[j]]), sizes[j], np.cumsum(suppressed)[j], "")
-            for j in range(n_parts)]

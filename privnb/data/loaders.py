@@ -15,191 +15,21 @@ import gzip
 import io
 import re
 import tarfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
-from privnb._fetch import (
-    DataUnavailableError,
-    FileSpec,
-    content_sha256,
-    fetch,
-    locate,
-    open_binary,
-    search_dirs,
-)
-
-__all__ = [
-    "Dataset",
-    "TokenCorpus",
-    "DataUnavailableError",
-    "load_adult",
-    "load_bank_marketing",
-    "load_fars",
-    "load_ipums",
-    "load_pu1",
-    "load_adult_hierarchies",
-    "describe_data",
-    "feature_selection_table1",
-    "nbc_figure1_databases",
-    "anatomy_toy",
-]
-
-KINDS = ("numeric", "ordinal", "nominal")
-
-
-# --------------------------------------------------------------------------- Dataset
-
-
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """A table plus the roles the papers give its columns.
-
-    Parameters
-    ----------
-    name : str
-        Short name ("adult", "bank", ...).
-    frame : pandas.DataFrame
-        Columns ``*quasi_identifiers, sensitive (if any), target``; the index is reset to a RangeIndex.
-    quasi_identifiers : tuple of str
-    sensitive : str or None
-    target : str
-        Column of ints 0/1, 1 the positive class.
-    kinds : mapping
-        Every non-target column -> "numeric", "ordinal" or "nominal".
-    orders : mapping
-        Ordinal column -> its values in domain order.
-    target_names : (str, str)
-        (negative label, positive label).
-    """
-
-    name: str
-    frame: pd.DataFrame
-    quasi_identifiers: tuple[str, ...]
-    sensitive: str | None
-    target: str
-    kinds: Mapping[str, str]
-    orders: Mapping[str, tuple] = field(default_factory=dict)
-    target_names: tuple[str, str] = ("0", "1")
-
-    def __post_init__(self):
-        qi = tuple(self.quasi_identifiers)
-        object.__setattr__(self, "quasi_identifiers", qi)
-        object.__setattr__(self, "kinds", dict(self.kinds))
-        object.__setattr__(self, "orders", {k: tuple(v) for k, v in self.orders.items()})
-        object.__setattr__(self, "target_names", tuple(self.target_names))
-        columns = [*qi, *([self.sensitive] if self.sensitive is not None else []), self.target]
-        if len(set(columns)) != len(columns):
-            raise ValueError(f"Dataset {self.name!r}: roles overlap: {columns}; give each column one role")
-        missing = [c for c in columns if c not in self.frame.columns]
-        if missing:
-            raise ValueError(f"Dataset {self.name!r}: frame lacks columns {missing}; "
-                             f"it has {list(self.frame.columns)}")
-        frame = self.frame[columns]
-        if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
-            frame = frame.reset_index(drop=True)
-        object.__setattr__(self, "frame", frame)
-        y = frame[self.target]
-        if not (pd.api.types.is_integer_dtype(y) and y.isin([0, 1]).all()):
-            raise ValueError(f"Dataset {self.name!r}: target {self.target!r} must hold ints 0/1 "
-                             f"(1 = positive); found {pd.unique(y)[:5]!r}")
-        features = columns[:-1]
-        if set(self.kinds) != set(features):
-            raise ValueError(f"Dataset {self.name!r}: kinds must name exactly the non-target columns "
-                             f"{features}; got {sorted(self.kinds)}")
-        bad = {c: k for c, k in self.kinds.items() if k not in KINDS}
-        if bad:
-            raise ValueError(f"Dataset {self.name!r}: unknown kinds {bad}; use one of {KINDS}")
-        ordinal = {c for c, k in self.kinds.items() if k == "ordinal"}
-        if set(self.orders) != ordinal:
-            raise ValueError(f"Dataset {self.name!r}: orders must be given for exactly the ordinal "
-                             f"columns {sorted(ordinal)}; got {sorted(self.orders)}")
-        for column, order in self.orders.items():
-            unknown = set(frame[column].dropna().unique()) - set(order)
-            if unknown:
-                raise ValueError(f"Dataset {self.name!r}: column {column!r} has values {sorted(unknown)[:5]} "
-                                 f"outside its order {order}")
-        if len(self.target_names) != 2:
-            raise ValueError(f"Dataset {self.name!r}: target_names must be (negative, positive)")
-
-    @property
-    def X(self) -> pd.DataFrame:
-        """The quasi-identifiers and the sensitive attribute (no target)."""
-        return self.frame[[*self.quasi_identifiers, *([self.sensitive] if self.sensitive else [])]]
-
-    @property
-    def y(self) -> np.ndarray:
-        """The target as a numpy array of 0/1."""
-        return self.frame[self.target].to_numpy()
-
-    def sample(self, n: int, *, random_state=None, stratify: bool = True) -> "Dataset":
-        """A random subset of ``n`` rows, stratified on the target (proportional allocation).
-
-        Each class gets ``n * count / len`` rows rounded by largest remainder, so class shares are kept
-        to within one row. Rows keep their original relative order; the index is reset.
-
-        Parameters
-        ----------
-        n : int
-            Number of rows, 1 <= n <= len(frame).
-        random_state : None, int or numpy Generator/RandomState
-        stratify : bool
-            False draws ``n`` rows uniformly without regard to the target.
-        """
-        total = len(self.frame)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= total:
-            raise ValueError(f"sample size n must be an integer in [1, {total}] for {self.name!r}; got {n!r}")
-        rng = check_random_state(random_state)
-        if stratify:
-            y = self.y
-            classes, counts = np.unique(y, return_counts=True)
-            quota = n * counts / total
-            take = np.floor(quota).astype(int)
-            short = n - take.sum()
-            take[np.argsort(-(quota - take), kind="stable")[:short]] += 1
-            rows = np.concatenate([
-                rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in zip(classes, take)
-            ])
-        else:
-            rows = rng.choice(total, size=n, replace=False)
-        frame = self.frame.iloc[np.sort(rows)].reset_index(drop=True)
-        return Dataset(self.name, frame, self.quasi_identifiers, self.sensitive, self.target,
-                       self.kinds, self.orders, self.target_names)
-
-
-@dataclass(frozen=True, eq=False)
-class TokenCorpus:
-    """A bag-of-tokens corpus: binary message x token matrix, labels and the corpus' own folds.
-
-    Attributes
-    ----------
-    X : scipy.sparse.csr_matrix
-        1 where the message contains the token (subject or body), else 0.
-    y : numpy.ndarray
-        1 = spam, 0 = legitimate.
-    folds : numpy.ndarray
-        The part (1..10) each message lies in, for the corpus' 10-fold cross-validation.
-    tokens : numpy.ndarray
-        The (encoded, integer) token of each column, sorted.
-    version : str
-    """
-
-    X: sp.csr_matrix
-    y: np.ndarray
-    folds: np.ndarray
-    tokens: np.ndarray
-    version: str = "bare"
-
-
-# --------------------------------------------------------------------------- files
+from privnb.data.containers import Dataset, TokenCorpus
+from privnb.data.sources import FileSpec, content_sha256, fetch, locate, open_binary, search_dirs
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+
+
 _ARX = "https://raw.githubusercontent.com/arx-deidentifier/arx/aacd487fb77b3af7970d5d6fa1b2f6cca1182b64/data"
+
+
 _HIERARCHY_SHA = {
     "age": "463f35372e8b1ad31fc624eb73c5da9297878a044ae5d61038eaf7b431ac55ca",
     "education": "f22e5ee519c28b05538d4e5ddea0fbee5f0017fefb3abab3fa02272325bf9ce5",
@@ -211,7 +41,10 @@ _HIERARCHY_SHA = {
     "sex": "537d23f7b6969b916b5a5490eb1b32c273fefdc62ca050a7a813e23bbf3b78b2",
     "workclass": "106f420349bf0071dbb25371795a78799edf24a64c3424619d563c3990ee8d02",
 }
+
+
 _IPUMS_FILES = ("ipums.la.97", "ipums.la.98", "ipums.la.99")
+
 
 FILES: dict[str, FileSpec] = {
     spec.path: spec for spec in [
@@ -271,17 +104,21 @@ def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "file", "location", "sha256", "url"])
 
 
-# --------------------------------------------------------------------------- Adult
-
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
                  "hours-per-week", "native-country", "income")
+
+
 ADULT_QUASI_IDENTIFIERS = ("age", "workclass", "marital-status", "occupation", "race", "sex",
                            "capital-gain", "capital-loss", "hours-per-week", "native-country")
+
+
 #: Adult's education levels in the order of education-num (1..16).
 EDUCATION_ORDER = ("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th",
                    "HS-grad", "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters",
                    "Prof-school", "Doctorate")
+
+
 _ADULT_NUMERIC = ("age", "capital-gain", "capital-loss", "hours-per-week")
 
 
@@ -343,12 +180,12 @@ def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
     }
 
 
-# --------------------------------------------------------------------------- Bank marketing
-
 #: Age bins for Bank Marketing: Weka's default unsupervised Discretize (10 equal-width bins) over
 #: the observed range 18..95 of the 39922 rows (width 7.7), written as the integer ages each holds.
 BANK_AGE_BINS = ((18, 25), (26, 33), (34, 41), (42, 48), (49, 56), (57, 64), (65, 71), (72, 79),
                  (80, 87), (88, 95))
+
+
 BANK_AGE_ORDER = tuple(f"{lo}-{hi}" for lo, hi in BANK_AGE_BINS)
 
 
@@ -380,15 +217,19 @@ def load_bank_marketing(*, data_home=None) -> Dataset:
                    {"age": BANK_AGE_ORDER}, ("no", "yes"))
 
 
-# --------------------------------------------------------------------------- FARS
-
 FARS_SENSITIVE = "POLICE_REPORTED_ALCOHOL_INVOLVEMENT"
+
+
 #: The attributes KEEL stores as numbers (README of the shared data, section 4). PMLB's metadata
 #: also calls SEATING_POSITION, CASE_STATE, RACE and a few more "continuous", but their values are
 #: the label codes 0..n-1 of KEEL's nominal attributes, so they are kept nominal here.
 FARS_NUMERIC = ("AGE", "ALCOHOL_TEST_RESULT", "DRUG_TEST_RESULTS_(1_of_3)",
                 "DRUG_TEST_RESULTS_(2_of_3)", "DRUG_TEST_RESULTS_(3_of_3)")
+
+
 _FARS_INJURED = (1, 2, 5)       # Fatal, Incapaciting, Nonincapaciting_Evident
+
+
 _FARS_NOT_INJURED = (4,)        # No_Injury
 
 
@@ -411,8 +252,6 @@ def load_fars(*, data_home=None) -> Dataset:
                    ("No_Injury", "Injured"))
 
 
-# --------------------------------------------------------------------------- IPUMS
-
 #: The 61 comma-separated integer fields of a line of ipums.la.97/98/99, in file order. The UCI
 #: description uses general-version names (``raceg``, ``classwkg``) for race and class of worker.
 IPUMS_COLUMNS = (
@@ -424,6 +263,8 @@ IPUMS_COLUMNS = (
     "workedyr", "inctot", "incwage", "incbus", "incfarm", "incss", "incwelfr", "incother", "poverty",
     "migrate5", "migplac5", "movedin", "vetstat", "tranwork",
 )
+
+
 IPUMS_QUASI_IDENTIFIERS = ("age", "sex", "raceg", "marst", "occ1950", "classwkg", "hrswork2",
                            "migplac5", "vetstat")
 
@@ -458,9 +299,9 @@ def load_ipums(*, data_home=None) -> Dataset:
                    ("<=50K", ">50K"))
 
 
-# --------------------------------------------------------------------------- PU1
-
 PU1_VERSIONS = ("bare", "lemm", "lemm_stop", "stop")
+
+
 _PU1_MEMBER = re.compile(r"^pu1_encoded/(?P<version>[a-z_]+)/part(?P<part>\d+)/(?P<file>[^/]+\.txt)$")
 
 
@@ -518,66 +359,3 @@ def _parse_pu1(path: str, mtime_ns: int, size: int, version: str):
     X.data[:] = 1
     return X, spam.astype(np.int64), folds, tokens
 
-
-# --------------------------------------------------------------------------- toy tables
-
-
-def feature_selection_table1() -> pd.DataFrame:
-    """Table 1 of seed 001: 6 users x 5 binary keywords and a class label.
-
-    Keywords ``a``..``e`` as extracted; the index is ``u1``..``u6``. The two feature sets of its
-    Table 2 are {a, b, e} (projections 101 for u1-u4, 111 for u5, u6) and {c, d, e}. The class
-    column (+1 / -1) was lost in the text extraction; it is reconstructed from the text: mapping 101
-    to +1 and 111 to -1 on {a, b, e} "makes only 1 mistake out of 6", every positive has the same
-    distances to the negatives (the HamDist example), and {c, d, e} shows "no good correlation".
-    u1, u2, u3 are +1 and u4, u5, u6 are -1 (u4 is the one mistake; u1, u2, u4 are identical rows).
-    Containment (Definition 4): u1 is 4-AC (with u2, u4, u5); u5 and u6 are 1-AC.
-    """
-    keywords = np.array([[1, 0, 1, 0, 1],
-                         [1, 0, 1, 0, 1],
-                         [1, 0, 0, 1, 1],
-                         [1, 0, 1, 0, 1],
-                         [1, 1, 1, 0, 1],
-                         [1, 1, 0, 1, 1]])
-    table = pd.DataFrame(keywords, columns=list("abcde"),
-                         index=pd.Index([f"u{i}" for i in range(1, 7)], name="user"))
-    table["class"] = [1, 1, 1, -1, -1, -1]
-    return table
-
-
-def nbc_figure1_databases() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The two tiny databases of Figure 1 of seed 004 (schema <Adr, Age, Sal>).
-
-    The figure gives each database only through its NBC-enabling views pi_{Adr,Sal} and
-    pi_{Age,Sal}; the tables returned list those views row by row, which is the first of each
-    database's consistent worlds (d1 of V1, d'1 of V2). Adr is "W" (Westwood) or "P" (Palms),
-    Age 30 or 40, Sal "50K" or "70K".
-
-    Returns
-    -------
-    (db_a, db_b) : DataFrames of 7 and 5 tuples
-        db_a: 5 of 7 earn 70K (the 71% prior); among its worlds Bob's average posterior for
-        <W, 40, 70K> is 88%; db_b: 78% (Section 1).
-    """
-    def table(rows):
-        return pd.DataFrame(rows, columns=["Adr", "Age", "Sal"])
-
-    db_a = table([("W", 40, "70K")] * 4 + [("P", 30, "70K"), ("W", 40, "50K"), ("P", 30, "50K")])
-    db_b = table([("W", 40, "70K")] * 2 + [("P", 30, "70K"), ("W", 40, "50K"), ("P", 30, "50K")])
-    return db_a, db_b
-
-
-def anatomy_toy() -> Dataset:
-    """A stand-in for the 6-point toy of Figure 1 of seeds 003 and 002 (coordinates only drawn).
-
-    Two blue points on the left and four red on the right, attributes A_1 (quasi-identifier) and A_2
-    (sensitive), every value distinct so each point is a unique individual. The classes are split
-    by A_1 alone (blue A_1 <= 2, red A_1 >= 4), so the anatomized data (A_1 kept, A_2 permuted within
-    groups) stays linearly separable, as in Figure 1(b). Target ``color``: 0 = blue, 1 = red. The
-    coordinates are ours: the papers only draw them.
-    """
-    frame = pd.DataFrame({"A_1": [1.0, 2.0, 4.0, 5.0, 6.0, 7.0],
-                          "A_2": [2.0, 4.5, 1.0, 3.5, 5.5, 2.5],
-                          "color": [0, 0, 1, 1, 1, 1]})
-    return Dataset("anatomy_toy", frame, ("A_1",), "A_2", "color",
-                   {"A_1": "numeric", "A_2": "numeric"}, {}, ("blue", "red"))

@@ -13,10 +13,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.learners import AnatomizedTraining, TrainingData
-
-__all__ = ["appendix_b_preprocess", "prerequisites", "Prerequisites", "prune", "Pruning", "PrunedTraining"]
-
 
 def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
     """Values mapped to 1..|dom| in domain order (Appendix B, rule 2)."""
@@ -162,50 +158,3 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
     kept = order[starts]
     return Pruning(joined.iloc[kept].reset_index(drop=True), kept, encoded, pre)
 
-
-def _infer_kinds(frame: pd.DataFrame, kinds: Mapping[str, str] | None) -> dict:
-    """``kinds`` completed for every column: numeric dtypes "numeric", anything else "nominal"."""
-    given = dict(kinds or {})
-    return {c: given.get(c, "numeric" if pd.api.types.is_numeric_dtype(frame[c]) else "nominal")
-            for c in frame.columns}
-
-
-class PrunedTraining(AnatomizedTraining):
-    """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
-
-    The training rows are anatomized (as :class:`privnb.learners.AnatomizedTraining`), IT is joined
-    with ST (N*l rows) and :func:`prune` keeps one candidate row per individual, so the estimator
-    learns from N rows, each with one sensitive value of its group. Test rows are raw.
-
-    Parameters
-    ----------
-    estimator : classifier
-    sensitive : str or int
-        The sensitive column (name, or position for array input).
-    l : int
-    kinds : mapping, optional
-        Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
-        are "numeric" when their dtype is numeric, else "nominal".
-    orders : mapping, optional
-        Ordinal column -> domain order (sorted values when absent).
-    residue : {"suppress", "assign"}
-    random_state : int, RandomState or None
-
-    Attributes
-    ----------
-    anatomy_ : privnb.anatomy.Anatomy of the training rows.
-    pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
-    """
-
-    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
-                 random_state=None):
-        super().__init__(estimator, sensitive=sensitive, l=l, residue=residue, random_state=random_state)
-        self.kinds = kinds
-        self.orders = orders
-
-    def training_view(self, X, y):
-        """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
-        joined, target = self.anatomized_rows(X, y)
-        self.pruning_ = prune(joined, _infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
-        pruned = self.pruning_.pruned
-        return TrainingData(pruned[list(X.columns)], pruned[target].to_numpy(), len(self.anatomy_.suppressed))

@@ -1,0 +1,56 @@
+"""One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
+
+from .knn import cross_validate_knn, convergence_curves
+from .protocol import (
+    COLUMNS,
+    error_rate,
+    method_label,
+    method_sort_key,
+    folds_and_seeds,
+    chosen_folds,
+    cross_validate_views,
+    tidy_frame,
+)
+from .selection import (
+    SELECTORS,
+    METHODS,
+    LABELS,
+    C_GRID,
+    PAPER_TABLES,
+    fit_svm,
+    svm_auc,
+    evaluate_methods,
+    summary_table,
+    side_by_side,
+)
+from .svm import svm_views, theorem_4_1_inputs, run_svm_grid
+from .ttest import TTestResult, paired_t_test, t_test_table
+
+__all__ = [
+    "cross_validate_knn",
+    "convergence_curves",
+    "COLUMNS",
+    "error_rate",
+    "method_label",
+    "method_sort_key",
+    "folds_and_seeds",
+    "chosen_folds",
+    "cross_validate_views",
+    "tidy_frame",
+    "SELECTORS",
+    "METHODS",
+    "LABELS",
+    "C_GRID",
+    "PAPER_TABLES",
+    "fit_svm",
+    "svm_auc",
+    "evaluate_methods",
+    "summary_table",
+    "side_by_side",
+    "svm_views",
+    "theorem_4_1_inputs",
+    "run_svm_grid",
+    "TTestResult",
+    "paired_t_test",
+    "t_test_table",
+]

@@ -1,0 +1,179 @@
+"""Seed 002's experiments: the k-NN error grid over training views, l and k (one neighbour search per view
+for the largest k), and the convergence experiment (error against training size, Figure 9).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+
+from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
+from privnb.learn.encoding import FrameEncoder
+from privnb.learn.knn import IBkClassifier, nearest_per_part
+from privnb.learn.training import (
+    AnatomizedTraining,
+    GeneralizedTraining,
+    IdentifyingTraining,
+    OriginalTraining,
+    with_labels,
+)
+from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
+from privnb.validation import check_int
+
+
+def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
+    """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
+    base = IBkClassifier(k_max, kinds=dataset.kinds, orders=dataset.orders)
+    views = [("original", np.nan, OriginalTraining(base), None),
+             ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None)]
+    factored = clone(base).set_params(factor_column=dataset.sensitive)
+    views += [("anatomized", float(l), AnatomizedTraining(factored, sensitive=dataset.sensitive, l=l), None)
+              for l in ls]
+    if hierarchies is not None:
+        qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
+        one = IBkClassifier(1, kinds=dataset.kinds, orders=dataset.orders)
+        views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
+                                                                 hierarchies=hierarchies), (1,))
+                  for l in anonymity_ks]
+    return views
+
+
+def _check_ks_ls(ks, ls):
+    ks = sorted({check_int(k, "k") for k in ks})
+    ls = sorted({check_int(l, "l") for l in ls})
+    if not ks or not ls or ls[0] < 2:
+        raise ValueError(f"ks must be non-empty and ls must be integers >= 2, got ks={ks}, ls={ls}")
+    return ks, ls
+
+
+def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
+                       hierarchies=None, anonymity_ks=None,
+                       views=("original", "identifying", "anatomized", "generalized"), folds=None,
+                       n_jobs=None, progress=False) -> pd.DataFrame:
+    """The k-NN experiment of Section 5 of seed 002: every view, every k, every l, stratified k-fold.
+
+    Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
+    and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
+    with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
+    (fold, view, l) for max(ks) serves every k, and one lattice search per fold serves every k of the
+    anonymized views (:class:`privnb.generalize.FullDomainLattice`). An l beyond the sensitive domain
+    gives N/A rows with the reason in ``note``. Folds are stratified and shuffled with
+    ``random_state``; the anatomization of fold f is seeded from it too, so a seed reproduces the
+    whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
+    runs folds in parallel processes (joblib), with the same result.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows (:data:`privnb.evaluation.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    ks, ls = _check_ks_ls(ks, ls)
+    unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
+    if unknown:
+        raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
+                         "anatomized, generalized")
+    y = np.asarray(dataset.y)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
+    folds = chosen_folds(folds, n_splits)
+    anonymity_ks = ls if anonymity_ks is None else sorted({check_int(k, "k") for k in anonymity_ks})
+    chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_knn_fold)(dataset, chosen, ks, fold, *splits[fold], int(seeds[fold])) for fold in folds)
+    return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
+                                            desc=f"k-NN {dataset.name}") for row in rows])
+
+
+def _knn_fold(dataset, views, ks, fold, train, test, seed):
+    """Result rows of every view of one fold (:func:`cross_validate_knn`)."""
+    X, y = dataset.X, np.asarray(dataset.y)
+    rows = []
+    for method, param, template, view_ks in views:
+        view_ks = ks if view_ks is None else view_ks
+        estimator = clone(template)
+        if "random_state" in estimator.get_params():
+            estimator.set_params(random_state=seed)
+        try:
+            estimator.fit(X.iloc[train], y[train])
+        except NotLDiverseError as error:
+            rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", np.nan, np.nan, np.nan,
+                      f"N/A: {error}") for k in view_ks]
+            continue
+        predictions = estimator.estimator_.predict_many(estimator.test_view(X.iloc[test]), view_ks)
+        rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", error_rate(y[test], pred),
+                  estimator.n_train_, estimator.n_suppressed_, "") for k, pred in zip(view_ks, predictions)]
+    return rows
+
+
+def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
+                       progress=False) -> pd.DataFrame:
+    """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
+
+    In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
+    original 1-NN and, for each l, the anatomized 1-NN are trained on parts 1..j for j = 1..n_parts and
+    scored on the raw test fold. Each part is anatomized on its own, so the anatomized data of parts
+    1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
+    every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
+    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows, classifier ``"1-NN"``, metric ``"incremental_error"`` (so they never mix with the
+        ``"error"`` rows of :func:`cross_validate_knn` in one table); ``n_train`` holds the training-set
+        size in individuals of parts 1..j (the x axis of Figure 9; the anatomized classifier sees l rows
+        for each one kept), ``n_suppressed`` the individuals the anatomization of those parts dropped.
+    """
+    _, ls = _check_ks_ls([1], ls)
+    X, y = dataset.X, np.asarray(dataset.y)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
+    rows = []
+    iterator = chosen_folds(folds, n_splits)
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(iterator, desc=f"convergence {dataset.name}")
+    for fold in iterator:
+        train, test = splits[fold]
+        rng = check_random_state(int(seeds[fold]))
+        part_of = np.empty(len(train), dtype=int)
+        for cls in np.unique(y[train]):
+            members = np.flatnonzero(y[train] == cls)
+            part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
+        frame = X.iloc[train].reset_index(drop=True)
+        encoder = FrameEncoder.from_dataset(dataset, scheme="ibk").fit(frame)
+        query = encoder.transform(X.iloc[test])
+        sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
+        best = nearest_per_part(encoder.transform(frame), part_of, query)
+        labels = y[train]
+        rows += [(dataset.name, "1-NN", "original", np.nan, fold, "incremental_error",
+                  error_rate(y[test], labels[best[j]]), sizes[j], 0, "") for j in range(n_parts)]
+        for l in ls:
+            rows += _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y[test], l,
+                                            int(rng.randint(2**31 - 1)), fold, sizes)
+    return tidy_frame(rows)
+
+
+def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
+    n_parts = len(sizes)
+    data, target = with_labels(frame, labels)
+    pieces, piece_parts, suppressed = [], [], np.zeros(n_parts, dtype=int)
+    try:
+        for j in range(n_parts):
+            anatomy = anatomize(data[part_of == j], dataset.sensitive, l, random_state=seed + j)
+            joined = anatomy.join()
+            pieces.append(joined)
+            piece_parts.append(np.full(len(joined), j))
+            suppressed[j] = len(anatomy.suppressed)
+    except NotLDiverseError as error:
+        return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error", np.nan, sizes[j],
+                 np.nan, f"N/A: {error}") for j in range(n_parts)]
+    joined = pd.concat(pieces, ignore_index=True)
+    best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
+    joined_labels = joined[target].to_numpy()
+    return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error",
+             error_rate(y_test, joined_labels[best[j]]), sizes[j], np.cumsum(suppressed)[j], "")
+            for j in range(n_parts)]
+

@@ -1,0 +1,160 @@
+"""Seed 003's experiment grid: both kernels on every training view and fold, each (view, fold) anonymized,
+encoded and collapsed once, and the inputs of Theorem 4.1 measured on the pruned linear SVCs.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+from sklearn.base import clone
+
+from privnb.learn.svm import CLASSIFIER_NAMES, KERNELS, KernelBank, encoded_classifier, svm_classifier, svm_pipeline
+from privnb.validation import seed_unset_random_states
+
+
+def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5), ks: Sequence[int] = (),
+              hierarchies: Mapping | None = None, solver: str = "libsvm", collapse: bool = True,
+              generalization: str = "full-domain", **options) -> dict:
+    """The training views of Section 5 for one kernel, keyed ``(classifier, method, param)``.
+
+    Original, identifying, pruned for each l in ``ls`` and generalized (k-anonymity; ``hierarchies``
+    for full-domain generalization) for each k in ``ks``. ``kernel=None`` leaves the classifier out
+    (keys ``(method, param)``, estimator ``None``): the mechanisms alone, as :func:`run_svm_grid` uses them.
+    """
+    from privnb.learn.training import GeneralizedTraining, IdentifyingTraining, OriginalTraining, PrunedTraining
+
+    if dataset.sensitive is None:
+        raise ValueError(f"dataset {dataset.name!r} has no sensitive attribute; the SVM grid needs one")
+    model = None if kernel is None else svm_pipeline(dataset, kernel, solver=solver, collapse=collapse, **options)
+    views = {("original", None): OriginalTraining(model),
+             ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive)}
+    for l in ls:
+        views[("pruned", l)] = PrunedTraining(model, sensitive=dataset.sensitive, l=l,
+                                              kinds=dict(dataset.kinds), orders=dict(dataset.orders))
+    for k in ks:
+        views[("generalized", k)] = GeneralizedTraining(
+            model, quasi_identifiers=list(dataset.quasi_identifiers), k=k, method=generalization,
+            hierarchies=hierarchies)
+    if kernel is None:
+        return views
+    name = CLASSIFIER_NAMES.get(kernel, kernel)
+    return {(name, *key): view for key, view in views.items()}
+
+
+def theorem_4_1_inputs(view, encoder, svc) -> dict:
+    """What Theorem 4.1 (seed 003) needs from a fitted pruned view and its linear SVC.
+
+    ``w_norm`` is ||w_p|| of the SVC fitted on D_P (encoded by ``encoder``, fitted on D_P);
+    ``r2_min`` and ``r2_max`` are the smallest and largest squared norms of D_A (the prerequisite
+    step, Figure B.1) in that encoded space, so that [r_p^2] = R^2 ||w_p||^2 measures R_p and w_p
+    alike (:func:`privnb.bounds.rp2_range_from_data`); ``appendix_b_r2_min`` and
+    ``appendix_b_r2_max`` are the same extremes in the Appendix B preprocessing, the space the pruning
+    step chose rows in.
+    """
+    from privnb.mechanisms.pruning import prerequisites
+
+    encoded = prerequisites(encoder.transform(view.anatomy_.join()[view.view_columns_]))
+    appendix_b = view.pruning_.prerequisites
+    return {"w_norm": float(np.linalg.norm(svc.coef_)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
+            "appendix_b_r2_min": appendix_b.r2_min, "appendix_b_r2_max": appendix_b.r2_max}
+
+
+def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_errors, theorem_inputs):
+    """One fold's task: for each (key, view), apply the mechanism once, encode and collapse its rows
+    once, fit every kernel's classifier (a :class:`KernelBank`), score on the raw test rows (and record
+    :func:`theorem_4_1_inputs` of pruned views when asked); ``names`` are the bank's classifiers."""
+    rows = []
+    for (method, param), view in views:
+        param = np.nan if param is None else float(param)
+        view = seed_unset_random_states(clone(view), seed)
+        try:
+            view.fit(X.iloc[train], y[train])
+        except na_errors as error:
+            rows += [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
+                     for name in names]
+            continue
+        encoder, last = view.estimator_[0], view.estimator_[-1]
+        models = getattr(last, "estimator_", last).models_    # the bank, behind CollapseDuplicates or not
+        test_rows = encoder.transform(view.test_view(X.iloc[test]))
+        rows += [(dataset_name, name, method, param, fold, "error", float(np.mean(model.predict(test_rows) != y[test])),
+                  view.n_train_, view.n_suppressed_, "") for name, model in models.items()]
+        linear = CLASSIFIER_NAMES["linear"]
+        if theorem_inputs and method == "pruned" and linear in models:
+            rows += [(dataset_name, linear, method, param, fold, metric, value, view.n_train_, view.n_suppressed_, "")
+                     for metric, value in theorem_4_1_inputs(view, encoder, models[linear]).items()]
+    return rows
+
+
+def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
+                 ks: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
+                 solver: str = "libsvm", collapse: bool = True, random_state=0, folds=None,
+                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = False, **options):
+    """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
+
+    Gives the same rows as :func:`privnb.evaluation.cross_validate_views` on ``svm_views`` of each
+    kernel with the same ``random_state`` (same folds, same per-fold seeds), but each mechanism
+    (anatomize and prune, generalize) runs once per (view, fold) for all kernels, (view, fold)
+    tasks run in parallel, and duplicates are collapsed (:class:`CollapseDuplicates`).
+
+    Parameters
+    ----------
+    dataset : privnb.datasets.Dataset
+    kernels : sequence of {"linear", "rbf"}
+    ls, ks : sequences of int
+        l values of the pruned views and k values of the generalized ones (``ks`` needs
+        ``hierarchies``, e.g. ``privnb.generalize.adult_hierarchies()``; the paper has them for Adult only).
+    n_splits : int
+        Folds (the paper: 10).
+    solver : {"libsvm", "sklearnex", "nystroem"}
+        "nystroem" replaces the RBF solver only; the linear SVC then uses libsvm.
+    collapse : bool
+        Collapse duplicate rows (exact; False only to measure it).
+    random_state : int
+        Seeds the folds and every view's anatomization.
+    folds : sequence of int, optional
+        Fold indices to run (default all), with the same splits and seeds, e.g. to time one.
+    n_jobs : int, optional
+        Tasks run in parallel (joblib processes).
+    theorem_inputs : bool
+        Also give, for each pruned view and fold, rows of the linear SVC with the metrics of
+        :func:`theorem_4_1_inputs` (``w_norm``, ``r2_min``, ...), next to its ``error`` rows.
+    options
+        Passed to :func:`svm_classifier` (``C``, ``cache_size``, ``n_components``).
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows (``privnb.evaluation.COLUMNS``), classifiers "SVC" (linear) and "SVM" (RBF); an l
+        beyond the sensitive domain gives N/A rows with the reason in ``note``.
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    from privnb.experiments.protocol import chosen_folds, folds_and_seeds, tidy_frame
+    from privnb.mechanisms.anatomy import NotLDiverseError
+
+    if ks and hierarchies is None:
+        raise ValueError("generalized views (ks) need hierarchies, e.g. privnb.generalize.adult_hierarchies(); "
+                         "pass ks=() to skip them")
+    if n_splits < 2:
+        raise ValueError(f"n_splits must be at least 2, got {n_splits}")
+    bank = KernelBank({CLASSIFIER_NAMES[kernel]: svm_classifier(
+        kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options)
+        for kernel in kernels})
+    views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
+    for view in views.values():
+        view.set_params(estimator=encoded_classifier(dataset, bank, collapse=collapse))
+    X, y = dataset.X, np.asarray(dataset.y)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
+    folds = chosen_folds(folds, n_splits)
+    alone = [[(key, view)] for key, view in views.items() if key[0] != "generalized"]
+    generalized = [(key, view) for key, view in views.items() if key[0] == "generalized"]
+    tasks = [(fold, group) for fold in folds for group in alone + ([generalized] if generalized else [])]
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_fold)(dataset.name, list(bank.models), group, X, y, *splits[fold], fold, int(seeds[fold]),
+                           (NotLDiverseError,), theorem_inputs)
+        for fold, group in tasks)
+    rows = [row for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
+            for row in rows]
+    return tidy_frame(rows)
+

@@ -1,0 +1,101 @@
+"""Student's t-tests over cross-validation folds, as the papers read them ("significant at 0.95").
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from privnb.experiments.protocol import method_label, method_sort_key
+
+
+class TTestResult(NamedTuple):
+    """Outcome of :func:`paired_t_test`: ``significant`` is the papers' "P" (pass)."""
+    statistic: float
+    pvalue: float
+    significant: bool
+
+
+def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
+    """Paired Student t-test of two views' per-fold errors (as ``scipy.stats.ttest_rel``, two-sided).
+
+    "P" (pass) in the papers' tables means the difference is significant at ``confidence``
+    (Appendix C.3 of seed 000, Section 5.3 of seed 002). Differences are rounded to 12 decimals first,
+    so that float noise does not make equal differences look like a signal; when all differences are
+    equal the samples differ significantly exactly when that difference is not zero.
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, hold fewer than 2 pairs or contain NaN.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
+        raise ValueError(f"paired_t_test needs two 1-d samples of the same length >= 2, got shapes "
+                         f"{a.shape} and {b.shape}")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("paired_t_test got NaN values (an N/A view?); drop them or report N/A")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    differences = np.round(a - b, 12)  # equal differences stay equal despite float noise
+    if np.ptp(differences) == 0:  # zero variance: the t statistic is 0 or infinite
+        significant = bool(differences[0] != 0)
+        return TTestResult(math.copysign(math.inf, differences[0]) if significant else 0.0,
+                           0.0 if significant else 1.0, significant)
+    statistic, pvalue = stats.ttest_1samp(differences, 0.0)  # = ttest_rel(a, b) on the rounded differences
+    return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
+
+
+def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anatomized", "pruned"),
+                 baseline: str = "original", rows: str | Sequence[str] = "classifier",
+                 metric: str = "error", confidence: float = 0.95) -> pd.DataFrame:
+    """The papers' t-test table: baseline vs each private view, "P", "F" or "N/A".
+
+    Rows are ``rows`` (e.g. the classifier, Tables 1-4 of seed 002, or the dataset, Tables 1-2 of
+    seed 000); columns "Org. vs L=2", ... one per (method, param) of ``against``. "P" (pass): the
+    paired t-test on the per-fold values finds a significant difference at ``confidence``; "F": it does
+    not; "N/A": the view could not be built (l beyond the sensitive domain) or is missing.
+
+    Raises
+    ------
+    ValueError
+        If a row group mixes several datasets/classifiers (add them to ``rows`` or filter first), or
+        the baseline is missing or N/A.
+    """
+    rows = [rows] if isinstance(rows, str) else list(rows)
+    against = [against] if isinstance(against, str) else list(against)
+    frame = results[results["metric"] == metric]
+    if frame.empty:
+        raise ValueError(f"no rows with metric {metric!r}; metrics present: {sorted(results['metric'].unique())}")
+    for column in ("dataset", "classifier"):
+        if column not in rows and frame[column].nunique() > 1:
+            raise ValueError(f"results hold several {column} values {sorted(frame[column].unique())}: "
+                             f"add {column!r} to rows or filter the results first")
+    private = frame[frame["method"].isin(against)]
+    columns = sorted({(m, p) for m, p in zip(private["method"], private["param"])},
+                     key=lambda mp: method_sort_key(*mp))
+    base_label = method_label(baseline)
+    table = {}
+    for group, part in frame.groupby(rows, sort=True):
+        base = part[part["method"] == baseline].set_index("fold")["value"].sort_index()
+        if base.empty or base.isna().any():
+            raise ValueError(f"baseline {baseline!r} is missing or N/A for {group}")
+        cells = {}
+        for method, param in columns:
+            view = part[(part["method"] == method) & (part["param"] == param)].set_index("fold")["value"]
+            view = view.reindex(base.index)
+            label = f"{base_label} vs {method_label(method, param)}"
+            if view.isna().any():
+                cells[label] = "N/A"
+            else:
+                test = paired_t_test(base.to_numpy(), view.to_numpy(), confidence=confidence)
+                cells[label] = "P" if test.significant else "F"
+        table[group[0] if len(rows) == 1 else group] = cells
+    out = pd.DataFrame.from_dict(table, orient="index")
+    out.index.names = rows
+    return out.fillna("N/A")
+

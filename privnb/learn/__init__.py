@@ -1,0 +1,83 @@
+"""scikit-learn estimators: training on a protected view, the encoder, Weka IBk's k-NN, the SVM helpers
+and the feature selectors.
+"""
+
+from .encoding import FrameEncoder, KINDS, SCHEMES
+from .feature_selection import (
+    GreedyState,
+    distcnt_gains,
+    greedy_submodular,
+    greedy_distcnt,
+    greedy_hamdist,
+    transactions,
+    maximal_itemsets,
+    maximal,
+    METHODS,
+    ContainmentSelector,
+    cm_gains,
+    greedy_cm,
+)
+from .knn import kneighbors, kneighbors_factored, vote, IBkClassifier, nearest_per_part
+from .svm import (
+    KERNELS,
+    SOLVERS,
+    CLASSIFIER_NAMES,
+    CollapseDuplicates,
+    NystroemSVM,
+    svm_classifier,
+    svm_pipeline,
+    encoded_classifier,
+    KernelBank,
+)
+from .training import (
+    TrainingData,
+    with_labels,
+    resolve_column,
+    TrainingView,
+    OriginalTraining,
+    IdentifyingTraining,
+    AnatomizedTraining,
+    GeneralizedTraining,
+    PrunedTraining,
+)
+
+__all__ = [
+    "FrameEncoder",
+    "KINDS",
+    "SCHEMES",
+    "GreedyState",
+    "distcnt_gains",
+    "greedy_submodular",
+    "greedy_distcnt",
+    "greedy_hamdist",
+    "transactions",
+    "maximal_itemsets",
+    "maximal",
+    "METHODS",
+    "ContainmentSelector",
+    "cm_gains",
+    "greedy_cm",
+    "kneighbors",
+    "kneighbors_factored",
+    "vote",
+    "IBkClassifier",
+    "nearest_per_part",
+    "KERNELS",
+    "SOLVERS",
+    "CLASSIFIER_NAMES",
+    "CollapseDuplicates",
+    "NystroemSVM",
+    "svm_classifier",
+    "svm_pipeline",
+    "encoded_classifier",
+    "KernelBank",
+    "TrainingData",
+    "with_labels",
+    "resolve_column",
+    "TrainingView",
+    "OriginalTraining",
+    "IdentifyingTraining",
+    "AnatomizedTraining",
+    "GeneralizedTraining",
+    "PrunedTraining",
+]

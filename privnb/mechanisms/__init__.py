@@ -1,0 +1,70 @@
+"""Privacy mechanisms: data in, protected data out, no learner imported. Anatomy and its pruning, full-domain
+and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, randomization flipping and
+the DP release.
+"""
+
+from .anatomy import Anatomy, NotLDiverseError, anatomize, bucketize, is_l_diverse
+from .containment import (
+    CONSTRAINTS,
+    Selection,
+    check_binary,
+    Patterns,
+    entity_ac,
+    dataset_ac,
+    is_k_ac,
+    entity_anonymity,
+    dataset_anonymity,
+    is_k_anonymous_binary,
+    feature_hamdist,
+    hamdist,
+    distcnt,
+    classification_metric,
+)
+from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release
+from .flipping import Flipping, randomized_flipping
+from .full_domain import adult_hierarchies, FullDomainGeneralizer
+from .grouping import is_k_anonymous
+from .hierarchy import Hierarchy, format_interval
+from .lattice import FullDomainLattice
+from .mondrian import MondrianGeneralizer
+from .pruning import appendix_b_preprocess, Prerequisites, prerequisites, Pruning, prune
+
+__all__ = [
+    "Anatomy",
+    "NotLDiverseError",
+    "anatomize",
+    "bucketize",
+    "is_l_diverse",
+    "CONSTRAINTS",
+    "Selection",
+    "check_binary",
+    "Patterns",
+    "entity_ac",
+    "dataset_ac",
+    "is_k_ac",
+    "entity_anonymity",
+    "dataset_anonymity",
+    "is_k_anonymous_binary",
+    "feature_hamdist",
+    "hamdist",
+    "distcnt",
+    "classification_metric",
+    "DP_MECHANISMS",
+    "DPRelease",
+    "hamdist_sensitivity",
+    "dp_select_release",
+    "Flipping",
+    "randomized_flipping",
+    "adult_hierarchies",
+    "FullDomainGeneralizer",
+    "is_k_anonymous",
+    "Hierarchy",
+    "format_interval",
+    "FullDomainLattice",
+    "MondrianGeneralizer",
+    "appendix_b_preprocess",
+    "Prerequisites",
+    "prerequisites",
+    "Pruning",
+    "prune",
+]

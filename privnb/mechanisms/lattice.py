@@ -1,0 +1,356 @@
+"""The exact full-domain lattice search: every minimal k-anonymous node of the generalization lattice
+within a suppression budget (Samarati's full-domain generalization, Incognito's lattice), one search per
+training table serving every k.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from privnb.mechanisms.grouping import _combine, _group_sizes
+
+_NOT, _UNKNOWN, _ANON = -1, 0, 1
+
+
+_MAX_LATTICE = 5_000_000
+
+
+def _parts(heights: Sequence[int], n_entries: int, budget: int) -> list[list[int]]:
+    """Attributes split into the fewest parts whose sub-lattices' ids fit ``budget`` entries.
+
+    Greedy balancing of the sub-lattice sizes (largest height first, into the smallest part).
+    """
+    order = np.argsort(-np.asarray(heights), kind="stable").tolist()
+    for n_parts in range(1, len(heights) + 1):
+        parts, sizes = [[] for _ in range(n_parts)], [1] * n_parts
+        for i in order:
+            j = min(range(n_parts), key=lambda j: (sizes[j], len(parts[j])))
+            parts[j].append(i)
+            sizes[j] *= int(heights[i])
+        if sum(sizes) * n_entries <= budget:
+            break
+    return [sorted(p) for p in parts if p]
+
+
+class _GroupSizes:
+    """Group sizes at any lattice node, from the distinct raw combinations and their counts.
+
+    The table is the distinct raw quasi-identifier combinations ("entries") with their row
+    counts as weights. Attributes are split into a few parts (:func:`_parts`); for each part
+    and each of its sub-lattice nodes, the dense id of every entry's part-combination is
+    computed once, lazily. A node's key per entry is the mixed-radix combination of its parts'
+    ids, counted by a weighted ``np.bincount`` when the key span is small, else by a hash
+    table. Tables of checked nodes at most half the size of their source are kept (one
+    representative entry and the weight of each group, recycled in a ring of ``slots``, at
+    most ``cached_entries`` entries in all), and a check rolls up from the smallest kept table
+    below its node (Incognito's roll-up, LeFevre et al. 2005). Each check first makes sure the
+    table of its *anchor* (every level rounded down to an even level) is built and pinned (at
+    most ``anchors`` of them), so that no check far above the raw table rolls up from it.
+    ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices).
+    """
+
+    def __init__(self, maps, raw, *, id_budget: int = 1 << 23, slots: int = 1024,
+                 anchors: int = 512, cached_entries: int = 1 << 22):
+        self.maps = maps
+        self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
+        group, counts = _group_sizes(_combine(raw, [s[0] for s in self.n_groups]))
+        self.codes = _scatter(group, len(counts), raw)  # level-0 code of each entry
+        self.weights = counts.astype(float)
+        heights = [len(levels) for levels in maps]
+        self.parts = _parts(heights, len(counts), id_budget)
+        self.ids = [{} for _ in self.parts]
+        self.step = 2  # anchor grid
+        # a node's levels as unary bit masks (l ones for level l), packed in 62-bit words, so
+        # that "table <= node" is one AND per word over all kept tables
+        self.place, word, used = [], 0, 0
+        for h in heights:
+            if h - 1 > 62:
+                raise ValueError(f"a hierarchy has {h} levels; at most 63 are supported")
+            if used + h - 1 > 62:
+                word, used = word + 1, 0
+            self.place.append((word, used))
+            used += h - 1
+        n_slots = 1 + anchors + slots
+        self.src_bits = np.full((n_slots, word + 1), -1, dtype=np.int64)  # -1: matches no node
+        self.src_bits[0] = 0
+        self.src_size = np.full(n_slots, np.iinfo(np.intp).max, dtype=np.intp)
+        self.src_size[0] = len(counts)
+        self.src = [(None, self.weights)] + [None] * (n_slots - 1)  # (representative entries, weights)
+        self.anchors, self.max_anchors = {}, anchors
+        self.ring, self.cached, self.cached_entries = 1 + anchors, 0, cached_entries
+
+    def _part_ids(self, p: int, sub: tuple) -> tuple[np.ndarray, int]:
+        """Dense id of each entry's combination of part ``p``'s attributes at levels ``sub``."""
+        got = self.ids[p].get(sub)
+        if got is None:
+            attrs = self.parts[p]
+            cols = [self.maps[i][lv][self.codes[i]] for i, lv in zip(attrs, sub)]
+            span = [self.n_groups[i][lv] for i, lv in zip(attrs, sub)]
+            ids, counts = _group_sizes(_combine(cols, span), span=math.prod(span))
+            dtype = np.int16 if len(counts) <= 2**15 else np.int32  # compact: gathers hit cache
+            got = self.ids[p][sub] = (ids.astype(dtype), len(counts))
+        return got
+
+    def groups(self, node: Sequence[int], rep: np.ndarray | None = None):
+        """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span)."""
+        key, span = None, 1
+        for p, attrs in enumerate(self.parts):
+            ids, n = self._part_ids(p, tuple(node[i] for i in attrs))
+            if n == 1:
+                continue
+            if rep is not None:
+                ids = ids[rep]
+            if key is None:
+                key = ids.astype(np.intp)
+            else:
+                if span * n >= 2**62:
+                    key = pd.factorize(key)[0].astype(np.intp)
+                    span = int(key.max()) + 1
+                key = key * n + ids
+            span *= n
+        if key is None:
+            key = np.zeros(len(self.weights) if rep is None else len(rep), dtype=np.intp)
+        return key, span
+
+    def _bits(self, node: list) -> np.ndarray:
+        bits = [0] * self.src_bits.shape[1]
+        for lv, (word, offset) in zip(node, self.place):
+            bits[word] |= ((1 << lv) - 1) << offset
+        return np.array(bits, dtype=np.int64)
+
+    def _store(self, slot: int, node: list, table) -> None:
+        self.src_bits[slot] = self._bits(node)
+        self.src_size[slot] = len(table[0])
+        self.src[slot] = table
+
+    def _rollup(self, node: list, source: int, force: bool):
+        """(group sizes at ``node`` from table ``source``; the node's table, when forced or at
+        most half the source's size, else None)."""
+        rep, weights = self.src[source]
+        key, span = self.groups(node, rep)
+        m = len(key)
+        if span <= 4 * m + 1024:  # else a hash table is cheaper than zeroing the span
+            counts = np.bincount(key, weights=weights, minlength=span)
+            present = np.flatnonzero(counts)
+            size = counts[present]
+            if not force and 2 * len(size) > m:
+                return size, None
+            first = np.empty(span, dtype=np.intp)
+            first[key] = np.arange(m)
+            entries, counts = first[present], size
+        else:
+            group, size = _group_sizes(key, weights)
+            if not force and 2 * len(size) > m:
+                return size, None
+            entries = np.empty(len(size), dtype=np.intp)
+            entries[group] = np.arange(m)
+            counts = size.astype(float)
+        return size, (entries if rep is None else rep[entries], counts)
+
+    def _source(self, node: list) -> int:
+        """The smallest kept table at or below ``node``."""
+        bits = self._bits(node)
+        if len(bits) == 1:  # one word (the usual case): no reduction over words
+            finer = (self.src_bits[:, 0] & ~bits[0]) == 0
+        else:
+            finer = ((self.src_bits & ~bits) == 0).all(axis=1)
+        return int(np.argmin(np.where(finer, self.src_size, np.iinfo(np.intp).max)))
+
+    def sizes(self, node: np.ndarray) -> np.ndarray:
+        """Size of each group at ``node``."""
+        node = node.tolist()
+        anchor = [lv - lv % self.step for lv in node]
+        if anchor != node and len(self.anchors) < self.max_anchors and tuple(anchor) not in self.anchors:
+            slot = self.anchors[tuple(anchor)] = 1 + len(self.anchors)
+            self._store(slot, anchor, self._rollup(anchor, self._source(anchor), True)[1])
+        source = self._source(node)
+        size, table = self._rollup(node, source, False)
+        if table is not None:  # at most half its source: kept in the ring, within the budget
+            slot = self.ring
+            old = self.src_size[slot] if self.src[slot] is not None else 0
+            if self.cached - old + len(table[0]) <= self.cached_entries:
+                self.ring = slot + 1 if slot + 1 < len(self.src) else 1 + self.max_anchors
+                self.cached += len(table[0]) - old
+                self._store(slot, node, table)
+        return size
+
+
+def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[np.ndarray]:
+    """Each column's value per group (all entries of a group share it)."""
+    entry = np.empty(n_groups, dtype=np.intp)
+    entry[group] = np.arange(len(group))
+    return [c[entry] for c in cols]
+
+
+def _classify_lattice(heights: np.ndarray, check, status: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Classify every node of the lattice of ``heights`` with as few ``check`` calls as we can.
+
+    ``check(levels) -> bool`` must be monotone (true at a node implies true above it). Each
+    unclassified node, lowest first, starts a greedy upward path through unclassified nodes;
+    a binary search along it checks nodes and tags the up-set of a true node and the
+    down-set of a false one (Flash, Kohlmayer et al. 2012). The path steps up the attribute
+    that is most generalized relative to its height (on Adult's lattice, about 10% fewer checks
+    than stepping the least generalized one). ``status`` (per node, in ``np.indices`` order:
+    ``_ANON``, ``_NOT`` or ``_UNKNOWN``) seeds nodes already known; it is updated in place.
+    Returns (nodes, truth, checks).
+    """
+    d = len(heights)
+    nodes = np.indices(tuple(heights), dtype=np.int16).reshape(d, -1).T
+    strides = [int(np.prod(heights[i + 1:])) for i in range(d)]
+    top = (heights - 1).tolist()
+    status = np.zeros(len(nodes), dtype=np.int8) if status is None else status
+    box = status.reshape(tuple(heights))  # a view: up- and down-sets are boxes, tagged by slicing
+    n_checks = 0
+    for start in np.argsort(nodes.sum(axis=1), kind="stable"):
+        if status[start] != _UNKNOWN:
+            continue
+        path, current, levels = [start], start, nodes[start].tolist()
+        while True:  # step up the attribute most generalized relative to its height
+            steps = [i for i in range(d) if levels[i] < top[i]
+                     and status[current + strides[i]] == _UNKNOWN]
+            if not steps:
+                break
+            i = max(steps, key=lambda i: levels[i] / top[i])
+            current += strides[i]
+            levels[i] += 1
+            path.append(current)
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            node = nodes[path[mid]]
+            n_checks += 1
+            if check(node):
+                box[tuple(slice(lv, None) for lv in node.tolist())] = _ANON
+                hi = mid - 1
+            else:
+                box[tuple(slice(0, lv + 1) for lv in node.tolist())] = _NOT
+                lo = mid + 1
+    return nodes, status == _ANON, n_checks
+
+
+def _minimal(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Indices of the true nodes none of whose immediate predecessors is true."""
+    strides = np.array([int(np.prod(heights[i + 1:])) for i in range(len(heights))])
+    has_true_pred = np.zeros(len(nodes), dtype=bool)
+    for i, stride in enumerate(strides):
+        above = np.flatnonzero(nodes[:, i] > 0)
+        has_true_pred[above] |= truth[above - stride]
+    return np.flatnonzero(truth & ~has_true_pred)
+
+
+# -- full-domain generalization ------------------------------------------------------------
+class FullDomainLattice:
+    """The full-domain generalization lattice of one table's quasi-identifiers, searched for any k.
+
+    A node's group sizes depend on the rows alone, not on k. Each checked node keeps a summary
+    (how many groups it has of each size below a cap, and the sum of squared group sizes), from which
+    the suppression and the discernibility at any k up to the cap follow; and the nodes classified
+    for one k seed the search for the next (k-anonymous within the budget for k implies it for every
+    smaller k; not k-anonymous for k implies it for every larger k). So the papers' grids, which
+    anonymize the same training rows for k = 2..5, pay for about one search.
+
+    :meth:`of` returns the lattice of the most recent table when the same rows, quasi-identifiers,
+    hierarchies (the same objects) and suppression budget come again; :class:`FullDomainGeneralizer`
+    gets its lattice there.
+
+    Parameters
+    ----------
+    raw : list of int arrays, one per quasi-identifier: each row's code (``pd.factorize``)
+    uniques : list of arrays: the value of each code
+    hierarchies : list of Hierarchy, in quasi-identifier order
+    max_suppression : float
+    """
+
+    _last = None  # the most recently built lattice (see ``of``)
+
+    def __init__(self, raw, uniques, hierarchies, max_suppression):
+        self.raw, self.uniques, self.hierarchies = raw, uniques, hierarchies
+        self.max_suppression = max_suppression
+        self.n = len(raw[0])
+        self.budget = math.floor(max_suppression * self.n + 1e-9)
+        self.maps, self.shares = [], []
+        for h, values in zip(hierarchies, uniques):
+            levels, share = [np.arange(len(values))], [np.zeros(len(values))]
+            for lv in range(1, h.n_levels):  # dense codes of the groups present at each level
+                group = h.codes(values, lv)
+                levels.append(np.unique(group, return_inverse=True)[1].ravel())
+                share.append(np.zeros(levels[-1].max() + 1))
+                share[-1][levels[-1]] = h.leaf_share(lv)[group]
+            self.maps.append(levels)
+            self.shares.append(share)
+        self.heights = np.array([h.n_levels for h in hierarchies])
+        if np.prod(self.heights.astype(float)) > _MAX_LATTICE:
+            raise ValueError(f"the lattice has {int(np.prod(self.heights.astype(float)))} nodes "
+                             f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies")
+        self.sizes = _GroupSizes(self.maps, raw)
+        self.summaries = {}   # node -> (cap, number of groups of each size below cap, sum of squared sizes)
+        self.anonymous = {}   # k -> bool per node, for every k classified so far
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> "FullDomainLattice":
+        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same."""
+        raw, uniques = [], []
+        for a in quasi_identifiers:
+            hierarchies[a].check(frame[a].to_numpy())
+            codes, values = pd.factorize(frame[a])
+            raw.append(codes)
+            uniques.append(np.asarray(values))
+        hier = [hierarchies[a] for a in quasi_identifiers]
+        last = cls._last
+        if (last is not None and last.max_suppression == max_suppression and len(last.raw) == len(raw)
+                and all(h is g for h, g in zip(last.hierarchies, hier))
+                and all(np.array_equal(a, b) for a, b in zip(last.raw, raw))
+                and all(np.array_equal(a, b) for a, b in zip(last.uniques, uniques))):
+            return last
+        cls._last = cls(raw, uniques, hier, max_suppression)
+        return cls._last
+
+    def summary(self, node, k: int) -> tuple[int, float]:
+        """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``."""
+        key = tuple(node)
+        cap, groups, squares = self.summaries.get(key, (0, None, None))
+        if k > cap:
+            size = self.sizes.sizes(np.asarray(node, dtype=np.int16))  # float counts
+            cap = max(k, 16)
+            groups = np.bincount(size[size < cap].astype(np.intp), minlength=cap).astype(float)
+            squares = float(size @ size)
+            self.summaries[key] = (cap, groups, squares)
+        sizes = np.arange(k, dtype=float)
+        n_sup = int(groups[:k] @ sizes)
+        return n_sup, squares - float(groups[:k] @ sizes ** 2) + self.n * n_sup
+
+    def classify(self, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """(nodes, k-anonymous within the budget per node, checks made) for ``k``."""
+        status = np.full(int(np.prod(self.heights)), _UNKNOWN, dtype=np.int8)
+        for other, anon in self.anonymous.items():
+            if other >= k:
+                status[anon] = _ANON
+        for other, anon in self.anonymous.items():
+            if other <= k:
+                status[~anon] = _NOT
+        nodes, anon, n_checks = _classify_lattice(
+            self.heights, lambda node: self.summary(node.tolist(), k)[0] <= self.budget, status)
+        self.anonymous[k] = anon
+        return nodes, anon, n_checks
+
+    def loss(self, node, k: int) -> float:
+        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1."""
+        key, span = self.sizes.groups(node)
+        group, size = _group_sizes(key, self.sizes.weights, span=span)
+        rows_kept = self.sizes.weights * (size >= k)[group]
+        d = len(self.maps)
+        loss = math.fsum(float(self.shares[i][node[i]][self.maps[i][node[i]][self.sizes.codes[i]]] @ rows_kept)
+                         for i in range(d))
+        return (loss + self.summary(node, k)[0] * d) / (self.n * d)
+
+    def suppressed_rows(self, node, k: int) -> np.ndarray:
+        """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``."""
+        key = _combine([self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
+                       [len(self.maps[i][lv]) for i, lv in enumerate(node)])
+        group, size = _group_sizes(key)
+        return (size < k)[group]
+

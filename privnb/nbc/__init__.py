@@ -1,0 +1,65 @@
+"""Publishing Naive Bayes classifiers (seed 004): NBC views and their equivalence, the exact privacy audit,
+SafetyTransform and EST.
+"""
+
+from .est_release import resolve_ties, split, merge, ESTResult, winning_labels, prior_r_lower_bound, est
+from .exact_audit import posterior, brute_force_posterior, check_prior, AuditResult, audit, achieved_r, r_closeness
+from .safety import (
+    step1_remove_zeros,
+    step2_degree,
+    step2_roots,
+    step3_restore_totals,
+    step4_integers,
+    corollary4_gamma,
+    satisfies_corollary4,
+    k_sind,
+    synthetic_database,
+    SafetyTransform,
+    safety_transform,
+    smallest_integers,
+)
+from .views import (
+    NBCViews,
+    integer_tables,
+    score_signs,
+    nbc_equivalent,
+    min_score_ratio,
+    count_tables,
+    unflatten_counts,
+)
+
+__all__ = [
+    "resolve_ties",
+    "split",
+    "merge",
+    "ESTResult",
+    "winning_labels",
+    "prior_r_lower_bound",
+    "est",
+    "posterior",
+    "brute_force_posterior",
+    "check_prior",
+    "AuditResult",
+    "audit",
+    "achieved_r",
+    "r_closeness",
+    "step1_remove_zeros",
+    "step2_degree",
+    "step2_roots",
+    "step3_restore_totals",
+    "step4_integers",
+    "corollary4_gamma",
+    "satisfies_corollary4",
+    "k_sind",
+    "synthetic_database",
+    "SafetyTransform",
+    "safety_transform",
+    "smallest_integers",
+    "NBCViews",
+    "integer_tables",
+    "score_signs",
+    "nbc_equivalent",
+    "min_score_ratio",
+    "count_tables",
+    "unflatten_counts",
+]

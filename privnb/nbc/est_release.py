@@ -1,0 +1,232 @@
+"""EST (Section 6 of seed 004): publishing NBC views that are r-close to a given prior, through Split,
+SafetyTransform and Merging, with the lower bound that a prior puts on r.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from privnb.nbc.roots import _precision_bits, _rounded_roots, _score_bound
+from privnb.nbc.safety import (
+    _as_fraction,
+    _ln,
+    _restored_integers,
+    corollary4_gamma,
+    smallest_integers,
+    step1_remove_zeros,
+    step4_integers,
+)
+from privnb.nbc.views import count_tables
+
+from privnb.nbc.views import NBCViews, min_score_ratio, nbc_equivalent, score_signs
+from privnb.nbc.exact_audit import achieved_r, check_prior
+
+
+# ---------------------------------------------------------------------------------------------- EST
+def resolve_ties(views: NBCViews) -> NBCViews:
+    """EST's first step: multiply every ``N`` of the class of rank ``j`` by ``1 + j eps`` so that every
+    tie goes strictly to the larger label and no strict order changes (Section 7.2).
+
+    ``eps`` comes from the integer gap bound (Statement 8). Needs positive counts (Step 1 first).
+    """
+    if any(v == 0 for v in views.all_counts()):
+        raise ValueError("ties between zero scores cannot be broken by scaling; run step1_remove_zeros first")
+    n, n_classes = views.n_attributes, len(views.labels)
+    eps = Fraction(1, 2 ** ((4 * n * n_classes * (_score_bound(views) + 1)).bit_length()))
+    factors = [1 + c * eps for c in range(n_classes)]
+    tables = [[[v * f for v, f in zip(row, factors)] for row in t] for t in count_tables(views)]
+    return views.with_counts(list(views.class_counts), tables)
+
+
+def _prior_multiples(prior: pd.Series) -> list[int]:
+    """``F(c) = F * F_c`` with F the greatest common divisor of the prior (Split, Section 7.2)."""
+    return smallest_integers(prior)
+
+
+def split(views: NBCViews, multiples: Mapping, *, power: int = 1) -> NBCViews:
+    """Definition 6's split of ``views**power``: label c becomes sub-labels (c, 1..F_c) with counts
+    divided by F_c (exact; meant for small inputs, EST itself never materializes the power)."""
+    labels, p, tables = [], [], []
+    f = [int(multiples[label]) for label in views.labels]
+    frames = count_tables(views)
+    for c, label in enumerate(views.labels):
+        for j in range(1, f[c] + 1):
+            labels.append((label, j))
+            p.append(Fraction(views.class_counts[label]) ** power / f[c])
+    for t in frames:
+        tables.append([[Fraction(row[c]) ** power / f[c] for c in range(len(f)) for _ in range(f[c])] for row in t])
+    counts = {a: pd.DataFrame(tab, index=views.counts[a].index, columns=pd.Index(labels, tupleize_cols=False))
+              for a, tab in zip(views.attributes, tables)}
+    return NBCViews(pd.Series(p, index=pd.Index(labels, tupleize_cols=False), dtype=object), counts)
+
+
+def merge(views: NBCViews, labels) -> NBCViews:
+    """Definition 6's merging of sub-labels ``(c, j)`` back to c: ``|Psi^-1(c)| * min`` of their counts."""
+    groups: dict = {}
+    for sub in views.labels:
+        groups.setdefault(sub[0], []).append(sub)
+    if sorted(groups) != sorted(labels):
+        raise ValueError(f"the sub-labels map to {sorted(groups)}, expected {sorted(labels)}")
+    p = [len(groups[c]) * min(views.class_counts[s] for s in groups[c]) for c in labels]
+    counts = {}
+    for a, frame in views.counts.items():
+        counts[a] = pd.DataFrame({c: [len(groups[c]) * min(row[s] for s in groups[c]) for _, row in frame.iterrows()]
+                                  for c in labels}, index=frame.index)
+    return NBCViews(pd.Series(p, index=list(labels), dtype=object), counts)
+
+
+@dataclass
+class ESTResult:
+    """The outcome of :func:`est`: published views, or a failure with its reason (Figure 7)."""
+
+    success: bool
+    reason: str
+    views: NBCViews | None = None
+    r: float = math.nan
+    achieved_r: float = math.nan
+    power: int | None = None
+    k: int | None = None
+    multiples: dict = field(default_factory=dict)
+    seconds: float = math.nan
+    r_lower_bound: float = math.nan
+
+    def __bool__(self) -> bool:
+        return self.success
+
+
+def winning_labels(views: NBCViews) -> pd.Series:
+    """For each label, on how many tuples of the product of domains the NBC predicts it (eq. (2), ties to
+    the larger label; exact)."""
+    signs = score_signs(views)  # sign(X_a - X_b) for a < b
+    n_classes = len(views.labels)
+    wins = np.ones((signs.shape[0], n_classes), dtype=bool)
+    for column, (a, b) in enumerate(itertools.combinations(range(n_classes), 2)):
+        wins[:, a] &= signs[:, column] > 0
+        wins[:, b] &= signs[:, column] <= 0
+    return pd.Series(wins.sum(axis=0), index=list(views.labels))
+
+
+def _prior_bound(views: NBCViews, f: pd.Series) -> tuple[float, object, pd.Series]:
+    """(bound, the label that sets it, wins per label) for :func:`prior_r_lower_bound`."""
+    wins = winning_labels(views)
+    label = min((c for c in views.labels if wins[c] > 0), key=lambda c: f[c])
+    return 1 / (len(views.labels) * float(f[label])), label, wins
+
+
+def prior_r_lower_bound(views: NBCViews, prior) -> float:
+    """The smallest r any NBC-equivalent publication with large counts can meet (Definition 5).
+
+    For the full tuple tau as quasi-identifier the posterior of eq. (4) is the normalized score
+    ``X_{tau,c} / sum_c' X_{tau,c'}`` (``E[K_c] = X_{tau,c}``; exact to float64 precision once the counts
+    are large, as EST's and SafetyTransform's are), so the label the classifier predicts has posterior at
+    least ``1/|C|``. Keeping the classifier therefore forces ``r >= max_c 1 / (|C| F(c))`` over the labels
+    ``c`` predicted for some tuple.
+    """
+    return _prior_bound(views, check_prior(prior, views.labels))[0]
+
+
+def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7, audit_result: bool = True
+        ) -> ESTResult:
+    """EST (Figure 7 of seed 004): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
+
+    First, the necessary condition of :func:`prior_r_lower_bound`: no classifier-keeping publication can
+    meet an r below it, so EST fails at once. Steps: Step 1 (zeros must go before ties can be broken),
+    tie resolution, Split of the counts raised to ``alpha`` into ``F_c`` sub-labels per label (``alpha`` the smallest power whose exact smallest score
+    ratio exceeds ``F~``: Lemma 12 with the true ratio instead of ``M1/M2``), SafetyTransform on the
+    sub-labels with gamma = r (the sub-labels of one label stay identical, so they share Step 2's rounding),
+    Merging (Definition 6), then Steps 3-4. The merged views are checked exactly for NBC-equivalence with
+    the input; when it fails (Statement 14's condition does not hold) the result is a failure with its
+    reason, never a non-equivalent classifier. The achieved r is measured with the exact
+    :func:`privnb.nbc.exact_audit`.
+
+    Parameters
+    ----------
+    views : NBCViews
+    prior : Mapping label -> probability
+        Strictly positive, summing to 1 (floats are read as the nearest fraction with denominator <= 1e6).
+    r : float
+        The requested r-closeness, > 1.
+    random_state : int, RandomState or None
+        For the values that replace zeros (Step 1).
+    max_power : int
+        Largest Split power ``alpha`` tried before EST gives up.
+    audit_result : bool
+        Measure the achieved r with the exact audit and fail rather than publish above ``r`` (default).
+        False skips the audit: ``achieved_r`` is NaN and r-closeness is then not verified.
+    """
+    start = time.perf_counter()
+    if not isinstance(r, numbers.Real) or not r > 1:
+        raise ValueError(f"r must be a real number > 1 (Definition 5), got {r!r}")
+    f = check_prior(prior, views.labels)
+    multiples = dict(zip(views.labels, _prior_multiples(f)))
+
+    def fail(reason, **extra):
+        return ESTResult(False, reason, r=float(r), multiples=multiples, seconds=time.perf_counter() - start, **extra)
+
+    if len(views.labels) < 2:
+        return fail("a single label: nothing to protect")
+    bound, c, wins = _prior_bound(views, f)
+    if r < bound:
+        return fail(f"no NBC-equivalent publication meets r={r}: the classifier predicts {c!r} on {wins[c]} of "
+                    f"{int(wins.sum())} tuples, where its posterior given the whole tuple is its normalized score "
+                    f">= 1/{len(views.labels)} against a prior of {float(f[c]):.4g}, so r >= {bound:.4g} "
+                    "(Definition 5; exact for EST's large counts)", r_lower_bound=bound)
+    base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
+    f_max = max(multiples.values())
+    if f_max == 1:
+        power = 1
+    else:
+        ratio = min_score_ratio(base)
+        log_ratio = _ln(ratio)
+        if log_ratio * max_power <= math.log(f_max):
+            return fail(f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
+                        f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)",
+                        r_lower_bound=bound)
+        power = math.floor(math.log(f_max) / log_ratio) + 1
+        while power * log_ratio <= math.log(f_max):
+            power += 1
+    n = base.n_attributes
+    divisors = [multiples[label] for label in base.labels]
+    logs = [_ln(v) for v in base.all_counts()]
+    log_w = power * (max(logs) - min(logs)) + math.log(f_max)
+    k = max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
+    # Statement 8's bound for the raised counts would need ~alpha times the bits; start from the
+    # unraised bound and let the exact check below ask for more.
+    bits = _precision_bits(base, k) + 64
+    ranks = range(len(base.labels))
+    for _ in range(8):
+        p, tables, shift = _rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
+        # Step 3's counts times their common denominator, which no ratio or score comparison sees
+        p, tables, _ = _restored_integers(p, tables, 1 << shift)
+        sub = base.with_counts(p, tables)
+        if corollary4_gamma(sub) > _as_fraction(r):  # the sub-labels must meet Corollary 4 for r
+            k += max(1, k // 4)
+            continue
+        # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).
+        merged = base.with_counts([v * d for v, d in zip(p, divisors)],
+                                  [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables])
+        if nbc_equivalent(views, merged):
+            break
+        if nbc_equivalent(views, sub):  # the sub-labels keep the classifier: merging is at fault
+            return fail("merging the sub-labels does not preserve the classifier (Lemma 12 / Statement 14): "
+                        f"with alpha={power} and k={k}, the factors F_c^(1-1/k) outweigh the score gaps; "
+                        "ask for a larger r", power=power, k=k, r_lower_bound=bound)
+        bits *= 2  # rounding was at fault: more precision
+    else:
+        return fail("Step 2's rounding could not keep the classifier; please report this", power=power, k=k)
+    published = step4_integers(merged)
+    achieved = achieved_r(published, f) if audit_result else math.nan
+    if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
+        return fail(f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
+                    power=power, k=k, r_lower_bound=bound)
+    return ESTResult(True, "", published, r=float(r), achieved_r=achieved, power=power, k=k,
+                     multiples=multiples, seconds=time.perf_counter() - start, r_lower_bound=bound)
+

@@ -1,0 +1,71 @@
+"""privnb's one set of input rules, shared by every layer.
+
+- :func:`check_int`: integer parameters (k, l, n_neighbors, n_splits), with the same message everywhere.
+- :func:`as_fraction`: the float -> Fraction rule for exact arithmetic (counts, priors, gamma).
+- :data:`KINDS` and :func:`infer_kinds`: the column kinds and how a missing kind is inferred.
+- :func:`seed_unset_random_states`: every ``random_state`` left at None gets one seed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["KINDS", "check_int", "as_fraction", "infer_kind", "infer_kinds", "seed_unset_random_states"]
+
+KINDS = ("numeric", "ordinal", "nominal")
+"""Column kinds: numbers, ordered categories (with their order), unordered categories."""
+
+
+def check_int(value, name: str, *, low: int = 1, high: int | None = None, high_name: str | None = None) -> int:
+    """``value`` as an int when it is an integer in [low, high], else a ValueError naming ``name``.
+
+    Python and NumPy integers only: booleans, floats (even ``3.0``) and NaN are refused.
+    """
+    integral = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if integral and low <= value and (high is None or value <= high):
+        return int(value)
+    if high is None:
+        rule = f"an integer >= {low}" + (" (a positive integer)" if low == 1 else "")
+    else:
+        rule = f"an integer between {low} and {high_name or 'the maximum'} ({high})"
+    raise ValueError(f"{name} must be {rule}; got {value!r}")
+
+
+def as_fraction(value, *, max_denominator: int | None = None) -> Fraction:
+    """``value`` as an exact Fraction: ints and Fractions as they are, a float as the exact binary value.
+
+    With ``max_denominator``, a float is read as the simplest fraction within that denominator (so 0.1
+    becomes 1/10 and a prior typed as 0.3333333 becomes 1/3): the reading for values a person typed.
+    Anything that is not a finite real number is refused.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"expected a finite real number, got {value!r}")
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite real number, got {value!r}")
+    exact = Fraction(float(value))
+    return exact if max_denominator is None else exact.limit_denominator(max_denominator)
+
+
+def infer_kind(column: pd.Series) -> str:
+    """The kind of a column whose kind was not given: "numeric" for a numeric dtype, else "nominal"."""
+    return "numeric" if pd.api.types.is_numeric_dtype(column) else "nominal"
+
+
+def infer_kinds(frame: pd.DataFrame, kinds: Mapping[str, str] | None = None) -> dict:
+    """``kinds`` completed for every column of ``frame`` by :func:`infer_kind`."""
+    given = dict(kinds or {})
+    return {c: given.get(c) or infer_kind(frame[c]) for c in frame.columns}
+
+
+def seed_unset_random_states(estimator, seed: int):
+    """Give every ``random_state`` parameter left at None (the estimator's own and nested ones) ``seed``."""
+    unset = {name: seed for name, value in estimator.get_params(deep=True).items()
+             if (name == "random_state" or name.endswith("__random_state")) and value is None}
+    return estimator.set_params(**unset) if unset else estimator

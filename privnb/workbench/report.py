@@ -1,0 +1,278 @@
+"""What a sweep leaves behind, read back: one tidy results table per sweep and over all sweeps, and the
+Markdown and HTML reports.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from privnb.files import atomic_path, write_text
+from privnb.workbench.spec import _read_json
+
+_HEADLINE_COLUMNS = 8
+
+
+_MAX_MEAN_ROWS = 200
+
+
+def _point_records(sweep_dir: Path) -> tuple[dict, list[dict]]:
+    """The sweep's spec and its points' latest records (each point's point.json wins over points.json)."""
+    index = _read_json(sweep_dir / "points.json")
+    if index is None:
+        raise ValueError(f"{sweep_dir} is not a sweep folder: it has no points.json")
+    records = []
+    for entry in index["points"]:
+        record = _read_json(sweep_dir / entry["point"] / "point.json") or entry
+        records.append({**record, "cached": entry.get("cached", False)})
+    return index["spec"], records
+
+
+def _parameter_value(value):
+    return value if value is None or isinstance(value, (str, int, float, bool)) else json.dumps(value)
+
+
+def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
+    """Every finished point's ``results.parquet`` rows with columns ``sweep``, ``point`` and the
+    point's parameters (named ``point_<name>`` where a parameter shares a tidy column's name, e.g.
+    ``dataset``)."""
+    sweep_dir = Path(sweep_dir)
+    spec, records = _point_records(sweep_dir)
+    frames = []
+    for record in records:
+        path = sweep_dir / record["point"] / "results.parquet"
+        if record["status"] != "ok" or not path.exists():
+            continue
+        frame = pd.read_parquet(path)
+        extra = {"sweep": spec["name"], "point": record["point"]}
+        for name, value in record["parameters"].items():
+            extra[f"point_{name}" if name in frame.columns or name in extra else name] = _parameter_value(value)
+        frames.append(frame.assign(**extra))
+    if not frames:
+        return _empty_results()
+    return _parquet_safe(pd.concat(frames, ignore_index=True))
+
+
+def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """Cast object columns that mix Python types (e.g. ints and strings across points) to strings."""
+    for column in frame.columns[frame.dtypes == object]:
+        if pd.api.types.infer_dtype(frame[column], skipna=True).startswith("mixed"):
+            frame[column] = frame[column].map(lambda v: v if v is None or (isinstance(v, float) and math.isnan(v))
+                                              else str(v))
+    return frame
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
+
+
+def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
+    """(Re)write ``results.parquet`` and ``report.{md,html}`` of one sweep folder from what it holds."""
+    sweep_dir = Path(sweep_dir)
+    results = collect_results(sweep_dir)
+    _write_parquet(results, sweep_dir / "results.parquet")
+    _write_report(sweep_dir, _sweep_report(sweep_dir, results))
+
+
+def sweep_folders(out: str | os.PathLike) -> list[Path]:
+    """The sweep folders (those holding points.json) directly under ``out``, by name."""
+    return sorted(p.parent for p in Path(out).glob("*/points.json"))
+
+
+def write_index(out: str | os.PathLike) -> None:
+    """Write ``out/results.parquet`` (every sweep's rows) and ``out/report.{md,html}`` (the index)."""
+    out = Path(out)
+    folders = sweep_folders(out)
+    tables = [pd.read_parquet(f / "results.parquet") for f in folders if (f / "results.parquet").exists()]
+    tables = [t for t in tables if len(t)]
+    combined = _parquet_safe(pd.concat(tables, ignore_index=True)) if tables else _empty_results()
+    _write_parquet(combined, out / "results.parquet")
+    _write_report(out, _index_report(folders, len(combined)))
+
+
+def _empty_results() -> pd.DataFrame:
+    from privnb.experiments.protocol import COLUMNS
+    return pd.DataFrame(columns=[*COLUMNS, "sweep", "point"])
+
+
+def rebuild_reports(path: str | os.PathLike) -> list[Path]:
+    """Rebuild the tables and reports under ``path``: one sweep folder, or a results folder of sweeps
+    (each sweep and the index). Returns the Markdown reports written."""
+    path = Path(path)
+    if (path / "points.json").exists():
+        write_sweep_outputs(path)
+        return [path / "report.md"]
+    folders = sweep_folders(path)
+    if not folders:
+        raise ValueError(f"{path} holds no sweep: expected points.json in it or in its sub-folders "
+                         "(run `privnb sweep SPEC --out DIR` first)")
+    for folder in folders:
+        write_sweep_outputs(folder)
+    write_index(path)
+    return [*(f / "report.md" for f in folders), path / "report.md"]
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    href: str
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4g}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return "" if value is None else str(value)
+
+
+def _status(record: dict) -> str:
+    return f"{record['status']} (cached)" if record.get("cached") and record["status"] == "ok" else record["status"]
+
+
+def _mean_table(results: pd.DataFrame) -> tuple | None:
+    """Mean value over folds per point, dataset, classifier and metric; one column per view (Org., L=2, ...)."""
+    from privnb.experiments.protocol import method_label, method_sort_key
+
+    if results.empty:
+        return None
+    views = results[["method", "param"]].drop_duplicates()
+    views["view"] = [method_label(m, p) for m, p in zip(views["method"], views["param"])]
+    views["order"] = [method_sort_key(m, p) for m, p in zip(views["method"], views["param"])]
+    frame = results.merge(views[["method", "param", "view"]], on=["method", "param"], how="left")
+    keys = ["point", "dataset", "classifier", "metric"]
+    table = frame.groupby([*keys, "view"], sort=False)["value"].mean().unstack("view")
+    columns = list(dict.fromkeys(views.sort_values("order")["view"]))
+    table = table.reindex(columns=columns).iloc[:_MAX_MEAN_ROWS]
+    rows = [[*map(_fmt, key), *map(_fmt, values)] for key, values in zip(table.index, table.to_numpy())]
+    return ("table", [*keys, *columns], rows)
+
+
+def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
+    spec, records = _point_records(sweep_dir)
+    metrics = {r["point"]: _read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
+    keys = list(dict.fromkeys(k for m in metrics.values() for k, v in m.items()
+                              if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    shown = keys[:_HEADLINE_COLUMNS]
+    n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
+    blocks = [("h1", f"Sweep {spec['name']}")]
+    if spec.get("description"):
+        blocks.append(("p", spec["description"]))
+    blocks += [
+        ("p", f"Notebook: {spec['notebook']}. Spec: {spec['path']}."),
+        ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
+        ("p", f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
+              "(a data set not available). "
+              f"{len(results)} result rows in results.parquet."),
+        ("h2", "Points"),
+        ("table", ["point", *spec["grid"], "status", "time (s)", *shown, "notebook"],
+         [[r["point"], *(_fmt(r["parameters"].get(k)) for k in spec["grid"]), _status(r),
+           _fmt(r.get("duration_s")), *(_fmt(metrics[r["point"]].get(k)) for k in shown),
+           Link("notebook.ipynb", f"{r['point']}/notebook.ipynb")] for r in records]),
+    ]
+    if len(keys) > len(shown):
+        blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown):])}."))
+    means = _mean_table(results)
+    if means is not None:
+        blocks += [("h2", "Mean over folds"), means]
+        if len(means[2]) == _MAX_MEAN_ROWS:
+            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+    failed = [r for r in records if r["status"] != "ok"]
+    if failed:
+        blocks.append(("h2", "Failed and skipped points"))
+        for record in failed:
+            blocks += [("h3", f"{record['point']} ({record['status']})"), ("p", record.get("error") or "(no message)")]
+            if record.get("traceback"):
+                blocks.append(("code", record["traceback"]))
+    figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
+    if any(f for _, f in figures):
+        blocks.append(("h2", "Figures"))
+        for pid, files in figures:
+            if files:
+                blocks.append(("h3", pid))
+                blocks += [("img", f.stem, f"{pid}/figures/{f.name}") for f in files]
+    return blocks
+
+
+def _count(records: list[dict], status: str) -> int:
+    return sum(r["status"] == status for r in records)
+
+
+def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
+    rows = []
+    for folder in folders:
+        spec, records = _point_records(folder)
+        rows.append([Link(spec["name"], f"{folder.name}/report.md"), Path(spec["notebook"]).name,
+                     str(len(records)), *(str(_count(records, status)) for status in ("ok", "failed", "skipped")),
+                     Link("html", f"{folder.name}/report.html")])
+    return [("h1", "privnb results"),
+            ("p", f"{len(folders)} sweeps; {n_rows} result rows in results.parquet (column sweep names the sweep)."),
+            ("table", ["sweep", "notebook", "points", "ok", "failed", "skipped", "report"], rows)]
+
+
+def _cell_md(cell) -> str:
+    text = f"[{cell.text}]({cell.href})" if isinstance(cell, Link) else cell
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(blocks: Sequence[tuple]) -> str:
+    """Render report blocks to Markdown."""
+    parts = []
+    for kind, *body in blocks:
+        if kind in ("h1", "h2", "h3"):
+            parts.append(f"{'#' * int(kind[1])} {body[0]}")
+        elif kind == "p":
+            parts.append(body[0])
+        elif kind == "code":
+            parts.append(f"```\n{body[0].rstrip()}\n```")
+        elif kind == "img":
+            parts.append(f"![{body[0]}]({body[1]})")
+        else:
+            header, rows = body
+            lines = [f"| {' | '.join(map(_cell_md, header))} |", f"|{'---|' * len(header)}"]
+            lines += [f"| {' | '.join(map(_cell_md, row))} |" for row in rows]
+            parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _cell_html(cell, tag: str = "td") -> str:
+    text = (f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>' if isinstance(cell, Link)
+            else html.escape(cell))
+    return f"<{tag}>{text}</{tag}>"
+
+
+def render_html(blocks: Sequence[tuple]) -> str:
+    """Render report blocks to a standalone HTML page (figures linked relative to the page)."""
+    title = next((body[0] for kind, *body in blocks if kind == "h1"), "privnb report")
+    parts = []
+    for kind, *body in blocks:
+        if kind in ("h1", "h2", "h3", "p"):
+            parts.append(f"<{kind}>{html.escape(body[0])}</{kind}>")
+        elif kind == "code":
+            parts.append(f"<pre>{html.escape(body[0])}</pre>")
+        elif kind == "img":
+            parts.append(f'<figure><img src="{html.escape(body[1])}" alt="{html.escape(body[0])}">'
+                         f"<figcaption>{html.escape(body[0])}</figcaption></figure>")
+        else:
+            header, rows = body
+            parts.append("<table>\n<tr>" + "".join(_cell_html(c, "th") for c in header) + "</tr>\n"
+                         + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
+                         + "\n</table>")
+    style = ("body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
+             "pre{background:#f6f6f6;padding:.5em;overflow:auto}")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def _write_report(folder: Path, blocks: list[tuple]) -> None:
+    write_text(folder / "report.md", render_markdown(blocks))
+    write_text(folder / "report.html", render_html(blocks))
+
