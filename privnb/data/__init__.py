@@ -23,6 +23,8 @@ from .loaders import (
     load_ipums,
     PU1_VERSIONS,
     load_pu1,
+    LOADERS,
+    load,
 )
 from .sources import (
     ENV_VAR,
@@ -65,6 +67,8 @@ __all__ = [
     "load_ipums",
     "PU1_VERSIONS",
     "load_pu1",
+    "LOADERS",
+    "load",
     "ENV_VAR",
     "DataUnavailableError",
     "FileSpec",
