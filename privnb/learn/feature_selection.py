@@ -16,9 +16,9 @@ from sklearn.utils.validation import check_is_fitted
 from privnb.mechanisms.containment import (
     Patterns,
     Selection,
-    _check_constraint,
-    _check_labels,
     check_binary,
+    check_constraint,
+    check_labels,
     dataset_ac,
     distcnt,
     feature_hamdist,
@@ -90,9 +90,9 @@ def greedy_submodular(X, y, k: int, gains: Callable[[GreedyState, np.ndarray], n
     The selection stops when no feasible feature has a positive gain (ties: the lowest index).
     """
     X = check_binary(X)
-    positive = _check_labels(y, X.shape[0])
+    positive = check_labels(y, X.shape[0])
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
-    state = GreedyState(X, positive, k, _check_constraint(constraint))
+    state = GreedyState(X, positive, k, check_constraint(constraint))
     support = np.asarray(X.sum(axis=0)).ravel()
     alive = np.flatnonzero(support >= k)
     while alive.size:
@@ -148,7 +148,7 @@ def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     X = check_binary(X)
     h = feature_hamdist(X, y)
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
-    state = GreedyState(X, _check_labels(y, X.shape[0]), k, _check_constraint(constraint))
+    state = GreedyState(X, check_labels(y, X.shape[0]), k, check_constraint(constraint))
     order = np.lexsort((np.arange(h.size), -h))
     for feature in order[h[order] > 1e-15]:
         if not state.feasible(np.array([feature]))[0]:

@@ -8,6 +8,8 @@ from .containment import (
     CONSTRAINTS,
     Selection,
     check_binary,
+    check_labels,
+    check_constraint,
     Patterns,
     entity_ac,
     dataset_ac,
@@ -23,7 +25,7 @@ from .containment import (
 from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release
 from .flipping import Flipping, randomized_flipping
 from .full_domain import adult_hierarchies, FullDomainGeneralizer
-from .grouping import is_k_anonymous
+from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, format_interval
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
@@ -38,6 +40,8 @@ __all__ = [
     "CONSTRAINTS",
     "Selection",
     "check_binary",
+    "check_labels",
+    "check_constraint",
     "Patterns",
     "entity_ac",
     "dataset_ac",
@@ -57,6 +61,7 @@ __all__ = [
     "randomized_flipping",
     "adult_hierarchies",
     "FullDomainGeneralizer",
+    "check_columns",
     "is_k_anonymous",
     "Hierarchy",
     "format_interval",

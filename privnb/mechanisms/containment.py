@@ -97,7 +97,7 @@ def _check_features(features, n_features: int) -> np.ndarray:
     return cols
 
 
-def _check_labels(y, n_rows: int) -> np.ndarray:
+def check_labels(y, n_rows: int) -> np.ndarray:
     """Labels as a boolean "positive" vector; y holds two classes, the larger value is positive."""
     y = np.asarray(y).ravel()
     if y.shape[0] != n_rows:
@@ -108,7 +108,7 @@ def _check_labels(y, n_rows: int) -> np.ndarray:
     return y == classes[1]
 
 
-def _check_constraint(constraint: str) -> str:
+def check_constraint(constraint: str) -> str:
     if constraint not in CONSTRAINTS:
         raise ValueError(f"constraint must be one of {CONSTRAINTS}; got {constraint!r}")
     return constraint
@@ -261,7 +261,7 @@ def feature_hamdist(X, y) -> np.ndarray:
     HamDist is modular (Theorem 4.2.1), so ``hamdist(S) = sum of h_f over S``.
     """
     X = check_binary(X)
-    positive = _check_labels(y, X.shape[0])
+    positive = check_labels(y, X.shape[0])
     n_pos, n_neg = positive.sum(), (~positive).sum()
     a, b = _class_feature_counts(X, positive)
     return (a * (n_neg - b) + (n_pos - a) * b) / (n_pos * n_neg)
@@ -280,7 +280,7 @@ def distcnt(X, y, features=None) -> int:
     Closed form: ``N+ N- - sum over projected patterns of n+(p) n-(p)``.
     """
     X = check_binary(X)
-    positive = _check_labels(y, X.shape[0])
+    positive = check_labels(y, X.shape[0])
     patterns = Patterns(X, _check_features(features, X.shape[1]))
     n_pos = np.bincount(patterns.inverse, weights=positive, minlength=patterns.n_patterns)
     n_neg = patterns.counts - n_pos
@@ -293,7 +293,7 @@ def classification_metric(X, y, features=None) -> int:
     Each row in the minority class of its group of equal projected rows costs 1: ``sum min(n+, n-)``.
     """
     X = check_binary(X)
-    positive = _check_labels(y, X.shape[0])
+    positive = check_labels(y, X.shape[0])
     patterns = Patterns(X, _check_features(features, X.shape[1]))
     n_pos = np.bincount(patterns.inverse, weights=positive, minlength=patterns.n_patterns)
     return int(np.minimum(n_pos, patterns.counts - n_pos).sum())

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 
-from privnb.mechanisms.containment import _check_labels, check_binary, feature_hamdist
+from privnb.mechanisms.containment import check_binary, check_labels, feature_hamdist
 
 DP_MECHANISMS = ("laplace", "exponential")
 
@@ -60,7 +60,7 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
     from diffprivlib.tools import histogram
 
     X = check_binary(X)
-    positive = _check_labels(y, X.shape[0])
+    positive = check_labels(y, X.shape[0])
     if mechanism not in DP_MECHANISMS:
         raise ValueError(f"mechanism must be one of {DP_MECHANISMS}; got {mechanism!r}")
     if not 1 <= int(n_features) <= min(X.shape[1], 24):
