@@ -36,12 +36,13 @@ def check_int(value, name: str, *, low: int = 1, high: int | None = None, high_n
     raise ValueError(f"{name} must be {rule}; got {value!r}")
 
 
-def as_fraction(value, *, max_denominator: int | None = None) -> Fraction:
-    """``value`` as an exact Fraction: ints and Fractions as they are, a float as the exact binary value.
+def as_fraction(value) -> Fraction:
+    """``value`` as an exact Fraction, by one rule for counts, priors and gamma alike.
 
-    With ``max_denominator``, a float is read as the simplest fraction within that denominator (so 0.1
-    becomes 1/10 and a prior typed as 0.3333333 becomes 1/3): the reading for values a person typed.
-    Anything that is not a finite real number is refused.
+    Integers and fractions are taken as they are; a float is read as the decimal it prints as
+    (``repr``), so 0.75 is 3/4, 1.1 is 11/10 and 2.5 is 5/2: the number a person typed, not its binary
+    approximation. A prior typed as three 0.3333333333333333 sums to just under 1 and is renormalized
+    by the caller. Booleans, NaN, infinities and non-numbers are refused.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"expected a finite real number, got {value!r}")
@@ -49,8 +50,7 @@ def as_fraction(value, *, max_denominator: int | None = None) -> Fraction:
         return Fraction(int(value.numerator), int(value.denominator))
     if not math.isfinite(value):
         raise ValueError(f"expected a finite real number, got {value!r}")
-    exact = Fraction(float(value))
-    return exact if max_denominator is None else exact.limit_denominator(max_denominator)
+    return Fraction(repr(float(value)))
 
 
 def infer_kind(column: pd.Series) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-KINDS = ("numeric", "ordinal", "nominal")
+from privnb.validation import KINDS
 
 
 @dataclass(frozen=True, eq=False)

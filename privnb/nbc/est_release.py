@@ -14,9 +14,9 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.roots import _precision_bits, _rounded_roots, _score_bound
 from privnb.nbc.safety import (
-    _as_fraction,
     _ln,
     _restored_integers,
     corollary4_gamma,
@@ -24,10 +24,8 @@ from privnb.nbc.safety import (
     step1_remove_zeros,
     step4_integers,
 )
-from privnb.nbc.views import count_tables
-
-from privnb.nbc.views import NBCViews, min_score_ratio, nbc_equivalent, score_signs
-from privnb.nbc.exact_audit import achieved_r, check_prior
+from privnb.nbc.views import NBCViews, count_tables, min_score_ratio, nbc_equivalent, score_signs
+from privnb.validation import as_fraction
 
 
 # ---------------------------------------------------------------------------------------------- EST
@@ -207,7 +205,7 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
         # Step 3's counts times their common denominator, which no ratio or score comparison sees
         p, tables, _ = _restored_integers(p, tables, 1 << shift)
         sub = base.with_counts(p, tables)
-        if corollary4_gamma(sub) > _as_fraction(r):  # the sub-labels must meet Corollary 4 for r
+        if corollary4_gamma(sub) > as_fraction(r):  # the sub-labels must meet Corollary 4 for r
             k += max(1, k // 4)
             continue
         # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
@@ -26,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.nbc.hypergeometric import _FLOAT_EXACT, _LIMIT_LOG_MEAN, _chain_posteriors
+from privnb.validation import as_fraction
 
 
 def _quasi_identifier(views, quasi_identifier: Mapping) -> dict:
@@ -161,7 +163,7 @@ def brute_force_posterior(views, quasi_identifier: Mapping, *, max_worlds: int =
 
 
 def check_prior(prior, labels) -> pd.Series:
-    """A prior pmf over ``labels`` as exact Fractions (floats via ``limit_denominator(10**6)``).
+    """A prior pmf over ``labels`` as exact Fractions (:func:`privnb.validation.as_fraction`).
 
     Raises ``ValueError`` if a label is missing or unknown, a probability is not positive, or they do
     not sum to 1 (Section 7 of seed 004 needs a strictly positive pmf).
@@ -176,7 +178,7 @@ def check_prior(prior, labels) -> pd.Series:
     for label in labels:
         value = prior[label]
         try:
-            frac = Fraction(value) if isinstance(value, (int, Fraction)) else Fraction(float(value)).limit_denominator(10**6)
+            frac = as_fraction(value if isinstance(value, numbers.Real) else float(value))
         except (TypeError, ValueError) as error:
             raise ValueError(f"prior[{label!r}] is not a number: {value!r}") from error
         if frac <= 0:
