@@ -8,8 +8,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "privnb"
 
-# data <- mechanisms / nbc <- learn <- experiments <- workbench; files, validation and bounds below them all.
-RANK = {"files": 0, "validation": 0, "bounds": 0, "data": 1, "mechanisms": 2, "nbc": 2, "learn": 3,
+# data <- mechanisms / nbc <- attacks / learn <- experiments <- workbench; files, validation and bounds below
+# them all. Packages of one rank never import each other (an attack uses no learner, a learner no attack).
+RANK = {"files": 0, "validation": 0, "bounds": 0, "data": 1, "mechanisms": 2, "nbc": 2, "attacks": 3, "learn": 3,
         "experiments": 4, "workbench": 5}
 MAX_MODULE_LINES = 550
 MAX_CELL_LINES = 20
