@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
+import numpy as np
 import sympy as sp
 
 __all__ = [
@@ -98,10 +100,23 @@ def lemma2_ratio_value(gamma_value, n_classes_value) -> float:
     return (g + g * g * c) / (g + c)
 
 
+_GAMMA_ULPS = 8  # a float gamma within this many machine epsilons of 1 is 1 up to rounding
+
+
 def check_gamma(value) -> None:
-    """Raise ``ValueError`` unless ``value`` is a real number > 1 (the amplification of Lemma 2)."""
-    if not isinstance(value, numbers.Real) or not value > 1:
-        raise ValueError(f"gamma must be a real number > 1 (the amplification of Lemma 2), got {value!r}")
+    """Raise ``ValueError`` unless ``value`` is a finite real number > 1 (the amplification of Lemma 2).
+
+    A float within a few machine epsilons of 1 (``(0.1 + 0.2) / 0.3``) is 1 up to rounding and is refused
+    too; an exact Fraction just above 1 is accepted.
+    """
+    rule = "gamma must be a finite real number > 1 (the amplification of Lemma 2)"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not value > 1:
+        raise ValueError(f"{rule}, got {value!r}")
+    if not isinstance(value, numbers.Rational):
+        if not math.isfinite(value):
+            raise ValueError(f"{rule}, got {value!r}")
+        if float(value) - 1 <= _GAMMA_ULPS * sys.float_info.epsilon:
+            raise ValueError(f"{rule}, got {value!r}: it equals 1 within float precision (no amplification)")
 
 
 def corollary4_ratio(gamma_value, n_attributes_value: int) -> float:

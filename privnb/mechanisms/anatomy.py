@@ -136,8 +136,16 @@ def bucketize(counts, l: int) -> np.ndarray:
     ndarray of shape (groups, l)
         Bucket indices of each group, in the order the algorithm forms the groups; each row sorted.
     """
+    l = check_int(l, "l")
+    raw = np.asarray(counts)
+    if raw.ndim != 1 or (raw.size and not (np.issubdtype(raw.dtype, np.integer)
+                                           or (np.issubdtype(raw.dtype, np.floating)
+                                               and np.all(np.isfinite(raw)) and np.all(raw == np.round(raw))))):
+        raise ValueError(f"counts must be a 1-D sequence of non-negative integers (bucket sizes), got {counts!r}")
+    if (raw < 0).any():
+        raise ValueError(f"counts must be non-negative bucket sizes, got {counts!r}")
     # heap entries (-count, bucket): the smallest entry is the largest bucket, ties to the lower index
-    heap = [(-int(c), v) for v, c in enumerate(counts) if c > 0]
+    heap = [(-int(c), v) for v, c in enumerate(raw.tolist()) if c > 0]
     heapq.heapify(heap)
     sets, reps = [], []
     while len(heap) >= l:
@@ -287,10 +295,15 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
         raise ValueError("is_l_diverse on a frame needs the sensitive column and l, "
                          "e.g. is_l_diverse(frame, 'education', 3).")
     check_int(l, "l")
+    if len(frame.columns) == 0:
+        raise ValueError("frame has no columns (an empty frame); is_l_diverse needs the group column "
+                         f"{group!r} and the sensitive column {sensitive!r}.")
     missing = [c for c in (group, sensitive) if c not in frame.columns]
     if missing:
         raise ValueError(f"Columns {missing} not found; is_l_diverse needs the group column {group!r} "
                          "and the sensitive column.")
+    from privnb.mechanisms.grouping import check_columns
+    check_columns(frame, [group, sensitive], "frame")  # duplicated names; a missing value is no pass
     if len(frame) == 0:
         return True
     counts = frame.groupby([group, sensitive], observed=True).size()

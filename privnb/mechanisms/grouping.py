@@ -50,20 +50,48 @@ def _check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
     if isinstance(quasi_identifiers, str) or len(quasi_identifiers) == 0:
         raise ValueError("quasi_identifiers must be a non-empty list of column names")
     qi = list(quasi_identifiers)
+    if any(c is None or (isinstance(c, float) and c != c) for c in qi):
+        raise ValueError(f"quasi_identifiers holds None (or NaN) where a column name belongs: {qi}")
+    repeated = sorted({str(c) for c in qi if qi.count(c) > 1})
+    if repeated:
+        raise ValueError(f"quasi_identifiers names {', '.join(map(repr, repeated))} more than once: {qi}")
+    if len(frame.columns) == 0:
+        raise ValueError(f"frame has no columns (an empty frame); expected the quasi-identifiers {qi}")
     missing = [c for c in qi if c not in frame.columns]
     if missing:
         raise ValueError(f"quasi-identifiers {missing} are not columns of the frame "
                          f"(columns: {list(frame.columns)})")
+    check_columns(frame, qi, "frame", missing_values=False)
     return frame, qi
+
+
+def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_values: bool = True) -> None:
+    """ValueError naming ``name`` unless ``frame`` has columns, each of ``columns`` once, and (with
+    ``missing_values``) no missing value in them."""
+    if len(frame.columns) == 0:
+        raise ValueError(f"{name} has no columns (an empty frame); expected the columns {list(columns)}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in {name} (columns: {list(frame.columns)})")
+    duplicated = [c for c in dict.fromkeys(columns) if (frame.columns == c).sum() > 1]
+    if duplicated:
+        raise ValueError(f"{name} has duplicated column names {duplicated}; rename or drop the copies")
+    if missing_values:
+        for c in columns:
+            if frame[c].isna().any():
+                raise ValueError(f"{name}: column {c!r} has missing values (None or NaN); drop or impute them, "
+                                 "or generalize them to a value such as '*'")
 
 
 def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int) -> bool:
     """True when each combination of quasi-identifier values occurs in at least ``k`` rows.
 
-    k-anonymity as in Definition 1 of seed 001 (Samarati 2001); an empty frame is
-    k-anonymous. Missing values count as one more value.
+    k-anonymity as in Definition 1 of seed 001 (Samarati 2001); a frame with the columns but no
+    rows is k-anonymous. A frame without columns, duplicated column names, None among the
+    quasi-identifiers or a missing value in a quasi-identifier column is a ValueError.
     """
     frame, qi = _check_frame(frame, quasi_identifiers)
+    check_columns(frame, qi, "frame")
     k = check_int(k, "k")
     if len(frame) == 0:
         return True

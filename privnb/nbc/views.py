@@ -99,9 +99,17 @@ class NBCViews:
         Each attribute's domain is the set of values that occur in ``frame`` (sorted).
         """
         attributes = list(attributes)
+        if any(a is None for a in attributes) or target is None:
+            raise ValueError(f"attributes and target must be column names, got None in {attributes} / {target!r}")
+        repeated = sorted({str(a) for a in attributes if attributes.count(a) > 1})
+        if repeated:
+            raise ValueError(f"attributes names {', '.join(map(repr, repeated))} more than once: {attributes}")
         missing = [c for c in [*attributes, target] if c not in frame.columns]
         if missing:
             raise ValueError(f"columns {missing} are not in the frame (it has {list(frame.columns)})")
+        duplicated = [c for c in [*attributes, target] if (frame.columns == c).sum() > 1]
+        if duplicated:
+            raise ValueError(f"frame has duplicated column names {duplicated}; rename or drop the copies")
         if target in attributes:
             raise ValueError(f"the target {target!r} cannot also be an attribute")
         if not attributes:
