@@ -1,6 +1,6 @@
 """Benchmark: anatomize + join on Adult (45,222 rows, sensitive education) at l = 5.
 
-Prints the time of privnb.anatomy (vectorized) and of a row-by-row Python implementation of the same
+Prints the time of privnb.mechanisms.anatomize (vectorized) and of a row-by-row Python implementation of the same
 bucketization (bucket lists, one heap step per group, one Python row per IT, ST and D_A row) run in
 this process, and their ratio. Run: ``PRIVNB_DATA=../shared/data python benchmarks/bench_anatomy.py``.
 """

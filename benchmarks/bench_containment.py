@@ -1,4 +1,5 @@
-"""Timings of privnb.containment against brute-force pairwise implementations measured in the same run.
+"""Timings of privnb.mechanisms.containment and privnb.learn.feature_selection against brute-force
+pairwise implementations measured in the same run.
 
 Greedy-DistCnt on PU1 (k = 5); a k-AC check of a candidate feature set on Adult; closed-form HamDist and
 DistCnt against all positive-negative pairs; pyfim against mlxtend for the maximal itemsets. Brute force

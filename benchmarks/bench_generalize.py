@@ -1,4 +1,4 @@
-"""Benchmark privnb.generalize on Adult: full-domain lattice search and Mondrian.
+"""Benchmark privnb.mechanisms' generalizers on Adult: full-domain lattice search and Mondrian.
 
 Times are CPU seconds of this process (``time.process_time``: the machine may be shared;
 ratios are measured in the same process). Printed:

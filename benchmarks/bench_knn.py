@@ -1,4 +1,4 @@
-"""Benchmark of privnb.knn on Adult (seed 002's k-NN experiment).
+"""Benchmark of privnb.learn.knn and privnb.experiments.knn on Adult (seed 002's k-NN experiment).
 
 Prints, all measured in this process:
 
@@ -7,7 +7,7 @@ Prints, all measured in this process:
    (a fresh scikit-learn KNeighborsClassifier fit + predict for each k = 1, 3, ..., 9), on one
    cross-validation fold, for the original view and the anatomized view at l = 3: the ratio;
 2. the anonymized views (full-domain k-anonymity, k = 2..5) of one fold: one lattice search shared by
-   every k (privnb.generalize.FullDomainLattice) against a fresh search per k: the ratio;
+   every k (privnb.mechanisms.FullDomainLattice) against a fresh search per k: the ratio;
 3. the time of the paper's Adult grid (l 2..5, k 1, 3, .., 9; original, identifying, anatomized and
    the anonymized 1-NN) on ``--folds`` folds of 10 (default all), ``--jobs`` folds at a time (default 2);
 4. the peak memory (tracemalloc) of the anatomized neighbour search at l = 5 (about 200k rows), k = 9,

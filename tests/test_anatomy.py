@@ -1,4 +1,4 @@
-"""Tests of privnb.anatomy: Xiao and Tao's bucketization, IT/ST, the join D_A and D_id (seed 002)."""
+"""Tests of privnb.mechanisms.anatomy: Xiao and Tao's bucketization, IT/ST, the join D_A and D_id (seed 002)."""
 from __future__ import annotations
 
 import heapq

@@ -1,4 +1,5 @@
-"""Tests of privnb.containment: Table 1 of seed 001, Lemmas 1-3, the utilities' closed forms."""
+"""Tests of privnb.mechanisms.containment and privnb.learn.feature_selection: Table 1 of seed 001,
+Lemmas 1-3, the utilities' closed forms."""
 from itertools import combinations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""Tests of privnb.selection_baselines, privnb.binarize and privnb.selection_eval (seed 001)."""
+"""Tests of seed 001's baselines (privnb.mechanisms.flipping, privnb.mechanisms.dp_release, greedy CM),
+privnb.data.binarize and privnb.experiments.selection."""
 from itertools import combinations
 
 import numpy as np

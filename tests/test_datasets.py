@@ -1,4 +1,4 @@
-"""Tests of privnb.datasets: loaders on the shared data, toy tables, sampling, file resolution, downloads."""
+"""Tests of privnb.data: loaders on the shared data, toy tables, sampling, file resolution, downloads."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""Tests of privnb.encoding: Weka IBk's distance and the standard scheme."""
+"""Tests of privnb.learn.encoding: Weka IBk's distance and the standard scheme."""
 from __future__ import annotations
 
 from types import SimpleNamespace

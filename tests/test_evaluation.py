@@ -1,6 +1,6 @@
 """Cross-validation of views, tidy rows, method labels and the papers' paired t-test tables.
 
-The training views of privnb.learners are replaced by small stand-in estimators here, so these tests
+The training views of privnb.learn.training are replaced by small stand-in estimators here, so these tests
 check the evaluation machinery alone.
 """
 import math
@@ -24,7 +24,8 @@ class NotBuildable(ValueError):
 
 
 class StandInView(ClassifierMixin, BaseEstimator):
-    """A meta-estimator like privnb.learners': drops ``drop`` rows' worth of training data, wraps ``estimator``."""
+    """A meta-estimator like privnb.learn.training's: drops ``drop`` rows' worth of training data, wraps
+    ``estimator``."""
 
     def __init__(self, estimator, *, drop=0, l=None, random_state=None):
         self.estimator = estimator

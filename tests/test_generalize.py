@@ -1,4 +1,4 @@
-"""Tests for privnb.hierarchy and privnb.generalize: hierarchies, full-domain and Mondrian."""
+"""Tests for privnb.mechanisms (hierarchy, lattice, full_domain, mondrian): hierarchies, full-domain and Mondrian."""
 import itertools
 import math
 import os

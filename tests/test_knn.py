@@ -1,4 +1,5 @@
-"""privnb.knn: exact neighbour search, tie rules, IBk distance and the seed 002 experiments."""
+"""privnb.learn.knn and privnb.experiments.knn: exact neighbour search, tie rules, IBk distance and the seed 002
+experiments."""
 import numpy as np
 import pandas as pd
 import pytest

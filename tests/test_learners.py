@@ -1,4 +1,4 @@
-"""Tests of privnb.learners: the training views as scikit-learn meta-estimators."""
+"""Tests of privnb.learn.training: the training views as scikit-learn meta-estimators."""
 from __future__ import annotations
 
 import numpy as np

@@ -12,7 +12,7 @@ from privnb.nbc import NBCViews, achieved_r, audit, brute_force_posterior, min_s
 
 
 def figure1():
-    """Figure 1 of seed 004 (the package copy is privnb.datasets.nbc_figure1_databases)."""
+    """Figure 1 of seed 004 (the package copy is privnb.data.nbc_figure1_databases)."""
     try:
         from privnb.data import nbc_figure1_databases
         return nbc_figure1_databases()

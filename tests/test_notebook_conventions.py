@@ -1,4 +1,4 @@
-"""Every committed notebook follows the conventions of privnb.notebooks; the checker itself is tested too."""
+"""Every committed notebook follows the conventions of privnb.workbench.notebooks; the checker itself is tested too."""
 from pathlib import Path
 
 import nbformat

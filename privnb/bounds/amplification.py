@@ -3,7 +3,7 @@
 Statement 1's condition (6), Lemma 2's choice of ``m1, m2`` and its ratio, the largest admissible
 amplification ``gamma`` for a privacy policy ``L1 < L2`` (condition (7)), Corollary 4's per-count bound
 ``gamma**(1/n)`` and Statement 14's condition (21) with its limit form. Each symbolic statement has a
-numeric twin (plain floats) for notebooks and for :mod:`privnb.safety_transform`.
+numeric twin (plain floats) for notebooks and for :mod:`privnb.nbc.safety`.
 """
 from __future__ import annotations
 
@@ -82,6 +82,11 @@ def max_gamma(L1, L2, n_classes) -> float:  # noqa: N803 (the paper's names)
 
     Condition (7) is strict, so the value returned is the supremum of the admissible gammas; for two
     classes it equals the policy ratio ``(L2/L1)(1-L1)/(1-L2)`` itself.
+
+    References
+    ----------
+    .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
+       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
 
     Examples
     --------

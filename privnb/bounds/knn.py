@@ -117,6 +117,11 @@ def beta(d):
     -------
     sympy.Expr
         Exact expression; ``float(beta(2))`` gives the number.
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
+       Data Privacy 10, 2017 (seed 002).
     """
     d = _as_dimension(d)
     return beta_derivation()["beta"].subs(_d, d)

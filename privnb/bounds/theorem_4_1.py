@@ -74,6 +74,11 @@ def theorem_4_1_bound(N, d, rp2_min, rp2_max):  # noqa: N803 (the paper's names)
     ------
     ValueError
         If numeric arguments break the theorem's assumptions (N, d >= 1; 0 < rp2_min <= rp2_max).
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
     """
     args = (N, d, rp2_min, rp2_max)
     if all(isinstance(a, Real) or (isinstance(a, sp.Basic) and a.is_number) for a in args):

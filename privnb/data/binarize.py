@@ -60,14 +60,14 @@ def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
         outside = ~np.any([(values >= lo) & (values <= hi) for lo, hi in intervals], axis=0)
         if outside.any():
             raise ValueError(f"{attribute} = {values[outside][0]} lies outside the intervals "
-                             f"{intervals}; extend privnb.binarize.ADULT_BINS")
+                             f"{intervals}; extend privnb.data.ADULT_BINS")
         for lo, hi in intervals:
             columns[f"{attribute}={lo}-{hi}"] = (values >= lo) & (values <= hi)
     education = frame["education"].astype(str).str.strip()
     known = {v for values in ADULT_EDUCATION.values() for v in values}
     unknown = sorted(set(education.unique()) - known)
     if unknown:
-        raise ValueError(f"unknown education values {unknown[:5]}; extend privnb.binarize.ADULT_EDUCATION")
+        raise ValueError(f"unknown education values {unknown[:5]}; extend privnb.data.ADULT_EDUCATION")
     for name, values in ADULT_EDUCATION.items():
         columns[f"education={name}"] = education.isin(values).to_numpy()
     for attribute, (name, values) in ADULT_ONE_VS_REST.items():

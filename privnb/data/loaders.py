@@ -164,7 +164,7 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
 
 
 def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
-    """ARX's generalization hierarchies for Adult, raw (privnb.generalize parses them).
+    """ARX's generalization hierarchies for Adult, raw (privnb.mechanisms.adult_hierarchies parses them).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Where data files live, how they are downloaded, checked and written (private to privnb.datasets).
+"""Where data files live, how they are downloaded, checked and written (private to privnb.data).
 
 A data file has a logical path relative to a data home (``adult/adult.data``), mirroring the layout
 of the shared data folder. On disk it may be stored plain or gzipped (``adult/adult.data.gz``); its

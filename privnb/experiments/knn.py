@@ -57,7 +57,7 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
     and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
     with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
     (fold, view, l) for max(ks) serves every k, and one lattice search per fold serves every k of the
-    anonymized views (:class:`privnb.generalize.FullDomainLattice`). An l beyond the sensitive domain
+    anonymized views (:class:`privnb.mechanisms.FullDomainLattice`). An l beyond the sensitive domain
     gives N/A rows with the reason in ``note``. Folds are stratified and shuffled with
     ``random_state``; the anatomization of fold f is seeded from it too, so a seed reproduces the
     whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
@@ -66,7 +66,12 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
     Returns
     -------
     DataFrame
-        Tidy rows (:data:`privnb.evaluation.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
+        Tidy rows (:data:`privnb.experiments.COLUMNS`): classifier ``"{k}-NN"``, metric ``"error"``.
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
+       Data Privacy 10, 2017 (seed 002).
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm

@@ -93,8 +93,8 @@ def _classifier_name(estimator) -> str:
 def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     """The stratified folds of ``y`` and one seed per fold, both drawn from ``random_state``.
 
-    Every runner (:func:`cross_validate_views`, ``privnb.svm_grid``, ``privnb.knn``) draws them this
-    way, so one seed gives the same folds and the same per-fold mechanism seeds everywhere.
+    Every runner (:func:`cross_validate_views`, ``privnb.experiments.svm``, ``privnb.experiments.knn``)
+    draws them this way, so one seed gives the same folds and the same per-fold mechanism seeds everywhere.
     """
     rng = check_random_state(random_state)
     splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
@@ -128,7 +128,7 @@ def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits:
                          n_jobs: int | None = None, progress: bool = True) -> pd.DataFrame:
     """Stratified k-fold cross-validation of several training views on the same folds.
 
-    Each view is a scikit-learn meta-estimator (``privnb.learners``) whose ``fit`` applies its
+    Each view is a scikit-learn meta-estimator (``privnb.learn.training``) whose ``fit`` applies its
     mechanism to the training fold only; it is scored on the raw test fold (the papers' setting:
     "train on protected data, test on unprotected data", Section 5 of seed 003). All views see the same
     folds, so their errors are paired for :func:`paired_t_test`.
@@ -136,7 +136,7 @@ def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits:
     Parameters
     ----------
     dataset : Dataset
-        Anything with ``name``, ``X`` (DataFrame) and ``y`` (0/1 array), e.g. ``privnb.datasets.Dataset``.
+        Anything with ``name``, ``X`` (DataFrame) and ``y`` (0/1 array), e.g. ``privnb.data.Dataset``.
     views : mapping
         Key -> unfitted estimator. A key is a method name (``"original"``), ``(method, param)``
         (``("anatomized", 3)``) or ``(classifier, method, param)``.
@@ -151,7 +151,7 @@ def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits:
         Classifier name for keys that do not give one; default the class name of the estimator the
         views wrap (their ``estimator`` parameter), which must then be the same for all of them.
     na_errors : tuple of exception types, optional
-        Errors meaning "this view cannot be built" (default ``(privnb.anatomy.NotLDiverseError,)``: l
+        Errors meaning "this view cannot be built" (default ``(privnb.mechanisms.NotLDiverseError,)``: l
         beyond the sensitive domain, the papers' "N/A"). They give rows with value NaN and the reason in
         ``note``; any other error propagates.
     n_jobs : int, optional

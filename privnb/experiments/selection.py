@@ -118,7 +118,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
                      dp_k: int = 5, max_items: int | None = None, c_grid: Sequence[float] = C_GRID,
                      random_state=0) -> pd.DataFrame:
-    """Run the paper's protocol (Section 5.2 of seed 001) and return tidy rows (privnb.evaluation).
+    """Run the paper's protocol (Section 5.2 of seed 001) and return tidy rows (privnb.experiments.protocol).
 
     Metrics: "auc" and "n_features" (SFC) for every method; "ac" (AC of the projected training fold)
     for the selectors; "flipped_share" for RF. ``param`` is k, or epsilon for the DP methods, whose

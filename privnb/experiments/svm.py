@@ -91,18 +91,18 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
                  n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = False, **options):
     """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
 
-    Gives the same rows as :func:`privnb.evaluation.cross_validate_views` on ``svm_views`` of each
+    Gives the same rows as :func:`privnb.experiments.cross_validate_views` on ``svm_views`` of each
     kernel with the same ``random_state`` (same folds, same per-fold seeds), but each mechanism
     (anatomize and prune, generalize) runs once per (view, fold) for all kernels, (view, fold)
     tasks run in parallel, and duplicates are collapsed (:class:`CollapseDuplicates`).
 
     Parameters
     ----------
-    dataset : privnb.datasets.Dataset
+    dataset : privnb.data.Dataset
     kernels : sequence of {"linear", "rbf"}
     ls, ks : sequences of int
         l values of the pruned views and k values of the generalized ones (``ks`` needs
-        ``hierarchies``, e.g. ``privnb.generalize.adult_hierarchies()``; the paper has them for Adult only).
+        ``hierarchies``, e.g. ``privnb.mechanisms.adult_hierarchies()``; the paper has them for Adult only).
     n_splits : int
         Folds (the paper: 10).
     solver : {"libsvm", "sklearnex", "nystroem"}
@@ -124,8 +124,15 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     Returns
     -------
     DataFrame
-        Tidy rows (``privnb.evaluation.COLUMNS``), classifiers "SVC" (linear) and "SVM" (RBF); an l
+        Tidy rows (``privnb.experiments.COLUMNS``), classifiers "SVC" (linear) and "SVM" (RBF); an l
         beyond the sensitive domain gives N/A rows with the reason in ``note``.
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
+    .. [2] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", conference version with the appendix (seed 000; its text gives neither venue nor year).
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm

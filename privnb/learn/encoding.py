@@ -72,7 +72,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
 
     @classmethod
     def from_dataset(cls, dataset, *, scheme: str = "ibk") -> "FrameEncoder":
-        """An encoder with the kinds and orders of a :class:`privnb.datasets.Dataset`."""
+        """An encoder with the kinds and orders of a :class:`privnb.data.Dataset`."""
         return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme)
 
     def _numbers(self, frame: pd.DataFrame, column) -> np.ndarray:

@@ -133,6 +133,11 @@ def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     y : labels, two classes (the larger is positive)
     k : int, 1 <= k <= n_rows
     constraint : "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline)
+
+    References
+    ----------
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+       no authors, venue or year.
     """
     return greedy_submodular(X, y, k, distcnt_gains, constraint=constraint)
 
@@ -144,6 +149,11 @@ def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     added while the projection stays feasible; the first feature that breaks the constraint ends the
     selection, as in the paper's pseudo-code. Features with zero HamDist (constant columns) are never
     added. No feasible first feature gives the empty set with ``ac = N``.
+
+    References
+    ----------
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+       no authors, venue or year.
     """
     X = check_binary(X)
     h = feature_hamdist(X, y)
@@ -200,6 +210,11 @@ def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
     measured 475, 2754 and 7992 maximal itemsets over the top 20, 30 and 40 features, and no answer
     within minutes over all of them. Itemsets of a restricted universe are still frequent, hence
     feasible (Lemma 3); they are maximal within that universe.
+
+    References
+    ----------
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+       no authors, venue or year.
     """
     if score not in ("hamdist", "distcnt"):
         raise ValueError(f"score must be 'hamdist' or 'distcnt'; got {score!r}")
@@ -250,6 +265,11 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
     features_ : ndarray, the selected column indices
     ac_ : int, ``AC`` of the projected training data
     n_features_in_ : int
+
+    References
+    ----------
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+       no authors, venue or year.
     """
 
     def __init__(self, k: int = 5, method: str = "greedy-distcnt", *, constraint: str = "k-ac",

@@ -3,7 +3,7 @@
 The paper trained Weka's IBk on the original, identifying (Definition 15), anatomized (Definition 14:
 N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of seed 002). IBk's distance is the
 Euclidean distance with numeric attributes min-max normalized on the training range and nominal
-attributes contributing 0 (equal) or 1 (different): :class:`privnb.encoding.FrameEncoder` with scheme
+attributes contributing 0 (equal) or 1 (different): :class:`privnb.learn.encoding.FrameEncoder` with scheme
 ``"ibk"`` (one-hot scaled by 1/sqrt(2)) gives exactly that, and :class:`IBkClassifier` uses it.
 
 Tie rules (the same for every k, so the k nearest are always a prefix of the k_max nearest):
@@ -262,7 +262,7 @@ def vote(neighbor_labels, ks, n_classes=None):
 class IBkClassifier(ClassifierMixin, BaseEstimator):
     """k-NN classifier with Weka IBk's distance (Section 5.1.3 of seed 002), exact and tie-ruled.
 
-    Frames are encoded by :class:`privnb.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
+    Frames are encoded by :class:`privnb.learn.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
     rows; the neighbour search and tie rules are those of :func:`kneighbors` and :func:`vote`.
 
     Parameters
@@ -286,6 +286,11 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
     ----------
     encoder_ : fitted FrameEncoder; classes_ : array; fit_X_ : encoded training rows;
     n_features_in_ : int; n_samples_fit_ : int.
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
+       Data Privacy 10, 2017 (seed 002).
     """
 
     def __init__(self, n_neighbors=1, *, kinds=None, orders=None, factor_column=None, chunk_bytes=2**27):

@@ -3,11 +3,11 @@
 The paper trains LibSVM's linear-kernel SVC and RBF SVM (defaults C = 1, gamma = 1 / n_features) on
 original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training folds, tested on raw rows,
 by 10-fold cross-validation. :func:`run_svm_grid` runs that grid with the folds and seeds of
-:func:`privnb.evaluation.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
+:func:`privnb.experiments.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
 
 * each mechanism (anatomize + prune, generalize) runs once per (view, fold), and its rows are encoded
   and collapsed once, for both kernels (:class:`KernelBank`); the generalized views of a fold share one
-  lattice search (:class:`privnb.generalize.FullDomainLattice`);
+  lattice search (:class:`privnb.mechanisms.FullDomainLattice`);
 * :class:`CollapseDuplicates` fits the solver once per distinct (encoded row, label) pair with the
   pair's count as its sample weight. The soft-margin objective 1/2 ||w||^2 + C sum_i xi_i is the same
   whether a row appears c times or once with weight c (C_i = c C), so the learned classifier is the
@@ -162,7 +162,7 @@ def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.
 
 def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", scheme: str = "standard",
                  collapse: bool = True, **options):
-    """Encoder (``privnb.encoding.FrameEncoder``, fitted on the training view) then the classifier.
+    """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
     ``collapse=True`` wraps the classifier in :class:`CollapseDuplicates` (exact). ``options`` go to
     :func:`svm_classifier`.

@@ -214,6 +214,15 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
     ------
     NotLDiverseError
         When ``data`` has fewer than ``l`` distinct sensitive values.
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
+       Data Privacy 10, 2017 (seed 002).
+    .. [2] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
+    .. [3] X. Xiao and Y. Tao, "Anatomy: Simple and Effective Privacy Preservation", Proceedings of the
+       32nd International Conference on Very Large Data Bases (VLDB), 2006 (as seeds 002 and 003 cite it).
     """
     _check_inputs(data, sensitive, l)
     if residue not in RESIDUES:

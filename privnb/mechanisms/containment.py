@@ -61,7 +61,7 @@ def check_binary(X) -> sp.csr_array:
         for index, (name, dtype) in enumerate(X.dtypes.items()):
             if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
                 raise ValueError(f"X must be binary (0/1): {name!r} (column {index}) has dtype {dtype}; "
-                                 "binarize it first (e.g. privnb.binarize.binarize_adult)")
+                                 "binarize it first (e.g. privnb.data.binarize_adult)")
     if sp.issparse(X):
         X = sp.csr_array(X)
         X.sum_duplicates()
@@ -79,7 +79,7 @@ def check_binary(X) -> sp.csr_array:
         col = int(cols[np.argmax(bad)])
         label = f"{names[col]!r} (column {col})" if names is not None else f"column {col}"
         raise ValueError(f"X must be binary (0/1): {label} holds the value {data[np.argmax(bad)]!r}; "
-                         "binarize it first (e.g. privnb.binarize.binarize_adult)")
+                         "binarize it first (e.g. privnb.data.binarize_adult)")
     return sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
 
 

@@ -17,7 +17,7 @@ from privnb.validation import check_int
 def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
     """Hierarchies for Adult's quasi-identifiers: ARX's tables, plus intervals for the rest.
 
-    ARX (``privnb.datasets.load_adult_hierarchies``): age, education, marital-status,
+    ARX (``privnb.data.load_adult_hierarchies``): age, education, marital-status,
     native-country, occupation, race, salary-class, sex, workclass. Built here (top ``*``):
     capital-gain over [0, 99999] (cuts {1, 2500, 5000, 7500, 10000, 15000, 20000, 50000}, then
     {1, 5000, 10000, 20000}, then {1}: zero against positive); capital-loss over [0, 4356]

@@ -142,6 +142,13 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
     Returns
     -------
     Pruning
+
+    References
+    ----------
+    .. [1] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", conference version with the appendix (seed 000; its text gives neither venue nor year).
+    .. [2] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
+       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
     """
     if id_column not in joined.columns:
         raise ValueError(f"D_A has no {id_column!r} column; pass the frame Anatomy.join() returns")

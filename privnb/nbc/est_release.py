@@ -143,7 +143,7 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     Merging (Definition 6), then Steps 3-4. The merged views are checked exactly for NBC-equivalence with
     the input; when it fails (Statement 14's condition does not hold) the result is a failure with its
     reason, never a non-equivalent classifier. The achieved r is measured with the exact
-    :func:`privnb.nbc.exact_audit`.
+    :func:`privnb.nbc.exact_audit.audit`.
 
     Parameters
     ----------
@@ -159,6 +159,11 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     audit_result : bool
         Measure the achieved r with the exact audit and fail rather than publish above ``r`` (default).
         False skips the audit: ``achieved_r`` is NaN and r-closeness is then not verified.
+
+    References
+    ----------
+    .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
+       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
     """
     start = time.perf_counter()
     if not isinstance(r, numbers.Real) or not r > 1:

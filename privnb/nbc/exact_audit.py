@@ -327,6 +327,11 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
         ``"expected"``: the approximation ``E[K_c]/sum_c' E[K_c']`` (the NBC's own normalized score
         restricted to I) everywhere, for any counts; not the paper's posterior on small tables (Figure 1(a):
         32/37 = 86.5% instead of 22/25 = 88%).
+
+    References
+    ----------
+    .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
+       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
     """
     if (L1 is None) != (L2 is None):
         raise ValueError("give both L1 and L2 (a privacy policy) or neither")

@@ -267,6 +267,11 @@ class SafetyTransform:
         The root degree used.
     achieved_gamma_ : Fraction
         ``corollary4_gamma(views_)``, at most gamma.
+
+    References
+    ----------
+    .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
+       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
     """
 
     def __init__(self, gamma, *, k=None, random_state=None):

@@ -7,7 +7,8 @@ eq. (2) and predicts with the paper's precedence (ties go to the larger label, S
 :func:`nbc_equivalent` decides Definition 2 exactly over the whole product of the domains.
 
 The privacy side lives next door and is re-exported here: the exact audit of Section 4
-(:mod:`privnb.nbc_audit`) and SafetyTransform / EST of Sections 6-7 (:mod:`privnb.safety_transform`).
+(:mod:`privnb.nbc.exact_audit`) and SafetyTransform / EST of Sections 6-7 (:mod:`privnb.nbc.safety`,
+:mod:`privnb.nbc.est_release`).
 """
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ def write_artifacts(output_dir: str | os.PathLike, *, results=None, metrics: dic
                     tables: dict | None = None) -> list[Path]:
     """Write a notebook's artifacts into ``output_dir``, each file whole or not at all.
 
-    ``results`` (tidy rows, :data:`privnb.evaluation.COLUMNS`) go to ``results.parquet``, ``metrics``
+    ``results`` (tidy rows, :data:`privnb.experiments.COLUMNS`) go to ``results.parquet``, ``metrics``
     (headline numbers, a flat dict) to ``metrics.json`` (numpy numbers become Python ones, NaN and
     infinities become strings), each of ``tables`` (name -> DataFrame) to ``<name>.csv``.
     Returns the paths written.

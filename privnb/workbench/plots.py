@@ -67,7 +67,7 @@ def error_boxplot(results: pd.DataFrame, *, metric: str = "error", facet: str | 
     Parameters
     ----------
     results : DataFrame
-        Tidy rows (:data:`privnb.evaluation.COLUMNS`).
+        Tidy rows (:data:`privnb.experiments.COLUMNS`).
     facet : str, optional
         A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
         panel per value; without it the rows must hold one dataset and one classifier.
