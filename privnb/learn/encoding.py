@@ -22,9 +22,12 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from privnb.mechanisms.anatomy import validated_rows
+
+from privnb.validation import KINDS, infer_kind
+
 __all__ = ["FrameEncoder", "KINDS", "SCHEMES"]
 
-KINDS = ("numeric", "ordinal", "nominal")
 SCHEMES = ("ibk", "standard")
 
 
@@ -62,6 +65,9 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
     center_, scale_ : dict
         Numeric/ordinal column -> (x - center) / scale is its output.
     n_features_in_, feature_names_in_
+        As in scikit-learn (feature names when a frame's column names are all strings). A frame
+        passed to ``transform`` may hold more columns (those fitted are used, by name); an array must
+        have the fitted number of columns.
     """
 
     def __init__(self, kinds: Mapping[str, str] | None = None,
@@ -97,7 +103,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Learn ranges, means and categories from the training frame ``X``."""
-        frame = _as_frame(X)
+        frame = validated_rows(self, X, reset=True, ensure_all_finite=False)
         if self.scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}.")
         if frame.shape[1] == 0:
@@ -108,7 +114,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         for column in self.columns_:
             kind = kinds.get(column)
             if kind is None:
-                kind = "numeric" if pd.api.types.is_numeric_dtype(frame[column]) else "nominal"
+                kind = infer_kind(frame[column])
             if kind not in KINDS:
                 raise ValueError(f"Column {column!r} has kind {kind!r}; kinds are {KINDS}.")
             if kind == "ordinal" and column not in (self.orders or {}):
@@ -130,15 +136,12 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                 std = numbers.std() if len(numbers) else 1.0
                 self.center_[column] = numbers.mean() if len(numbers) else 0.0
                 self.scale_[column] = std or 1.0
-        self.n_features_in_ = len(self.columns_)
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(self.columns_, dtype=object)
         return self
 
     def transform(self, X) -> np.ndarray:
         """Encode ``X`` (any rows; it must hold every fitted column) as a float matrix."""
         check_is_fitted(self, "columns_")
-        frame = _as_frame(X)
+        frame = validated_rows(self, X, reset=False, ensure_all_finite=False)
         missing = [c for c in self.columns_ if c not in frame.columns]
         if missing:
             raise ValueError(f"Columns {missing} seen in fit are missing from X; pass a frame with "

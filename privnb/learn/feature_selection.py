@@ -11,7 +11,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from privnb.mechanisms.containment import (
     Patterns,
@@ -286,11 +286,19 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {sorted(METHODS)}; got {self.method!r}")
+        # shape, finiteness, n_features_in_ and feature_names_in_; check_binary then converts the original X
+        validate_data(self, X, reset=True, accept_sparse=True, dtype=None)
         X = check_binary(X)
         selection = METHODS[self.method](X, y, self)
         self.features_, self.ac_ = selection.features, selection.ac
         self.n_features_in_ = X.shape[1]
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # binary CSR matrices (check_binary)
+        tags.target_tags.required = True
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "features_")

@@ -31,6 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.learn.encoding import FrameEncoder
+from privnb.mechanisms.anatomy import validated_rows
 from privnb.validation import check_int
 
 _BLOCK = 32                 # training rows per block of the candidate screen
@@ -303,19 +304,19 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Encode the training rows (ranges and categories from them) and store them."""
         k = check_int(self.n_neighbors, "n_neighbors")
+        X = validated_rows(self, X, reset=True, ensure_all_finite=False)
+        if y is None:
+            raise ValueError("IBkClassifier requires y to be passed, but the target y is None.")
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         if k > len(y):
-            raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows; use a smaller k")
+            raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k")
         self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
         self.fit_X_ = self.encoder_.transform(X)
         self._factored = self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
-        self.n_features_in_ = self.encoder_.n_features_in_
-        if hasattr(self.encoder_, "feature_names_in_"):
-            self.feature_names_in_ = self.encoder_.feature_names_in_
         self.n_samples_fit_ = len(y)
         return self
 
@@ -345,7 +346,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         """Neighbours of raw rows ``X`` in the training rows, nearest first (Euclidean distances)."""
         check_is_fitted(self, "fit_X_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        query = self.encoder_.transform(X)
+        query = self.encoder_.transform(validated_rows(self, X, reset=False, ensure_all_finite=False))
         if self._factored is None:
             sq, index = kneighbors(self.fit_X_, query, k, chunk_bytes=self.chunk_bytes)
         else:
@@ -366,7 +367,8 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Share of each class among the ``n_neighbors`` nearest training rows."""
-        labels = self._y[self.kneighbors(X, return_distance=False)]
+        index = self.kneighbors(X, return_distance=False)
+        labels = self._y[index]
         return (labels[:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
 
 

@@ -28,7 +28,7 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from privnb.validation import seed_unset_random_states
 
@@ -66,11 +66,14 @@ class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Collapse duplicates of ``(X, y)`` (summing ``sample_weight``) and fit a clone of the estimator."""
-        X = np.ascontiguousarray(X, dtype=float)
-        y = np.asarray(y)
-        if X.ndim != 2 or len(X) != len(y):
-            raise ValueError(f"X must be 2-d with one row per label; got X {X.shape}, y {y.shape}")
-        weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        try:
+            X, y = validate_data(self, X, y, dtype=float)
+        except ValueError as error:
+            if "inconsistent numbers of samples" in str(error):
+                raise ValueError(f"X must be 2-d with one row per label: {error}") from error
+            raise
+        X = np.ascontiguousarray(X)
+        weight = _check_sample_weight(sample_weight, X)
         labels, y_codes = np.unique(y, return_inverse=True)
         keyed = np.column_stack([X, y_codes.astype(float)])
         rows = keyed.view(np.dtype((np.void, keyed.dtype.itemsize * keyed.shape[1]))).ravel()
@@ -84,12 +87,17 @@ class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Predictions of the fitted estimator."""
         check_is_fitted(self, "estimator_")
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(validate_data(self, X, reset=False, dtype=float))
 
     def decision_function(self, X):
         """Decision values of the fitted estimator."""
         check_is_fitted(self, "estimator_")
-        return self.estimator_.decision_function(X)
+        return self.estimator_.decision_function(validate_data(self, X, reset=False, dtype=float))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
 
 
 class NystroemSVM(ClassifierMixin, BaseEstimator):
@@ -113,22 +121,26 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the Nystroem map and the linear SVM."""
-        X = np.asarray(X, dtype=float)
+        X, y = validate_data(self, X, y, dtype=float)
         rng = check_random_state(self.random_state)
         features = Nystroem(gamma=1.0 / X.shape[1], n_components=min(self.n_components, len(X)),
                             random_state=rng.randint(2**31 - 1))
-        self.pipeline_ = make_pipeline(features, LinearSVC(C=self.C, loss="hinge", max_iter=20000))
+        # liblinear's dual solver shuffles: seeded from the same stream, so that a fit is reproducible
+        svm = LinearSVC(C=self.C, loss="hinge", max_iter=20000, random_state=rng.randint(2**31 - 1))
+        self.pipeline_ = make_pipeline(features, svm)
         self.pipeline_.fit(X, y, linearsvc__sample_weight=sample_weight)
         self.classes_ = self.pipeline_.classes_
         return self
 
     def predict(self, X):
+        """Predicted classes."""
         check_is_fitted(self, "pipeline_")
-        return self.pipeline_.predict(X)
+        return self.pipeline_.predict(validate_data(self, X, reset=False, dtype=float))
 
     def decision_function(self, X):
+        """Decision values of the linear SVM on the Nystroem features."""
         check_is_fitted(self, "pipeline_")
-        return self.pipeline_.decision_function(X)
+        return self.pipeline_.decision_function(validate_data(self, X, reset=False, dtype=float))
 
 
 def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.0, cache_size: float = 1000,
@@ -178,8 +190,11 @@ def encoded_classifier(dataset, classifier, *, scheme: str = "standard", collaps
                          CollapseDuplicates(classifier) if collapse else classifier)
 
 
-class KernelBank(ClassifierMixin, BaseEstimator):
+class KernelBank(MetaEstimatorMixin, BaseEstimator):
     """Several classifiers fitted on the same rows (one encoded training view, every kernel of the grid).
+
+    A holder of fitted models, not itself a classifier: it has no ``predict`` (predict with
+    ``models_[name]``), so it is no ClassifierMixin.
 
     Parameters
     ----------
@@ -190,6 +205,8 @@ class KernelBank(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     models_ : dict name -> fitted clone
+    classes_ : ndarray, the labels seen in ``fit``
+    n_features_in_ : int
     """
 
     def __init__(self, models, random_state=None):
@@ -198,6 +215,7 @@ class KernelBank(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit a clone of every model on ``(X, y)`` (with ``sample_weight`` when given)."""
+        X, y = validate_data(self, X, y)
         weights = {} if sample_weight is None else {"sample_weight": sample_weight}
         self.models_ = {}
         for name, model in self.models.items():
@@ -208,7 +226,9 @@ class KernelBank(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         return self
 
-    def predict(self, X):
-        """Not defined for a bank: use ``models_[name].predict``."""
-        raise TypeError("KernelBank holds several models; predict with models_[name]")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = False
+        return tags
 

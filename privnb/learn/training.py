@@ -1,31 +1,36 @@
-"""The papers' training views as scikit-learn meta-estimators.
+"""The papers' training views as scikit-learn meta-estimators: one mechanism, one wrapper.
 
-Each view wraps a classifier and the column roles. ``fit(X, y)`` applies the privacy mechanism to the
-training rows only and fits a clone of the classifier on the result; ``predict``,
-``decision_function`` and ``predict_proba`` see raw, unprotected rows: the papers' setting "train on
-protected data, test on unprotected data" (Section 3 of seed 002, Section 5 of seed 003). So a view
-can go straight into :func:`sklearn.model_selection.cross_validate`.
+A *mechanism* (``privnb.mechanisms``; imbalanced-learn's sampler interface) has
+``fit_resample(X, y) -> (X', y')`` for the training rows, records what it did in fitted attributes
+(``n_suppressed_``, ``anatomy_``, ``pruning_``, the generalization), and, when its rows live in another
+space, ``transform(X)`` for test rows. :class:`ProtectedTraining` ``(mechanism, estimator)`` clones the
+mechanism, applies it in ``fit`` only, fits a clone of the estimator on the result and predicts on raw,
+unprotected rows (through ``mechanism_.transform`` when there is one): the papers' setting "train on
+protected data, test on unprotected data" (Section 3 of seed 002, Section 5 of seed 003). So a view can
+go straight into :func:`sklearn.model_selection.cross_validate`. A new mechanism is one class; no
+learner changes.
 
-=====================  ===================================================================
-OriginalTraining       the original training data D
-IdentifyingTraining    D_id: the sensitive column dropped (Definition 13 of seed 002)
-AnatomizedTraining     D_A: IT joined with ST, N*l rows (Definitions 11-12 of seed 002)
-GeneralizedTraining    k-anonymous generalization (full-domain or Mondrian, privnb.generalize)
-=====================  ===================================================================
+=====================  =========================================  ====================================
+view                   mechanism                                  training data
+=====================  =========================================  ====================================
+OriginalTraining       None                                       the original training data D
+IdentifyingTraining    :class:`~privnb.mechanisms.SensitiveDropper`  D_id (Definition 13 of seed 002)
+AnatomizedTraining     :class:`~privnb.mechanisms.Anatomizer`     D_A, N*l rows (Definitions 11-12)
+PrunedTraining         :class:`~privnb.mechanisms.AnatomyPruner`  D_P (Definitions 13, 15 of seed 003)
+GeneralizedTraining    Full-domain or Mondrian generalizer        k-anonymous rows (seed 003's "k=")
+=====================  =========================================  ====================================
 
-A new view subclasses :class:`TrainingView` and overrides :meth:`TrainingView.training_view` (and
-:meth:`TrainingView.test_view` when test rows need recoding), as ``privnb.pruning.PrunedTraining`` does.
+The views are conveniences: ``ProtectedTraining`` with the mechanism built from the view's parameters
+(their fitted mechanism is ``mechanism_``; ``anatomy_``, ``pruning_``, ``generalizer_`` read it).
 
 The wrapped classifier receives a DataFrame with the view's columns: put a
-:class:`privnb.encoding.FrameEncoder` in front of it in a pipeline. ``X`` may also be a numeric
-2-D array (mixed types need a DataFrame): its columns are then named by position, and a column role
-may be given as a position.
+:class:`privnb.learn.FrameEncoder` in front of it in a pipeline. ``X`` may also be a numeric 2-D array
+(mixed types need a DataFrame): its columns are then named by position, and a column role may be given
+as a position.
 
-Estimator checks (``parametrize_with_checks`` on numeric arrays, sensitive column 0, run in
-``tests/test_learners.py``): the views pass every check that applies. ``IdentifyingTraining`` fails
-``check_classifiers_train`` by design: the check's blobs have two features and the view drops one of
-them (the sensitive column), so the 0.83 accuracy bar is out of reach. ``GeneralizedTraining`` is not
-run through them: it needs quasi-identifier roles and hierarchies that random arrays do not carry.
+Estimator checks: ``tests/test_estimator_contract.py`` and ``tests/test_learners.py`` run
+``parametrize_with_checks`` on numeric arrays (sensitive column 0); the exclusions are listed there with
+their reasons.
 """
 from __future__ import annotations
 
@@ -39,9 +44,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
-from privnb.mechanisms.anatomy import anatomize
-from privnb.mechanisms.pruning import prune
-from privnb.validation import infer_kinds
+from privnb.mechanisms.anatomy import Anatomizer, SensitiveDropper, resolve_column, with_labels
+from privnb.mechanisms.pruning import AnatomyPruner
+
+__all__ = ["TrainingData", "with_labels", "resolve_column", "ProtectedTraining", "TrainingView",
+           "OriginalTraining", "IdentifyingTraining", "AnatomizedTraining", "PrunedTraining",
+           "GeneralizedTraining"]
 
 
 @dataclass
@@ -59,42 +67,30 @@ def _estimator_has(attr):
     return check
 
 
-def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
-    """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
-
-    Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
-    """
-    target = "__target__"
-    while target in frame.columns:
-        target += "_"
-    return frame.assign(**{target: y}), target
+def _fitted_mechanism(attribute: str | None, doc: str) -> property:
+    """A view's fitted attribute read from its fitted mechanism, or the mechanism itself when ``attribute``
+    is None (NotFittedError before ``fit``)."""
+    def get(self):
+        check_is_fitted(self, "mechanism_")
+        return self.mechanism_ if attribute is None else getattr(self.mechanism_, attribute)
+    return property(get, doc=doc)
 
 
-def resolve_column(frame: pd.DataFrame, column):
-    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
-    if column in frame.columns:
-        return column
-    if isinstance(column, (int, np.integer)) and not isinstance(column, bool) \
-            and -frame.shape[1] <= column < frame.shape[1]:
-        return frame.columns[column]
-    raise ValueError(f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
-                     f"position in 0..{frame.shape[1] - 1}.")
-
-
-class TrainingView(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
-    """Base class: fit a clone of ``estimator`` on a training view of the rows, predict on raw rows.
-
-    Subclasses override :meth:`training_view` (and possibly :meth:`test_view`) and store their
-    parameters unchanged in ``__init__``, as scikit-learn asks.
+class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """Fit a clone of ``estimator`` on the rows a privacy mechanism releases; predict on raw rows.
 
     Parameters
     ----------
+    mechanism : mechanism or None
+        An object with ``fit_resample(X, y) -> (X', y')`` (and ``transform(X)`` when test rows must be
+        recoded); a clone is fitted on the training rows. ``None``: the original rows.
     estimator : classifier
-        Fitted (a clone) on the training view, a DataFrame with the view's columns.
+        Fitted (a clone) on the released rows, a DataFrame with the mechanism's columns.
 
     Attributes
     ----------
-    estimator_ : the fitted clone.
+    mechanism_ : the fitted clone of the mechanism (None for the original rows).
+    estimator_ : the fitted clone of the estimator.
     classes_ : ndarray, the classes the fitted estimator knows.
     n_train_ : int, rows the estimator saw (N*l for the anatomized view).
     n_suppressed_ : int, training individuals the mechanism dropped.
@@ -102,29 +98,26 @@ class TrainingView(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
-    def __init__(self, estimator):
+    def __init__(self, mechanism, estimator):
+        self.mechanism = mechanism
         self.estimator = estimator
 
+    def new_mechanism(self):
+        """A fresh, unfitted mechanism for one ``fit`` (a clone of ``mechanism``; views build theirs)."""
+        return None if self.mechanism is None else clone(self.mechanism)
+
     def training_view(self, X: pd.DataFrame, y: np.ndarray) -> TrainingData:
-        """Build the rows the estimator learns from (the hook a view overrides).
-
-        Called once by :meth:`fit` with the validated training rows; may set fitted attributes
-        (names ending in ``_``), for example the mechanism's output.
-
-        Parameters
-        ----------
-        X : DataFrame
-            The training rows (columns named by position when ``fit`` got an array).
-        y : ndarray of shape (n_samples,)
-
-        Returns
-        -------
-        TrainingData
-        """
-        raise NotImplementedError(f"{type(self).__name__} must implement training_view(X, y).")
+        """The rows the estimator learns from: ``mechanism_.fit_resample`` of the validated training rows."""
+        if self.mechanism_ is None:
+            return TrainingData(X, y, 0)
+        rows, labels = self.mechanism_.fit_resample(X, y)
+        return TrainingData(rows, np.asarray(labels), int(getattr(self.mechanism_, "n_suppressed_", 0)))
 
     def test_view(self, X: pd.DataFrame) -> pd.DataFrame:
-        """Raw rows as the fitted estimator expects them; by default the view's columns of ``X``."""
+        """Raw rows as the fitted estimator expects them: recoded by ``mechanism_.transform`` when the
+        mechanism has one, then the view's columns."""
+        if self.mechanism_ is not None and hasattr(self.mechanism_, "transform"):
+            X = self.mechanism_.transform(X)
         return X[self.view_columns_]
 
     def _frame(self, X, *, reset: bool) -> pd.DataFrame:
@@ -143,7 +136,7 @@ class TrainingView(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return frame
 
     def fit(self, X, y):
-        """Apply the view's mechanism to the training rows, then fit a clone of the estimator.
+        """Apply a clone of the mechanism to the training rows, then fit a clone of the estimator.
 
         Parameters
         ----------
@@ -155,9 +148,12 @@ class TrainingView(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self
         """
         frame = self._frame(X, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y = column_or_1d(y, warn=True)
         check_consistent_length(frame, y)
         check_classification_targets(y)
+        self.mechanism_ = self.new_mechanism()
         view = self.training_view(frame, y)
         if len(view.X) == 0:
             raise ValueError(f"{type(self).__name__}'s mechanism left no training rows "
@@ -203,23 +199,45 @@ class TrainingView(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
-class OriginalTraining(TrainingView):
-    """Train on the original rows D (the papers' baseline "Org.").
+class TrainingView(ProtectedTraining):
+    """Base class of the named views: a :class:`ProtectedTraining` whose mechanism is built from the
+    view's own parameters by :meth:`new_mechanism` (which a view overrides).
+
+    Subclasses store their parameters unchanged in ``__init__``, as scikit-learn asks. A new mechanism
+    needs no new view: pass it to :class:`ProtectedTraining`.
 
     Parameters
     ----------
     estimator : classifier
     """
 
-    def training_view(self, X, y):
-        """The training rows unchanged."""
-        return TrainingData(X, y, 0)
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def new_mechanism(self):
+        """The view's mechanism, unfitted (the hook a view overrides; None: the original rows)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement new_mechanism() "
+                                  "(or use ProtectedTraining(mechanism, estimator)).")
+
+
+class OriginalTraining(TrainingView):
+    """Train on the original rows D (the papers' baseline "Org."): ``ProtectedTraining(None, estimator)``.
+
+    Parameters
+    ----------
+    estimator : classifier
+    """
+
+    def new_mechanism(self):
+        """None: the training rows unchanged."""
+        return None
 
 
 class IdentifyingTraining(TrainingView):
     """Train on the identifying training data D_id (Definition 13 of seed 002; "Id." in the plots).
 
-    The sensitive column is dropped from the training rows and from the test rows.
+    The sensitive column is dropped from the training rows (:class:`privnb.mechanisms.SensitiveDropper`)
+    and from the test rows.
 
     Parameters
     ----------
@@ -232,21 +250,17 @@ class IdentifyingTraining(TrainingView):
         self.estimator = estimator
         self.sensitive = sensitive
 
-    def training_view(self, X, y):
-        """Every training row without the sensitive column."""
-        view = X.drop(columns=resolve_column(X, self.sensitive))
-        if view.shape[1] == 0:
-            raise ValueError(f"X has {X.shape[1]} feature(s), only the sensitive one: the identifying "
-                             "view would have no columns to learn from.")
-        return TrainingData(view, y, 0)
+    def new_mechanism(self):
+        """:class:`privnb.mechanisms.SensitiveDropper` of ``sensitive``."""
+        return SensitiveDropper(self.sensitive)
 
 
 class AnatomizedTraining(TrainingView):
     """Train on the anatomized training data D_A (Definitions 11-12 and 14 of seed 002).
 
-    The training rows, with their labels, are anatomized with :func:`privnb.anatomy.anatomize`
-    (Xiao and Tao's bucketization); IT is joined with ST, so each kept individual appears ``l`` times,
-    once with each sensitive value of its group, and the estimator learns from those N*l rows.
+    The training rows, with their labels, are anatomized (:class:`privnb.mechanisms.Anatomizer`, Xiao
+    and Tao's bucketization); IT is joined with ST, so each kept individual appears ``l`` times, once
+    with each sensitive value of its group, and the estimator learns from those N*l rows.
 
     Parameters
     ----------
@@ -255,12 +269,12 @@ class AnatomizedTraining(TrainingView):
         The sensitive column (name, or position for array input).
     l : int
     residue : {"suppress", "assign"}
-        What happens to rows the bucketization cannot group (see :func:`~privnb.anatomy.anatomize`).
+        What happens to rows the bucketization cannot group (see :func:`privnb.mechanisms.anatomize`).
     random_state : int, RandomState or None
 
     Attributes
     ----------
-    anatomy_ : privnb.anatomy.Anatomy of the training rows (relabelled 0..n-1).
+    anatomy_ : privnb.mechanisms.Anatomy of the training rows (relabelled 0..n-1).
     """
 
     def __init__(self, estimator, *, sensitive, l, residue="suppress", random_state=None):
@@ -270,101 +284,25 @@ class AnatomizedTraining(TrainingView):
         self.residue = residue
         self.random_state = random_state
 
-    def training_view(self, X, y):
-        """Anatomize the training rows with their labels and join IT with ST."""
-        joined, target = self.anatomized_rows(X, y)
-        return TrainingData(joined[list(X.columns)], joined[target].to_numpy(), len(self.anatomy_.suppressed))
+    anatomy_ = _fitted_mechanism("anatomy_", "The Anatomy of the training rows (relabelled 0..n-1).")
+
+    def new_mechanism(self):
+        """:class:`privnb.mechanisms.Anatomizer` with the view's parameters."""
+        return Anatomizer(self.sensitive, self.l, residue=self.residue, random_state=self.random_state)
 
     def anatomized_rows(self, X, y):
-        """D_A of the training rows (sets ``anatomy_``) and the name of its label column.
-
-        The labels travel with the rows through the anatomization (they belong to IT); subclasses that
-        select among each individual's candidate rows (``privnb.pruning.PrunedTraining``) start here.
-        """
-        sensitive = resolve_column(X, self.sensitive)
-        if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
-            raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
-                             f"{self.l} training rows.")
-        data, target = with_labels(X.reset_index(drop=True), y)
-        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue,
-                                  random_state=self.random_state)
-        return self.anatomy_.join(), target
-
-
-class GeneralizedTraining(TrainingView):
-    """Train on a k-anonymous generalization of the training rows (seed 003's "k=..." baseline).
-
-    The generalizer is fitted on the training rows; the suppressed rows are dropped and the others
-    encoded by the generalizer's ``transform`` (numbers: interval midpoints; categories: generalized
-    labels). Test rows are encoded by the same fitted generalization before prediction.
-
-    Parameters
-    ----------
-    estimator : classifier
-    quasi_identifiers : sequence of str
-    k : int
-    method : {"full-domain", "mondrian"}
-        :class:`privnb.generalize.FullDomainGeneralizer` (needs ``hierarchies``) or
-        :class:`privnb.generalize.MondrianGeneralizer`.
-    hierarchies : mapping attribute -> Hierarchy or ARX table, optional
-    kinds, orders : mappings, optional
-        Column kinds and ordinal orders (Mondrian only).
-    max_suppression : float
-        Share of rows full-domain generalization may suppress.
-    utility : {"discernibility", "loss"}
-        How full-domain generalization chooses among minimal nodes.
-
-    Attributes
-    ----------
-    generalizer_ : the fitted generalizer.
-    """
-
-    def __init__(self, estimator, *, quasi_identifiers, k, method="full-domain", hierarchies=None,
-                 kinds=None, orders=None, max_suppression=0.02, utility="discernibility"):
-        self.estimator = estimator
-        self.quasi_identifiers = quasi_identifiers
-        self.k = k
-        self.method = method
-        self.hierarchies = hierarchies
-        self.kinds = kinds
-        self.orders = orders
-        self.max_suppression = max_suppression
-        self.utility = utility
-
-    def _generalizer(self):
-        from privnb.mechanisms.full_domain import FullDomainGeneralizer
-        from privnb.mechanisms.mondrian import MondrianGeneralizer
-
-        if self.method == "full-domain":
-            if self.hierarchies is None:
-                raise ValueError("method='full-domain' needs hierarchies (one per quasi-identifier), "
-                                 "e.g. privnb.generalize.adult_hierarchies(); or use method='mondrian'.")
-            return FullDomainGeneralizer(self.quasi_identifiers, self.k, self.hierarchies,
-                                         max_suppression=self.max_suppression, utility=self.utility)
-        if self.method == "mondrian":
-            return MondrianGeneralizer(self.quasi_identifiers, self.k, kinds=self.kinds,
-                                       hierarchies=self.hierarchies, orders=self.orders)
-        raise ValueError(f"method must be 'full-domain' or 'mondrian', got {self.method!r}.")
-
-    def training_view(self, X, y):
-        """Fit the generalizer on the training rows; keep and recode the rows it did not suppress."""
-        X = X.reset_index(drop=True)
-        self.generalizer_ = self._generalizer().fit(X)
-        kept = ~X.index.isin(self.generalizer_.suppressed_)
-        return TrainingData(self.generalizer_.transform(X[kept]), y[kept], int((~kept).sum()))
-
-    def test_view(self, X):
-        """Raw rows recoded by the fitted generalization."""
-        return self.generalizer_.transform(X)[self.view_columns_]
-
+        """D_A of the rows ``X`` (fits ``mechanism_``, so sets ``anatomy_``) and the name of its label column."""
+        self.mechanism_ = self.new_mechanism()
+        return self.mechanism_.joined(X, y)
 
 
 class PrunedTraining(AnatomizedTraining):
     """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
 
-    The training rows are anatomized (as :class:`privnb.learners.AnatomizedTraining`), IT is joined
-    with ST (N*l rows) and :func:`prune` keeps one candidate row per individual, so the estimator
-    learns from N rows, each with one sensitive value of its group. Test rows are raw.
+    The training rows are anatomized (as :class:`AnatomizedTraining`), IT is joined with ST (N*l rows)
+    and :func:`privnb.mechanisms.prune` keeps one candidate row per individual
+    (:class:`privnb.mechanisms.AnatomyPruner`), so the estimator learns from N rows, each with one
+    sensitive value of its group. Test rows are raw.
 
     Parameters
     ----------
@@ -382,7 +320,7 @@ class PrunedTraining(AnatomizedTraining):
 
     Attributes
     ----------
-    anatomy_ : privnb.anatomy.Anatomy of the training rows.
+    anatomy_ : privnb.mechanisms.Anatomy of the training rows.
     pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
     """
 
@@ -392,10 +330,69 @@ class PrunedTraining(AnatomizedTraining):
         self.kinds = kinds
         self.orders = orders
 
-    def training_view(self, X, y):
-        """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
-        joined, target = self.anatomized_rows(X, y)
-        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
-        pruned = self.pruning_.pruned
-        return TrainingData(pruned[list(X.columns)], pruned[target].to_numpy(), len(self.anatomy_.suppressed))
+    pruning_ = _fitted_mechanism("pruning_", "The Pruning of D_A (D_P, kept positions, prerequisites).")
 
+    def new_mechanism(self):
+        """:class:`privnb.mechanisms.AnatomyPruner` with the view's parameters."""
+        return AnatomyPruner(self.sensitive, self.l, kinds=self.kinds, orders=self.orders,
+                             residue=self.residue, random_state=self.random_state)
+
+
+class GeneralizedTraining(TrainingView):
+    """Train on a k-anonymous generalization of the training rows (seed 003's "k=..." baseline).
+
+    The generalizer (the mechanism) is fitted on the training rows; the suppressed rows are dropped and
+    the others encoded by the generalizer's ``transform`` (numbers: interval midpoints; categories:
+    generalized labels). Test rows are encoded by the same fitted generalization before prediction.
+
+    Parameters
+    ----------
+    estimator : classifier
+    quasi_identifiers : sequence of str
+    k : int
+    method : {"full-domain", "mondrian"}
+        :class:`privnb.mechanisms.FullDomainGeneralizer` (needs ``hierarchies``) or
+        :class:`privnb.mechanisms.MondrianGeneralizer`.
+    hierarchies : mapping attribute -> Hierarchy or ARX table, optional
+    kinds, orders : mappings, optional
+        Column kinds and ordinal orders (Mondrian only).
+    max_suppression : float
+        Share of rows full-domain generalization may suppress.
+    utility : {"discernibility", "loss"}
+        How full-domain generalization chooses among minimal nodes.
+
+    Attributes
+    ----------
+    generalizer_ : the fitted generalizer (``mechanism_``).
+    """
+
+    def __init__(self, estimator, *, quasi_identifiers, k, method="full-domain", hierarchies=None,
+                 kinds=None, orders=None, max_suppression=0.02, utility="discernibility"):
+        self.estimator = estimator
+        self.quasi_identifiers = quasi_identifiers
+        self.k = k
+        self.method = method
+        self.hierarchies = hierarchies
+        self.kinds = kinds
+        self.orders = orders
+        self.max_suppression = max_suppression
+        self.utility = utility
+
+    generalizer_ = _fitted_mechanism(None, "The fitted generalizer.")
+
+    def new_mechanism(self):
+        """The generalizer ``method`` names, with the view's parameters (hierarchies not copied, so that
+        views of one fold share the lattice search of :class:`privnb.mechanisms.FullDomainLattice`)."""
+        from privnb.mechanisms.full_domain import FullDomainGeneralizer
+        from privnb.mechanisms.mondrian import MondrianGeneralizer
+
+        if self.method == "full-domain":
+            if self.hierarchies is None:
+                raise ValueError("method='full-domain' needs hierarchies (one per quasi-identifier), "
+                                 "e.g. privnb.mechanisms.adult_hierarchies(); or use method='mondrian'.")
+            return FullDomainGeneralizer(self.quasi_identifiers, self.k, self.hierarchies,
+                                         max_suppression=self.max_suppression, utility=self.utility)
+        if self.method == "mondrian":
+            return MondrianGeneralizer(self.quasi_identifiers, self.k, kinds=self.kinds,
+                                       hierarchies=self.hierarchies, orders=self.orders)
+        raise ValueError(f"method must be 'full-domain' or 'mondrian', got {self.method!r}.")

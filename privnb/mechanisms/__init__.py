@@ -3,7 +3,18 @@ and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, ran
 the DP release.
 """
 
-from .anatomy import Anatomy, NotLDiverseError, anatomize, bucketize, is_l_diverse
+from .anatomy import (
+    Anatomy,
+    NotLDiverseError,
+    anatomize,
+    bucketize,
+    is_l_diverse,
+    with_labels,
+    resolve_column,
+    validated_rows,
+    SensitiveDropper,
+    Anatomizer,
+)
 from .containment import (
     CONSTRAINTS,
     Selection,
@@ -29,7 +40,7 @@ from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, format_interval
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
-from .pruning import appendix_b_preprocess, Prerequisites, prerequisites, Pruning, prune
+from .pruning import appendix_b_preprocess, Prerequisites, prerequisites, Pruning, prune, AnatomyPruner
 
 __all__ = [
     "Anatomy",
@@ -37,6 +48,11 @@ __all__ = [
     "anatomize",
     "bucketize",
     "is_l_diverse",
+    "with_labels",
+    "resolve_column",
+    "validated_rows",
+    "SensitiveDropper",
+    "Anatomizer",
     "CONSTRAINTS",
     "Selection",
     "check_binary",
@@ -72,4 +88,5 @@ __all__ = [
     "prerequisites",
     "Pruning",
     "prune",
+    "AnatomyPruner",
 ]

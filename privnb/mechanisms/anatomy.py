@@ -15,11 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
 
 from privnb.validation import check_int
 
-__all__ = ["Anatomy", "NotLDiverseError", "anatomize", "bucketize", "is_l_diverse"]
+__all__ = ["Anatomy", "NotLDiverseError", "anatomize", "bucketize", "is_l_diverse", "with_labels", "resolve_column",
+           "SensitiveDropper", "Anatomizer"]
 
 RESIDUES = ("suppress", "assign")
 
@@ -319,3 +322,138 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
     max_freq = counts.groupby(level=0).max()
     sizes = counts.groupby(level=0).sum()
     return bool((l * max_freq <= sizes).all())
+
+
+# ---------------------------------------------------------------------------------------------- mechanisms
+# A mechanism (imbalanced-learn's sampler interface): ``fit_resample(X, y) -> (X', y')`` protects the
+# training rows and records what it did in fitted attributes (``n_suppressed_`` at least); a mechanism
+# whose output lives in another space (generalization) also has ``transform(X)`` for test rows.
+# ``privnb.learn.ProtectedTraining`` applies one in ``fit`` only.
+
+
+def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
+    """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
+
+    Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
+    """
+    target = "__target__"
+    while target in frame.columns:
+        target += "_"
+    return frame.assign(**{target: y}), target
+
+
+def resolve_column(frame: pd.DataFrame, column):
+    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
+    if column in frame.columns:
+        return column
+    if isinstance(column, (int, np.integer)) and not isinstance(column, bool) \
+            and -frame.shape[1] <= column < frame.shape[1]:
+        return frame.columns[column]
+    raise ValueError(f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
+                     f"position in 0..{frame.shape[1] - 1}.")
+
+
+def _as_rows(X) -> pd.DataFrame:
+    """A DataFrame as is; a 2-D array as a frame whose columns are named by position."""
+    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+
+
+class SensitiveDropper(BaseEstimator):
+    """Mechanism of the identifying view D_id (Definition 13 of seed 002): drop the sensitive column.
+
+    Parameters
+    ----------
+    sensitive : str or int
+        The sensitive column (name, or position for array input).
+
+    Attributes
+    ----------
+    sensitive_ : the dropped column's label; n_suppressed_ : int, always 0.
+    """
+
+    def __init__(self, sensitive):
+        self.sensitive = sensitive
+
+    def fit_resample(self, X, y):
+        """Every training row without the sensitive column, and the labels unchanged."""
+        X = _as_rows(X)
+        self.sensitive_ = resolve_column(X, self.sensitive)
+        view = X.drop(columns=self.sensitive_)
+        if view.shape[1] == 0:
+            raise ValueError(f"X has {X.shape[1]} feature(s), only the sensitive one: the identifying "
+                             "view would have no columns to learn from.")
+        self.n_suppressed_ = 0
+        return view, y
+
+
+class Anatomizer(BaseEstimator):
+    """Mechanism of the anatomized view D_A (Definitions 11-12 and 14 of seed 002).
+
+    The training rows, with their labels, are anatomized with :func:`anatomize`; IT is joined with
+    ST, so each kept individual appears ``l`` times, once with each sensitive value of its group:
+    ``fit_resample`` returns those N*l rows and their labels.
+
+    Parameters
+    ----------
+    sensitive : str or int
+        The sensitive column (name, or position for array input).
+    l : int
+    residue : {"suppress", "assign"}
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    anatomy_ : Anatomy of the training rows (relabelled 0..n-1).
+    n_suppressed_ : int, individuals the bucketization dropped.
+    """
+
+    def __init__(self, sensitive, l, *, residue="suppress", random_state=None):
+        self.sensitive = sensitive
+        self.l = l
+        self.residue = residue
+        self.random_state = random_state
+
+    def joined(self, X, y) -> tuple[pd.DataFrame, str]:
+        """Anatomize ``X`` with its labels (sets ``anatomy_``): D_A and the name of its label column.
+
+        The labels travel with the rows through the anatomization (they belong to IT); mechanisms that
+        select among each individual's candidate rows (:class:`privnb.mechanisms.AnatomyPruner`) start here.
+        """
+        X = _as_rows(X)
+        sensitive = resolve_column(X, self.sensitive)
+        if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
+            raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
+                             f"{self.l} training rows.")
+        data, target = with_labels(X.reset_index(drop=True), y)
+        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue,
+                                  random_state=self.random_state)
+        self.n_suppressed_ = len(self.anatomy_.suppressed)
+        return self.anatomy_.join(), target
+
+    def fit_resample(self, X, y):
+        """D_A of the training rows: IT joined with ST (N*l rows), and the labels of those rows."""
+        joined, target = self.joined(X, y)
+        return joined[list(_as_rows(X).columns)], joined[target].to_numpy()
+
+
+def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.DataFrame:
+    """Rows for an estimator that works on frames: a DataFrame as is, an array validated by scikit-learn.
+
+    A DataFrame may carry other columns than the ones the estimator uses, so at ``fit`` (``reset=True``)
+    it only records ``n_features_in_`` and ``feature_names_in_``; at predict time its columns are checked
+    by name by the estimator itself. An array goes through :func:`sklearn.utils.validation.validate_data`
+    (2-D, not sparse, not complex, at least one row and one feature, the fitted number of features);
+    an object array of numbers becomes float (strings stay: nominal columns); its columns are named by
+    position.
+    """
+    if isinstance(X, pd.DataFrame):
+        if reset:
+            validate_data(estimator, X, reset=True, skip_check_array=True)
+        return X
+    X = validate_data(estimator, X, reset=reset, dtype=None, ensure_all_finite=ensure_all_finite)
+    if X.dtype == object:
+        try:
+            X = X.astype(float)
+        except ValueError:  # strings: nominal columns (an unconvertible object raises TypeError)
+            pass
+    return pd.DataFrame(X)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
+
+from privnb.mechanisms.anatomy import validated_rows
 
 from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
 from privnb.mechanisms.hierarchy import Hierarchy
@@ -36,7 +40,7 @@ def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
     return out
 
 
-class FullDomainGeneralizer(BaseEstimator):
+class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
     """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility.
 
     A lattice node gives each quasi-identifier one level of its hierarchy (Samarati 2001); a
@@ -80,6 +84,13 @@ class FullDomainGeneralizer(BaseEstimator):
         replaced by their labels at ``node_``, other columns unchanged.
     n_checks_ : int, nodes the search for this k checked; lattice_size_ : int.
     hierarchies_ : dict attribute -> Hierarchy.
+    n_suppressed_ : int, rows :meth:`fit_resample` dropped.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    A mechanism (``privnb.learn.ProtectedTraining``): :meth:`fit_resample` releases the training rows
+    (suppressed ones dropped, the others encoded by :meth:`transform`), :meth:`transform` recodes test
+    rows in the same generalization. A frame may hold other columns (unchanged); an array's columns are
+    named by position, so quasi-identifiers are then positions.
     """
 
     def __init__(self, quasi_identifiers, k, hierarchies, *, max_suppression=0.02,
@@ -110,7 +121,10 @@ class FullDomainGeneralizer(BaseEstimator):
 
     def fit(self, frame: pd.DataFrame, y=None) -> "FullDomainGeneralizer":
         """Search the lattice of ``frame``'s quasi-identifiers and pick the release."""
-        frame, qi, k, hier = self._validate(frame)
+        frame, qi, k, hier = self._validate(validated_rows(self, frame, reset=True))
+        if len(frame) < k:
+            raise ValueError(f"no generalization makes {len(frame)} sample(s) {k}-anonymous: "
+                             "k-anonymity needs at least k rows")
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
         nodes, anon, n_checks = lattice.classify(k)
         if not anon.any():
@@ -136,10 +150,25 @@ class FullDomainGeneralizer(BaseEstimator):
         self.generalized_ = self.generalize(frame.loc[~small])
         return self
 
+    def fit_resample(self, X, y):
+        """Fit on the training rows (relabelled 0..n-1) and release them for learning: the suppressed
+        rows dropped, the others encoded by :meth:`transform`; with their labels."""
+        X = validated_rows(self, X, reset=True).reset_index(drop=True)
+        self.fit(X)
+        kept = ~X.index.isin(self.suppressed_)
+        self.n_suppressed_ = int((~kept).sum())
+        return self.transform(X[kept]), np.asarray(y)[kept]
+
     def _check_fitted(self, frame):
         if not hasattr(self, "node_"):
-            raise ValueError("this FullDomainGeneralizer is not fitted yet; call fit(frame) first")
-        return _check_frame(frame, self.quasi_identifiers_)[0]
+            raise NotFittedError("this FullDomainGeneralizer is not fitted yet; call fit(frame) first")
+        return _check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = []  # a frame of labels and midpoints
+        tags.input_tags.sparse = False
+        return tags
 
     def generalize(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The release labels of any rows at the fitted node (no suppression applied).

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 
+from privnb.mechanisms.anatomy import validated_rows
 from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
 from privnb.mechanisms.hierarchy import TOP, format_interval
-from privnb.validation import check_int
+from privnb.validation import check_int, infer_kind
 
 
 # -- Mondrian -------------------------------------------------------------------------------
@@ -92,7 +94,7 @@ def _hier_split(levels: list[np.ndarray], idx: np.ndarray, state: tuple[int, int
     return level - 1, [(int(c), child == c) for c in present]
 
 
-class MondrianGeneralizer(BaseEstimator):
+class MondrianGeneralizer(TransformerMixin, BaseEstimator):
     """Strict multidimensional k-anonymity by Mondrian partitioning (LeFevre et al. 2006).
 
     Starting from the whole table, a region is cut on the quasi-identifier of largest
@@ -132,6 +134,12 @@ class MondrianGeneralizer(BaseEstimator):
     suppressed_ : empty Index (Mondrian suppresses nothing).
     n_groups_ : int, the released regions.
     tree_ : dict of arrays, the split tree (used to route rows in ``transform``).
+    n_suppressed_ : int, 0 after :meth:`fit_resample`.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    A mechanism (``privnb.learn.ProtectedTraining``): :meth:`fit_resample` releases the training rows
+    encoded by :meth:`transform`, which recodes test rows in the same partition. A frame may hold other
+    columns (unchanged); an array's columns are named by position, so quasi-identifiers are then positions.
     """
 
     def __init__(self, quasi_identifiers, k, *, kinds=None, hierarchies=None, orders=None):
@@ -146,7 +154,7 @@ class MondrianGeneralizer(BaseEstimator):
         attrs = []
         for a in qi:
             col = frame[a]
-            kind = kinds.get(a) or ("numeric" if pd.api.types.is_numeric_dtype(col) else "nominal")
+            kind = kinds.get(a) or infer_kind(col)
             if kind not in ("numeric", "ordinal", "nominal"):
                 raise ValueError(f"kind of {a!r} must be numeric, ordinal or nominal, got {kind!r}")
             if col.isna().any():
@@ -210,11 +218,11 @@ class MondrianGeneralizer(BaseEstimator):
 
     def fit(self, frame: pd.DataFrame, y=None) -> "MondrianGeneralizer":
         """Partition ``frame`` and record the split tree."""
-        frame, qi = _check_frame(frame, self.quasi_identifiers)
+        frame, qi = _check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
         k = check_int(self.k, "k")
         n, d = len(frame), len(qi)
         if n < k:
-            raise ValueError(f"{n} rows cannot be made {k}-anonymous; need at least k rows")
+            raise ValueError(f"{n} rows ({n} sample(s)) cannot be made {k}-anonymous; need at least k rows")
         attrs = self._attributes(frame, qi)
         ranks = np.column_stack([self._ranks(at, frame[at["name"]]) for at in attrs])
         hier = {j: [at["h"].codes(frame[at["name"]].to_numpy(), lv) for lv in range(at["h"].n_levels)]
@@ -301,14 +309,28 @@ class MondrianGeneralizer(BaseEstimator):
 
     def _recode(self, frame: pd.DataFrame, *, encode: bool, nodes=None) -> pd.DataFrame:
         if not hasattr(self, "tree_"):
-            raise ValueError("this MondrianGeneralizer is not fitted yet; call fit(frame) first")
-        frame = _check_frame(frame, self.quasi_identifiers_)[0]
+            raise NotFittedError("this MondrianGeneralizer is not fitted yet; call fit(frame) first")
+        frame = _check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
         nodes = self._route(frame) if nodes is None else nodes
         out = frame.copy()
         for j, at in enumerate(self.attributes_):
             column = self.tree_["midpoint" if encode and at["type"] == "numeric" else "label"]
             out[at["name"]] = column[nodes, j]
         return out
+
+    def fit_resample(self, X, y):
+        """Fit on the training rows (relabelled 0..n-1) and release them for learning, encoded by
+        :meth:`transform` (Mondrian suppresses nothing); with their labels."""
+        X = validated_rows(self, X, reset=True).reset_index(drop=True)
+        self.fit(X)
+        self.n_suppressed_ = len(self.suppressed_)
+        return self.transform(X), np.asarray(y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = []  # a frame of labels and midpoints
+        tags.input_tags.sparse = False
+        return tags
 
     def generalize(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The release labels of any rows, each routed through the split tree to its region."""

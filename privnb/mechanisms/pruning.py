@@ -13,6 +13,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms.anatomy import Anatomizer, _as_rows
+from privnb.validation import infer_kinds
+
 
 def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
     """Values mapped to 1..|dom| in domain order (Appendix B, rule 2)."""
@@ -165,3 +168,41 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
     kept = order[starts]
     return Pruning(joined.iloc[kept].reset_index(drop=True), kept, encoded, pre)
 
+
+
+class AnatomyPruner(Anatomizer):
+    """Mechanism of the pruned view D_P (Definitions 13 and 15 of seed 003; Appendix B pruning).
+
+    The training rows are anatomized (as :class:`privnb.mechanisms.Anatomizer`), IT is joined with ST
+    (N*l rows) and :func:`prune` keeps one candidate row per individual: ``fit_resample`` returns N
+    rows, each with one sensitive value of its group.
+
+    Parameters
+    ----------
+    sensitive : str or int
+    l : int
+    kinds : mapping, optional
+        Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
+        are "numeric" when their dtype is numeric, else "nominal".
+    orders : mapping, optional
+        Ordinal column -> domain order (sorted values when absent).
+    residue : {"suppress", "assign"}
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    anatomy_ : Anatomy of the training rows; pruning_ : Pruning; n_suppressed_ : int.
+    """
+
+    def __init__(self, sensitive, l, *, kinds=None, orders=None, residue="suppress", random_state=None):
+        super().__init__(sensitive, l, residue=residue, random_state=random_state)
+        self.kinds = kinds
+        self.orders = orders
+
+    def fit_resample(self, X, y):
+        """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
+        X = _as_rows(X)
+        joined, target = self.joined(X, y)
+        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
+        pruned = self.pruning_.pruned
+        return pruned[list(X.columns)], pruned[target].to_numpy()

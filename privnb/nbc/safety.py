@@ -16,26 +16,19 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-
-from privnb.nbc.roots import _precision_bits, _rounded_roots
-from privnb.nbc.views import count_tables, unflatten_counts
+from sklearn.utils.validation import check_is_fitted
 
 from privnb.bounds.amplification import check_gamma
-from privnb.nbc.views import NBCViews
-
-
-def _as_fraction(value) -> Fraction:
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    return Fraction(float(value)).limit_denominator(10**9) if isinstance(value, float) else Fraction(value)
+from privnb.nbc.roots import _precision_bits, _rounded_roots
+from privnb.nbc.views import NBCViews, count_tables, unflatten_counts
+from privnb.validation import as_fraction
 
 
 def _gamma(value) -> Fraction:
     check_gamma(value)
-    return _as_fraction(value)
+    return as_fraction(value)
 
 
 # ---------------------------------------------------------------------------------------------- Step 1
@@ -103,7 +96,7 @@ def _log_ratio_w(views: NBCViews) -> float:
 def _ln(value) -> float:
     """The natural log of a positive int or Fraction; near 1 through ``log1p`` of the exact difference,
     where ``log(numerator) - log(denominator)`` would cancel to 0 or below."""
-    value = _as_fraction(value)
+    value = as_fraction(value)
     if value <= 0:
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
     if abs(value - 1) < Fraction(1, 2):
@@ -244,8 +237,14 @@ def synthetic_database(views: NBCViews, *, target: str = "class", random_state=N
 
 
 # ---------------------------------------------------------------------------------------------- estimator
-class SafetyTransform:
+class SafetyTransform(BaseEstimator):
     """SafetyTransform (Figure 2 of seed 004): NBC-equivalent views that satisfy Corollary 4 for gamma.
+
+    A release, not a learned map: ``fit(views)`` computes the published views of those very views, and
+    there is nothing to apply to other data. So ``transform`` never refits: it returns ``views_`` for
+    the views it was fitted on and raises for any others (fit those instead); ``fit_transform(views)`` is
+    ``fit(views).views_``. Its input is :class:`NBCViews`, not an array, so scikit-learn's array checks
+    do not apply (``tests/test_estimator_contract.py`` runs those that do).
 
     Parameters
     ----------
@@ -302,7 +301,22 @@ class SafetyTransform:
         return self
 
     def transform(self, views: NBCViews) -> NBCViews:
+        """The published views of the fitted ``views`` (no refit; other views raise ValueError)."""
+        check_is_fitted(self, "views_")
+        if views is not self.steps_["input"] and views != self.steps_["input"]:
+            raise ValueError("SafetyTransform publishes the views it was fitted on; these are other views: "
+                             "fit (or fit_transform) them instead")
+        return self.views_
+
+    def fit_transform(self, views: NBCViews, y=None) -> NBCViews:
+        """Fit on ``views`` and return the published integer views ``views_``."""
         return self.fit(views).views_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # NBCViews, not rows
+        tags.non_deterministic = self.random_state is None  # Step 1's random zero replacements
+        return tags
 
 
 def safety_transform(views: NBCViews, gamma, *, random_state=None) -> NBCViews:
