@@ -97,7 +97,7 @@ def paper_grid(dataset, folds, jobs, anonymized):
     print(f"3. paper grid on Adult: {folds} fold(s) of 10, l 2..5, k {KS}, original, identifying, anatomized"
           f"{', anonymized 1-NN (k = l = 2..5)' if anonymized else ''}; {jobs} parallel fold(s)")
     start = time.perf_counter()
-    out = cross_validate_knn(dataset, ks=KS, ls=(2, 3, 4, 5), n_splits=10, random_state=0,
+    out = cross_validate_knn(dataset, n_neighbors=KS, ls=(2, 3, 4, 5), n_splits=10, random_state=0,
                              hierarchies=adult_hierarchies() if anonymized else None, folds=range(folds),
                              n_jobs=jobs)
     elapsed = time.perf_counter() - start

@@ -74,7 +74,7 @@ def part_a(adult, hierarchies, rows, seed):
 
 def part_b(adult, hierarchies, sample_size, folds, seed, n_jobs):
     sample = adult.sample(sample_size, random_state=seed)
-    grid = dict(ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies)
+    grid = dict(ls=(2, 3, 4, 5), k_anonymity=(2, 3, 4, 5), hierarchies=hierarchies)
     print(f"\n== B. the paper grid on a stratified sample of {sample_size} Adult rows, {folds} folds, both kernels ==")
     views = {}
     for kernel in ("linear", "rbf"):
@@ -112,7 +112,8 @@ def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
     print(f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid "
           "with sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: "
           f"{folds} fold(s), {n_jobs} jobs ==")
-    rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), ks=(2, 3, 4, 5), hierarchies=hierarchies,
+    rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), k_anonymity=(2, 3, 4, 5),
+                                               hierarchies=hierarchies,
                                                n_splits=n_splits, solver="sklearnex", random_state=seed,
                                                folds=range(folds), n_jobs=n_jobs))
     views = [method_label(m, p) for m, p in zip(rows["method"], rows["param"])]

@@ -141,7 +141,7 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
     monkeypatch.setattr(knn_module, "kneighbors", counting_plain)
     monkeypatch.setattr(knn_module, "kneighbors_factored", counting_factored)
     data = _small_dataset()
-    out = cross_validate_knn(data, ks=(1, 3, 5), ls=(2, 3, 4), n_splits=3, random_state=0)
+    out = cross_validate_knn(data, n_neighbors=(1, 3, 5), ls=(2, 3, 4), n_splits=3, random_state=0)
     assert list(out.columns) == list(COLUMNS)
     # original, identifying, anatomized l=2,3 searched once per fold for k=5; l=4 is N/A (domain 3)
     assert calls == [5] * (3 * 4)
@@ -155,8 +155,8 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
 
 def test_cross_validate_knn_reproducible_and_validates():
     data = _small_dataset(seed=1)
-    a = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4)
-    b = cross_validate_knn(data, ks=(1, 3), ls=(2,), n_splits=2, random_state=4, n_jobs=2)
+    a = cross_validate_knn(data, n_neighbors=(1, 3), ls=(2,), n_splits=2, random_state=4)
+    b = cross_validate_knn(data, n_neighbors=(1, 3), ls=(2,), n_splits=2, random_state=4, n_jobs=2)
     pd.testing.assert_frame_equal(a, b)     # folds in parallel processes: the same table
     with pytest.raises(ValueError, match="unknown views"):
         cross_validate_knn(data, views=("original", "pruned"), n_splits=2)

@@ -102,7 +102,7 @@ def test_grid_gives_the_rows_of_cross_validate_views():
 
 def test_grid_needs_hierarchies_for_k():
     with pytest.raises(ValueError, match="hierarchies"):
-        run_svm_grid(toy_dataset(), ks=(2,))
+        run_svm_grid(toy_dataset(), k_anonymity=(2,))
 
 
 def test_theorem_inputs_are_those_of_each_folds_pruned_svc():

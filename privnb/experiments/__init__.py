@@ -25,6 +25,9 @@ from .selection import (
 )
 from .svm import svm_views, theorem_4_1_inputs, run_svm_grid
 from .ttest import TTestResult, paired_t_test, t_test_table
+from .knn_claims import (KNN_CLAIMS, PAPER_TTESTS, convergence_drops, knn_aspects, knn_claims, knn_mean_errors,
+                         knn_t_tests, rho_squared_table, theorem_17_table, theorem_17_within_bounds)
+from .svm_claims import SVM_CLAIMS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
 
 __all__ = [
     "cross_validate_knn",
@@ -53,4 +56,19 @@ __all__ = [
     "TTestResult",
     "paired_t_test",
     "t_test_table",
+    "KNN_CLAIMS",
+    "PAPER_TTESTS",
+    "convergence_drops",
+    "knn_aspects",
+    "knn_claims",
+    "knn_mean_errors",
+    "knn_t_tests",
+    "rho_squared_table",
+    "theorem_17_table",
+    "theorem_17_within_bounds",
+    "SVM_CLAIMS",
+    "svm_aspects",
+    "svm_claims",
+    "svm_summary",
+    "theorem_4_1_table",
 ]

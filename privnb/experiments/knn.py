@@ -22,7 +22,7 @@ from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
 from privnb.validation import check_int
 
 
-def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
+def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity):
     """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
     base = IBkClassifier(k_max, kinds=dataset.kinds, orders=dataset.orders)
     views = [("original", np.nan, OriginalTraining(base), None),
@@ -35,33 +35,35 @@ def _view_estimators(dataset, k_max, ls, hierarchies, anonymity_ks):
         one = IBkClassifier(1, kinds=dataset.kinds, orders=dataset.orders)
         views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
                                                                  hierarchies=hierarchies), (1,))
-                  for l in anonymity_ks]
+                  for l in k_anonymity]
     return views
 
 
-def _check_ks_ls(ks, ls):
-    ks = sorted({check_int(k, "k") for k in ks})
+def _check_neighbors_ls(n_neighbors, ls):
+    n_neighbors = sorted({check_int(k, "k") for k in n_neighbors})
     ls = sorted({check_int(l, "l") for l in ls})
-    if not ks or not ls or ls[0] < 2:
-        raise ValueError(f"ks must be non-empty and ls must be integers >= 2, got ks={ks}, ls={ls}")
-    return ks, ls
+    if not n_neighbors or not ls or ls[0] < 2:
+        raise ValueError(f"n_neighbors must be non-empty and ls must be integers >= 2, got "
+                         f"n_neighbors={n_neighbors}, ls={ls}")
+    return n_neighbors, ls
 
 
-def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
-                       hierarchies=None, anonymity_ks=None,
+def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
+                       hierarchies=None, k_anonymity=None,
                        views=("original", "identifying", "anatomized", "generalized"), folds=None,
-                       n_jobs=None, progress=False) -> pd.DataFrame:
-    """The k-NN experiment of Section 5 of seed 002: every view, every k, every l, stratified k-fold.
+                       n_jobs=None, progress=True) -> pd.DataFrame:
+    """The k-NN experiment of Section 5 of seed 002: every view, every k in ``n_neighbors``, every l.
 
     Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
     and, when ``hierarchies`` are given, the anonymized 1-NN (Definition 7: full-domain k-anonymity
-    with k = l, Section 5.1.2; ``anonymity_ks`` picks other k, default ``ls``). One neighbour search per
-    (fold, view, l) for max(ks) serves every k, and one lattice search per fold serves every k of the
+    with k = l, Section 5.1.2; ``k_anonymity`` picks other levels, default ``ls``). One neighbour search per
+    (fold, view, l) for max(n_neighbors) serves every k, and one lattice search per fold serves every k of the
     anonymized views (:class:`privnb.mechanisms.FullDomainLattice`). An l beyond the sensitive domain
     gives N/A rows with the reason in ``note``. Folds are stratified and shuffled with
     ``random_state``; the anatomization of fold f is seeded from it too, so a seed reproduces the
     whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
-    runs folds in parallel processes (joblib), with the same result.
+    runs folds in parallel processes (joblib), with the same result; ``progress`` shows a progress bar
+    over the folds. ``n_neighbors`` are the k of k-NN, ``k_anonymity`` the k of k-anonymity.
 
     Returns
     -------
@@ -76,7 +78,7 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
-    ks, ls = _check_ks_ls(ks, ls)
+    n_neighbors, ls = _check_neighbors_ls(n_neighbors, ls)
     unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
     if unknown:
         raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
@@ -84,20 +86,20 @@ def cross_validate_knn(dataset, *, ks=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits
     y = np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
-    anonymity_ks = ls if anonymity_ks is None else sorted({check_int(k, "k") for k in anonymity_ks})
-    chosen = [v for v in _view_estimators(dataset, max(ks), ls, hierarchies, anonymity_ks) if v[0] in views]
+    k_anonymity = ls if k_anonymity is None else sorted({check_int(k, "k") for k in k_anonymity})
+    chosen = [v for v in _view_estimators(dataset, max(n_neighbors), ls, hierarchies, k_anonymity) if v[0] in views]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_knn_fold)(dataset, chosen, ks, fold, *splits[fold], int(seeds[fold])) for fold in folds)
+        delayed(_knn_fold)(dataset, chosen, n_neighbors, fold, *splits[fold], int(seeds[fold])) for fold in folds)
     return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
                                             desc=f"k-NN {dataset.name}") for row in rows])
 
 
-def _knn_fold(dataset, views, ks, fold, train, test, seed):
+def _knn_fold(dataset, views, n_neighbors, fold, train, test, seed):
     """Result rows of every view of one fold (:func:`cross_validate_knn`)."""
     X, y = dataset.X, np.asarray(dataset.y)
     rows = []
     for method, param, template, view_ks in views:
-        view_ks = ks if view_ks is None else view_ks
+        view_ks = n_neighbors if view_ks is None else view_ks
         estimator = clone(template)
         if "random_state" in estimator.get_params():
             estimator.set_params(random_state=seed)
@@ -114,7 +116,7 @@ def _knn_fold(dataset, views, ks, fold, train, test, seed):
 
 
 def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
-                       progress=False) -> pd.DataFrame:
+                       progress=True) -> pd.DataFrame:
     """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
 
     In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
@@ -122,7 +124,8 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
     scored on the raw test fold. Each part is anatomized on its own, so the anatomized data of parts
     1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
     every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
-    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds.
+    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds; ``progress``
+    shows a progress bar over the folds.
 
     Returns
     -------
@@ -132,7 +135,7 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
         size in individuals of parts 1..j (the x axis of Figure 9; the anatomized classifier sees l rows
         for each one kept), ``n_suppressed`` the individuals the anatomization of those parts dropped.
     """
-    _, ls = _check_ks_ls([1], ls)
+    _, ls = _check_neighbors_ls([1], ls)
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     rows = []

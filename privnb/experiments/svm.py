@@ -12,13 +12,14 @@ from privnb.learn.svm import CLASSIFIER_NAMES, KERNELS, KernelBank, encoded_clas
 from privnb.validation import seed_unset_random_states
 
 
-def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5), ks: Sequence[int] = (),
+def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5),
+              k_anonymity: Sequence[int] = (),
               hierarchies: Mapping | None = None, solver: str = "libsvm", collapse: bool = True,
               generalization: str = "full-domain", **options) -> dict:
     """The training views of Section 5 for one kernel, keyed ``(classifier, method, param)``.
 
     Original, identifying, pruned for each l in ``ls`` and generalized (k-anonymity; ``hierarchies``
-    for full-domain generalization) for each k in ``ks``. ``kernel=None`` leaves the classifier out
+    for full-domain generalization) for each k in ``k_anonymity``. ``kernel=None`` leaves the classifier out
     (keys ``(method, param)``, estimator ``None``): the mechanisms alone, as :func:`run_svm_grid` uses them.
     """
     from privnb.learn.training import GeneralizedTraining, IdentifyingTraining, OriginalTraining, PrunedTraining
@@ -31,7 +32,7 @@ def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3,
     for l in ls:
         views[("pruned", l)] = PrunedTraining(model, sensitive=dataset.sensitive, l=l,
                                               kinds=dict(dataset.kinds), orders=dict(dataset.orders))
-    for k in ks:
+    for k in k_anonymity:
         views[("generalized", k)] = GeneralizedTraining(
             model, quasi_identifiers=list(dataset.quasi_identifiers), k=k, method=generalization,
             hierarchies=hierarchies)
@@ -86,9 +87,9 @@ def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_erro
 
 
 def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
-                 ks: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
-                 solver: str = "libsvm", collapse: bool = True, random_state=0, folds=None,
-                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = False, **options):
+                 k_anonymity: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
+                 solver: str = "libsvm", collapse: bool = True, random_state=None, folds=None,
+                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = True, **options):
     """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
 
     Gives the same rows as :func:`privnb.experiments.cross_validate_views` on ``svm_views`` of each
@@ -100,8 +101,8 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     ----------
     dataset : privnb.data.Dataset
     kernels : sequence of {"linear", "rbf"}
-    ls, ks : sequences of int
-        l values of the pruned views and k values of the generalized ones (``ks`` needs
+    ls, k_anonymity : sequences of int
+        l values of the pruned views and k values of the generalized ones (``k_anonymity`` needs
         ``hierarchies``, e.g. ``privnb.mechanisms.adult_hierarchies()``; the paper has them for Adult only).
     n_splits : int
         Folds (the paper: 10).
@@ -109,12 +110,14 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         "nystroem" replaces the RBF solver only; the linear SVC then uses libsvm.
     collapse : bool
         Collapse duplicate rows (exact; False only to measure it).
-    random_state : int
-        Seeds the folds and every view's anatomization.
+    random_state : int, RandomState or None
+        Seeds the folds and every view's anatomization (as in :func:`cross_validate_views`).
     folds : sequence of int, optional
         Fold indices to run (default all), with the same splits and seeds, e.g. to time one.
     n_jobs : int, optional
         Tasks run in parallel (joblib processes).
+    progress : bool
+        Show a progress bar over the (view, fold) tasks.
     theorem_inputs : bool
         Also give, for each pruned view and fold, rows of the linear SVC with the metrics of
         :func:`theorem_4_1_inputs` (``w_norm``, ``r2_min``, ...), next to its ``error`` rows.
@@ -140,15 +143,15 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     from privnb.experiments.protocol import chosen_folds, folds_and_seeds, tidy_frame
     from privnb.mechanisms.anatomy import NotLDiverseError
 
-    if ks and hierarchies is None:
-        raise ValueError("generalized views (ks) need hierarchies, e.g. privnb.generalize.adult_hierarchies(); "
-                         "pass ks=() to skip them")
+    if k_anonymity and hierarchies is None:
+        raise ValueError("generalized views (k_anonymity) need hierarchies, e.g. "
+                         "privnb.mechanisms.adult_hierarchies(); pass k_anonymity=() to skip them")
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")
     bank = KernelBank({CLASSIFIER_NAMES[kernel]: svm_classifier(
         kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options)
         for kernel in kernels})
-    views = svm_views(dataset, None, ls=ls, ks=ks, hierarchies=hierarchies)
+    views = svm_views(dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies)
     for view in views.values():
         view.set_params(estimator=encoded_classifier(dataset, bank, collapse=collapse))
     X, y = dataset.X, np.asarray(dataset.y)

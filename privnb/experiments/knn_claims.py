@@ -1,0 +1,352 @@
+"""Seed 002's claims checked against the k-NN experiment's results table, and its theory checks.
+
+Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (seed 002, Transactions on Data Privacy
+10, 2017): the mean errors of :func:`~privnb.experiments.cross_validate_knn` (:func:`knn_mean_errors`),
+the observation aspects of Section 5.2 (:func:`knn_aspects`), the convergence of Section 5.2.6 read off
+:func:`~privnb.experiments.convergence_curves` (:func:`convergence_drops`), the paper's claims and
+t-test tables (Tables 1-4) side by side with the measurements (:func:`knn_claims`), and two checks of
+its theory: E{rho^2} of (19) against a simulation (:func:`rho_squared_table`) and the 1-NN errors of
+Theorem 17 on synthetic data with known posteriors (:func:`theorem_17_table`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from privnb.bounds import AnatomizedGaussians, expected_rho_squared, simulate_rho_squared
+from privnb.experiments.protocol import method_label
+from privnb.experiments.ttest import t_test_table
+from privnb.learn.knn import kneighbors
+
+#: Tables 1-4 of seed 002 ("P" significant, "F" not): rows k = 1, 3, 5, 7, 9; columns l = 2, 3, 4, 5
+#: (Fatality: l = 2, 3, 4; its sensitive attribute has 4 values).
+PAPER_TTESTS = {
+    "adult": ["FFFF", "FPPP", "PFFP", "FPPP", "PPPP"],
+    "ipums": ["PPPP", "PPPP", "PPPP", "PPPP", "PPPP"],
+    "bank": ["PPPP", "PPPP", "PPPP", "FFFF", "PFFF"],
+    "fars": ["FPP", "FFP", "FFP", "PFP", "PFF"],
+}
+
+#: Columns of :func:`knn_claims`' table.
+CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "agree")
+
+#: Columns of :func:`knn_aspects`' table after k, l and the three mean errors.
+ASPECT_COLUMNS = ("1: anatomized beats original", "2: sensitive is a good predictor (Org. < Id.)",
+                  "2: anatomized between Org. and Id.", "3: anatomized beats anonymized")
+
+
+def _split(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The cross-validation rows (metric "error") and the convergence rows ("incremental_error")."""
+    return results[results["metric"] == "error"], results[results["metric"] == "incremental_error"]
+
+
+def knn_mean_errors(results: pd.DataFrame) -> pd.Series:
+    """Mean error over folds of every (classifier, method, param) that could be built (N/A rows left out).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (only metric "error" is read, so the
+        rows of :func:`~privnb.experiments.convergence_curves` may be in the same table).
+    """
+    errors, _ = _split(results)
+    ok = errors[errors["note"] == ""]
+    return ok.groupby(["classifier", "method", "param"], dropna=False)["value"].mean()
+
+
+def _n_neighbors(errors: pd.DataFrame) -> list[int]:
+    names = errors.loc[errors["method"] != "generalized", "classifier"].unique()
+    return sorted(int(name.split("-")[0]) for name in names)
+
+
+def _ls(errors: pd.DataFrame) -> list[int]:
+    return sorted(int(p) for p in errors.loc[errors["method"] == "anatomized", "param"].dropna().unique())
+
+
+class _Measures:
+    """What the claims of seed 002 read: mean errors, aspects, t-tests and convergence drops."""
+
+    def __init__(self, results, n_neighbors, ls):
+        errors, curves = _split(results)
+        self.ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
+        self.ls = _ls(errors) if ls is None else list(ls)
+        self.big = [k for k in self.ks if k > 1]
+        self.mean_error = knn_mean_errors(errors)
+        self.aspects = _aspects(self.err, self.ks, self.ls)
+        self.drops = convergence_drops(curves) if len(curves) else None
+
+    def err(self, method, k, l=None):
+        """Mean error of ``method`` with k neighbours (and l), NaN when not measured."""
+        key = (f"{k}-NN", method, float(l) if l is not None else np.nan)
+        matches = [v for (c, m, p), v in self.mean_error.items() if c == key[0] and m == method
+                   and ((np.isnan(p) and l is None) or p == key[2])]
+        return matches[0] if matches else np.nan
+
+    def lower(self, a, b, k_list, l_list=(None,)):
+        """Mean error of view a < view b for every k and l listed (views: original, identifying, anatomized)."""
+        return _all([self.err(a, k, l if a == "anatomized" else None)
+                     < self.err(b, k, l if b == "anatomized" else None)
+                     for k in k_list for l in l_list if k in self.ks and (l is None or l in self.ls)])
+
+    def faster(self, l_list, expected=True):
+        """Whether the anatomized 1-NN's error drops more than the original's (``expected``), every l listed;
+        None without convergence rows.
+        """
+        if self.drops is None:
+            return None
+        drops = self.drops
+        return _all([(drops.get(f"L={l}", np.nan) > drops["Org."]) == expected
+                     for l in l_list if f"L={l}" in drops and not np.isnan(drops[f"L={l}"])])
+
+    def beats_anonymized(self):
+        """Aspect 3: the anatomized 1-NN beats the anonymized 1-NN (k = l) for every l measured."""
+        column = self.aspects.loc[self.aspects["k"] == 1, ASPECT_COLUMNS[3]]
+        return _all(column.dropna().tolist())
+
+
+def _all(values):
+    values = [v for v in values if v is not None and not (isinstance(v, float) and np.isnan(v))]
+    return bool(values) and all(values)
+
+
+def _aspects(err, ks, ls):
+    rows = []
+    for k in ks:
+        org, ident = err("original", k), err("identifying", k)
+        for l in ls:
+            anat = err("anatomized", k, l)
+            rows.append({"k": k, "l": l, "Org.": org, "Id.": ident, "L": anat,
+                         ASPECT_COLUMNS[0]: anat < org if not np.isnan(anat) else None,
+                         ASPECT_COLUMNS[1]: org < ident,
+                         ASPECT_COLUMNS[2]: (min(org, ident) <= anat <= max(org, ident))
+                         if not np.isnan(anat) else None,
+                         ASPECT_COLUMNS[3]: (anat < err("generalized", 1, l))
+                         if k == 1 and not np.isnan(err("generalized", 1, l)) else None})
+    return pd.DataFrame(rows)
+
+
+def knn_aspects(results: pd.DataFrame, *, n_neighbors: Sequence[int] | None = None,
+                ls: Sequence[int] | None = None) -> pd.DataFrame:
+    """The observation aspects 1-3 of Section 5.2 of seed 002, one row per (k, l).
+
+    Aspect 1: anatomized against original (Theorem 23: l-diversity regularizes); aspect 2: is the
+    sensitive attribute a good predictor (original beats identifying), and does the anatomized k-NN
+    land between them; aspect 3 (k = 1): anatomized against the anonymized 1-NN with k-anonymity = l.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (rows of other metrics are ignored).
+    n_neighbors, ls : sequences of int, optional
+        The k and l of the rows, in this order; default those in ``results``.
+
+    Returns
+    -------
+    DataFrame
+        Columns k, l, "Org.", "Id.", "L" (mean errors) and :data:`ASPECT_COLUMNS` (True, False, or
+        None where not measurable).
+    """
+    return _Measures(results, n_neighbors, ls).aspects
+
+
+def convergence_drops(curves: pd.DataFrame) -> pd.Series:
+    """The drop of the mean 1-NN error from one part to all parts, per view (Section 5.2.6, Figure 9).
+
+    "Converges faster" is read as a larger drop. The curve of a view is the mean over folds of the
+    error at each training size (parts 1..j).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Tidy rows of :func:`~privnb.experiments.convergence_curves` (metric "incremental_error").
+
+    Returns
+    -------
+    Series
+        Indexed by view label ("Org.", "L=2", ...), named "error drop, 1 part -> all parts".
+    """
+    by_size = curves[curves["value"].notna()].groupby(["method", "param"], dropna=False)
+    drops = {}
+    for (method, param), part in by_size:
+        curve = part.groupby(part.groupby("fold").cumcount())["value"].mean()
+        drops[method_label(method, param)] = curve.iloc[0] - curve.iloc[-1]
+    return pd.Series(drops, name="error drop, 1 part -> all parts")
+
+
+def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None) -> pd.DataFrame:
+    """Original against anatomized k-NN, paired t-test over folds at 0.95 (Section 5.3, Tables 1-4 of seed 002).
+
+    Rows ``"{k}-NN"`` for k in ``n_neighbors`` (default those in ``results``), columns ``"Org. vs L=l"``;
+    cells "P" (significant), "F" (not) or "N/A" (l beyond the sensitive domain).
+    """
+    errors, _ = _split(results)
+    ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
+    table = t_test_table(errors[errors["method"].isin(["original", "anatomized"])], against="anatomized",
+                         rows="classifier")
+    return table.reindex([f"{k}-NN" for k in ks])
+
+
+#: The claims of Section 5.2 of seed 002 per data set: (source, claim, check), where ``check(m)`` reads
+#: the measurements ``m`` and gives True, False or None (not measurable here).
+KNN_CLAIMS = {
+    "adult": [
+        ("Fig. 3a, aspect 1", "1-NN: original beats anatomized, l = 2..5",
+         lambda m: m.lower("original", "anatomized", [1], m.ls)),
+        ("Fig. 3a, aspect 2", "1-NN: identifying beats original (sensitive a bad predictor)",
+         lambda m: m.lower("identifying", "original", [1])),
+        ("Fig. 4, aspect 3", "anatomized 1-NN beats the anonymized 1-NN (k = l)", lambda m: m.beats_anonymized()),
+        ("Fig. 5, aspect 1", "k = 3..9: original beats anatomized, every l",
+         lambda m: m.lower("original", "anatomized", m.big, m.ls)),
+        ("Fig. 5, aspect 2", "k = 3..9: original beats identifying (sensitive a good predictor)",
+         lambda m: m.lower("original", "identifying", m.big)),
+        ("Fig. 9a, aspect 4", "anatomized 1-NN converges faster for l = 2, 3", lambda m: m.faster([2, 3])),
+        ("Fig. 9a, aspect 4", "anatomized 1-NN converges slower for l = 4, 5",
+         lambda m: m.faster([4, 5], expected=False)),
+    ],
+    "ipums": [
+        ("Fig. 3b, aspect 1", "1-NN: original beats anatomized, l = 2..4",
+         lambda m: m.lower("original", "anatomized", [1], [2, 3, 4])),
+        ("Fig. 6, aspect 1", "k = 3..9: original beats anatomized, every l",
+         lambda m: m.lower("original", "anatomized", m.big, m.ls)),
+        ("Fig. 6, aspect 2", "k = 3..9: original beats identifying",
+         lambda m: m.lower("original", "identifying", m.big)),
+        ("Fig. 9b, aspect 4", "anatomized 1-NN converges faster for l = 2..5", lambda m: m.faster([2, 3, 4, 5])),
+    ],
+    "bank": [
+        ("Fig. 3c, aspect 1", "1-NN: anatomized beats original, l = 2..5",
+         lambda m: m.lower("anatomized", "original", [1], m.ls)),
+        ("Fig. 3c, aspect 2", "1-NN: identifying beats original",
+         lambda m: m.lower("identifying", "original", [1])),
+        ("Fig. 7, aspect 1", "every k: anatomized beats original, every l",
+         lambda m: m.lower("anatomized", "original", m.ks, m.ls)),
+        ("Fig. 7, aspect 2", "k = 7, 9: anatomized beats original and identifying",
+         lambda m: (m.lower("anatomized", "original", [7, 9], m.ls)
+                    and m.lower("anatomized", "identifying", [7, 9], m.ls))),
+        ("Fig. 9c, aspect 4", "anatomized 1-NN converges faster for l = 2..5", lambda m: m.faster([2, 3, 4, 5])),
+    ],
+    "fars": [
+        ("Fig. 3d, aspect 1", "1-NN: anatomized beats original at l = 2",
+         lambda m: m.lower("anatomized", "original", [1], [2])),
+        ("Fig. 8, aspect 1", "every k: anatomized beats original at l = 2",
+         lambda m: m.lower("anatomized", "original", m.ks, [2])),
+        ("Fig. 8, aspect 2", "every k: identifying beats original and anatomized",
+         lambda m: m.lower("identifying", "original", m.ks) and m.lower("identifying", "anatomized", m.ks, [2])),
+        ("Fig. 9d, aspect 4", "anatomized 1-NN converges faster for l = 2", lambda m: m.faster([2])),
+        ("Fig. 9d, aspect 4", "anatomized 1-NN converges slower for l = 3, 4",
+         lambda m: m.faster([3, 4], expected=False)),
+    ],
+}
+
+
+def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int] | None = None,
+               ls: Sequence[int] | None = None) -> pd.DataFrame:
+    """The claims of seed 002 for ``dataset`` side by side with what the results measure.
+
+    One row per claim of :data:`KNN_CLAIMS` (Section 5.2: figure and aspect; paper "yes", privnb "yes",
+    "no" or "n/a"), then one per cell of the paper's t-test table (:data:`PAPER_TTESTS`) whose k and l
+    were run (paper and privnb "P", "F" or "N/A", from :func:`knn_t_tests`). The convergence claims
+    (aspect 4) read the ``incremental_error`` rows of :func:`~privnb.experiments.convergence_curves` in
+    ``results`` and are "n/a" without them.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.cross_validate_knn`, with those of
+        :func:`~privnb.experiments.convergence_curves` if that experiment ran.
+    dataset : {"adult", "bank", "fars", "ipums"}
+        The paper's data set whose claims apply; another name gives an empty table.
+    n_neighbors, ls : sequences of int, optional
+        The k and l that ran; default those in ``results``.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`CLAIM_COLUMNS`; ``agree`` is paper == privnb.
+    """
+    measures = _Measures(results, n_neighbors, ls)
+    answer = {True: "yes", False: "no", None: "n/a"}
+    rows = [{"source": source, "claim": text, "paper": "yes", "privnb": answer[check(measures)]}
+            for source, text, check in KNN_CLAIMS.get(dataset, [])]
+    paper_table = PAPER_TTESTS.get(dataset)
+    if paper_table is not None:
+        ttest = knn_t_tests(results, measures.ks)
+        for row, k in enumerate((1, 3, 5, 7, 9)):
+            for col, l in enumerate((2, 3, 4, 5)):
+                label = f"Org. vs L={l}"
+                if k not in measures.ks or l not in measures.ls:
+                    continue
+                paper = paper_table[row][col] if col < len(paper_table[row]) else "N/A"
+                measured = ttest.loc[f"{k}-NN", label] if label in ttest.columns else "N/A"
+                rows.append({"source": "t-test table", "claim": f"{k}-NN, Org. vs L={l}", "paper": paper,
+                             "privnb": measured})
+    claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS[:-1]))
+    claims["agree"] = claims["paper"] == claims["privnb"]
+    return claims
+
+
+def rho_squared_table(n_repeats: int, random_state: int = 0, *, dims: Sequence[int] = (1, 2, 4),
+                      sizes: Sequence[int] = (200, 2000)) -> pd.DataFrame:
+    """E{rho^2} of (19) of seed 002 (exact) and (21) (approximate) against a nearest-neighbour simulation.
+
+    Uniform density on the unit cube, the test point at its centre (:func:`privnb.bounds.simulate_rho_squared`,
+    seeded ``random_state + d``); "within 4 s.e." compares the simulated mean with (19).
+
+    Returns
+    -------
+    DataFrame
+        One row per (d, N l): "E{rho^2} (19)", "approx (21)", "simulated", "std. error", "within 4 s.e.".
+    """
+    rows = []
+    for d in dims:
+        for n_train in sizes:
+            mean, se = simulate_rho_squared(d, n_train, n_repeats=n_repeats, random_state=random_state + d)
+            exact = float(expected_rho_squared(d, n_train))
+            rows.append({"d": d, "N l": n_train, "E{rho^2} (19)": exact,
+                         "approx (21)": float(expected_rho_squared(d, n_train, exact=False)),
+                         "simulated": mean, "std. error": se, "within 4 s.e.": abs(mean - exact) < 4 * se})
+    return pd.DataFrame(rows)
+
+
+def theorem_17_table(sizes: Sequence[int], random_state: int = 0, *, l: int = 2,
+                     n_test: int = 4000) -> tuple[dict, pd.DataFrame]:
+    """Theorem 17 of seed 002 on synthetic data with known posteriors (:class:`privnb.bounds.AnatomizedGaussians`).
+
+    For each N in ``sizes``: the anatomized 1-NN (trained on D_A of N individuals, seeded
+    ``random_state + N``) scored on test points distributed as D_A (one row per individual) and on raw
+    test points, and the original 1-NN on raw test points (``n_test`` of each, seeded ``random_state + 1``
+    and ``+ 2``).
+
+    Returns
+    -------
+    limits : dict
+        The model's errors (``bayes``, ``bayes_A``, ``nn_A``, ...: :meth:`AnatomizedGaussians.errors`).
+    table : DataFrame
+        Columns "N", "anatomized 1-NN, test ~ D_A", "anatomized 1-NN, raw test", "original 1-NN".
+    """
+    model = AnatomizedGaussians(l=l)
+    limits = model.errors()
+    rows = []
+    for n in sizes:
+        X_a, y_a, _ = model.sample_anatomized(n, random_state=random_state + n)
+        X_o, y_o, _, _ = model.sample(n, random_state=random_state + n)
+        X_t, y_t, _, _ = model.sample(n_test, random_state=random_state + 1)
+        X_ta, y_ta, _ = model.sample_anatomized(n_test, random_state=random_state + 2)
+        X_ta, y_ta = X_ta[::model.l], y_ta[::model.l]            # one D_A row per individual
+        rows.append({"N": n, "anatomized 1-NN, test ~ D_A": np.mean(_nn(X_a, y_a, X_ta) != y_ta),
+                     "anatomized 1-NN, raw test": np.mean(_nn(X_a, y_a, X_t) != y_t),
+                     "original 1-NN": np.mean(_nn(X_o, y_o, X_t) != y_t)})
+    return limits, pd.DataFrame(rows)
+
+
+def _nn(X, y, Q):
+    return y[kneighbors(X, Q, 1)[1][:, 0]]
+
+
+def theorem_17_within_bounds(limits: dict, table: pd.DataFrame, tolerance: float = 0.02) -> bool:
+    """Whether the anatomized 1-NN error on D_A-distributed tests at the largest N lies in
+    [R*_A, 2 R*_A] (Theorem 17 of seed 002), widened by ``tolerance`` on both sides.
+    """
+    last = table.iloc[-1]["anatomized 1-NN, test ~ D_A"]
+    return bool(limits["bayes_A"] - tolerance <= last <= 2 * limits["bayes_A"] + tolerance)

@@ -1,0 +1,127 @@
+"""The claims of seed 002 (privnb.experiments.knn_claims) on small results tables with known verdicts."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from privnb.bounds import expected_rho_squared
+from privnb.experiments import (
+    convergence_drops,
+    knn_aspects,
+    knn_claims,
+    knn_mean_errors,
+    knn_t_tests,
+    rho_squared_table,
+    theorem_17_table,
+    theorem_17_within_bounds,
+    tidy_frame,
+)
+from privnb.experiments.knn_claims import ASPECT_COLUMNS, CLAIM_COLUMNS
+
+# per-fold errors of three folds, (classifier, method, param) -> values. Org. vs L=2 is significant for
+# 1-NN (a steady shift) and not for 3-NN (a noisy one); Org. vs L=3 the other way round.
+ERRORS = {
+    ("1-NN", "original", None): [0.20, 0.22, 0.21], ("1-NN", "identifying", None): [0.19] * 3,
+    ("1-NN", "anatomized", 2): [0.24, 0.255, 0.255], ("1-NN", "anatomized", 3): [0.31, 0.15, 0.23],
+    ("1-NN", "generalized", 2): [0.30] * 3,
+    ("3-NN", "original", None): [0.15, 0.17, 0.16], ("3-NN", "identifying", None): [0.18] * 3,
+    ("3-NN", "anatomized", 2): [0.16, 0.19, 0.16], ("3-NN", "anatomized", 3): [0.20, 0.215, 0.215],
+}
+
+
+def results_table(errors=ERRORS, dataset="adult", na=()):
+    rows = []
+    for (classifier, method, param), values in errors.items():
+        for fold, value in enumerate(values):
+            if (classifier, method, param) in na:
+                rows.append((dataset, classifier, method, param, fold, "error", np.nan, np.nan, np.nan, "N/A: l"))
+            else:
+                rows.append((dataset, classifier, method, param, fold, "error", value, 100, 0, ""))
+    return tidy_frame(rows)
+
+
+def curves_table(curves, dataset="adult"):
+    """Convergence rows: (method, param) -> error at 1, 2, 3 parts, the same in both folds."""
+    return tidy_frame([(dataset, "1-NN", method, param, fold, "incremental_error", value, 10 * (j + 1), 0, "")
+                       for (method, param), values in curves.items() for fold in (0, 1)
+                       for j, value in enumerate(values)])
+
+
+def verdicts(claims):
+    return dict(zip(claims["claim"], claims["privnb"]))
+
+
+def test_adult_claims_and_t_test_cells():
+    claims = knn_claims(results_table(), "adult")
+    assert list(claims.columns) == list(CLAIM_COLUMNS)
+    got = verdicts(claims)
+    assert got["1-NN: original beats anatomized, l = 2..5"] == "yes"
+    assert got["1-NN: identifying beats original (sensitive a bad predictor)"] == "yes"
+    assert got["anatomized 1-NN beats the anonymized 1-NN (k = l)"] == "yes"
+    assert got["k = 3..9: original beats anatomized, every l"] == "yes"
+    assert got["k = 3..9: original beats identifying (sensitive a good predictor)"] == "yes"
+    # no convergence rows: aspect 4 cannot be measured
+    assert got["anatomized 1-NN converges faster for l = 2, 3"] == "n/a"
+    tests = claims[claims["source"] == "t-test table"].set_index("claim")
+    assert list(tests.index) == ["1-NN, Org. vs L=2", "1-NN, Org. vs L=3", "3-NN, Org. vs L=2", "3-NN, Org. vs L=3"]
+    assert tests["privnb"].tolist() == ["P", "F", "F", "P"]
+    assert tests["paper"].tolist() == ["F", "F", "F", "P"]         # Table 1 of seed 002, rows k = 1, 3
+    assert tests["agree"].tolist() == [False, True, True, True]
+    assert claims["agree"].sum() == 5 + 3                          # five "yes" claims, three t-test cells
+
+
+def test_verdicts_follow_the_measurements():
+    worse = {**ERRORS, ("1-NN", "identifying", None): [0.40] * 3, ("1-NN", "generalized", 2): [0.10] * 3}
+    got = verdicts(knn_claims(results_table(worse), "adult"))
+    assert got["1-NN: identifying beats original (sensitive a bad predictor)"] == "no"
+    assert got["anatomized 1-NN beats the anonymized 1-NN (k = l)"] == "no"
+    assert got["1-NN: original beats anatomized, l = 2..5"] == "yes"
+
+
+def test_convergence_claims_read_the_incremental_rows():
+    curves = curves_table({("original", np.nan): [0.30, 0.25, 0.20],      # drop 0.10
+                           ("anatomized", 2.0): [0.40, 0.30, 0.20],       # drop 0.20: faster
+                           ("anatomized", 3.0): [0.30, 0.28, 0.26]})      # drop 0.04: slower
+    drops = convergence_drops(curves)
+    assert drops.to_dict() == pytest.approx({"Org.": 0.10, "L=2": 0.20, "L=3": 0.04})
+    both = pd.concat([results_table(dataset="fars"), curves], ignore_index=True)
+    got = verdicts(knn_claims(both, "fars"))
+    assert got["anatomized 1-NN converges faster for l = 2"] == "yes"
+    assert got["anatomized 1-NN converges slower for l = 3, 4"] == "yes"
+    got = verdicts(knn_claims(pd.concat([results_table(), curves], ignore_index=True), "adult"))
+    assert got["anatomized 1-NN converges faster for l = 2, 3"] == "no"     # l = 3 is slower
+    assert got["anatomized 1-NN converges slower for l = 4, 5"] == "no"     # no l = 4, 5 measured
+    # the convergence rows change neither the mean errors nor the t-tests
+    pd.testing.assert_series_equal(knn_mean_errors(both), knn_mean_errors(results_table(dataset="fars")))
+
+
+def test_not_applicable_views_and_the_k_and_l_that_ran():
+    table = results_table(na={("1-NN", "anatomized", 3), ("3-NN", "anatomized", 3)})
+    assert ("1-NN", "anatomized", 3.0) not in knn_mean_errors(table).index
+    ttest = knn_t_tests(table)
+    assert list(ttest.index) == ["1-NN", "3-NN"] and ttest["Org. vs L=3"].tolist() == ["N/A", "N/A"]
+    claims = knn_claims(table, "bank", n_neighbors=[3], ls=[2])
+    assert claims.loc[claims["source"] == "t-test table", "claim"].tolist() == ["3-NN, Org. vs L=2"]
+    assert knn_claims(table, "pu1").empty and list(knn_claims(table, "pu1").columns) == list(CLAIM_COLUMNS)
+
+
+def test_aspects():
+    aspects = knn_aspects(results_table()).set_index(["k", "l"])
+    assert aspects.index.tolist() == [(1, 2), (1, 3), (3, 2), (3, 3)]
+    assert aspects.loc[(1, 2), "L"] == pytest.approx(0.25) and aspects.loc[(3, 3), "Org."] == pytest.approx(0.16)
+    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[0]]                 # 0.25 > 0.21
+    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[1]]                 # identifying 0.19 beats original 0.21
+    assert aspects.loc[(1, 3), ASPECT_COLUMNS[3]] is None            # no anonymized 1-NN with k = 3
+    assert bool(aspects.loc[(1, 2), ASPECT_COLUMNS[3]]) and aspects.loc[(3, 2), ASPECT_COLUMNS[3]] is None
+    assert bool(aspects.loc[(3, 2), ASPECT_COLUMNS[2]])               # 0.16 <= 0.17 <= 0.18
+
+
+def test_rho_squared_table_and_theorem_17():
+    rho = rho_squared_table(30, 0, dims=(1,), sizes=(50,))
+    assert rho.shape == (1, 7)
+    assert rho.loc[0, "E{rho^2} (19)"] == pytest.approx(float(expected_rho_squared(1, 50)))
+    limits, table = theorem_17_table([40, 80], 0, n_test=200)
+    assert table["N"].tolist() == [40, 80] and table.iloc[:, 1:].stack().between(0, 1).all()
+    assert limits["bayes_A"] <= limits["nn_A"] <= 2 * limits["bayes_A"]
+    inside = pd.DataFrame({"anatomized 1-NN, test ~ D_A": [0.5, 1.5 * limits["bayes_A"]]})
+    outside = pd.DataFrame({"anatomized 1-NN, test ~ D_A": [0.0, 2 * limits["bayes_A"] + 0.05]})
+    assert theorem_17_within_bounds(limits, inside) and not theorem_17_within_bounds(limits, outside)

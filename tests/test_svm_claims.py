@@ -1,0 +1,111 @@
+"""The claims of seed 003 (privnb.experiments.svm_claims) on small results tables with known verdicts."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
+from privnb.experiments import COLUMNS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table, tidy_frame
+from privnb.experiments.svm_claims import CLAIM_COLUMNS, THEOREM_4_1_COLUMNS
+
+# per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
+SVC = {("original", None): [0.20, 0.22, 0.21], ("identifying", None): [0.15] * 3,
+       ("pruned", 2): [0.20] * 3, ("pruned", 3): [0.19] * 3, ("pruned", 4): [0.10, 0.26, 0.18],
+       ("pruned", 5): [0.16, 0.185, 0.165], **{("generalized", k): [0.25] * 3 for k in (2, 3, 4, 5)}}
+SVM = {("original", None): [0.10] * 3, ("identifying", None): [0.11] * 3,
+       **{("pruned", l): [0.12 + 0.01 * (l - 2)] * 3 for l in (2, 3, 4, 5)},
+       **{("generalized", k): [0.30] * 3 for k in (2, 3, 4, 5)}}
+
+
+def results_table(errors_by_classifier, dataset="adult", na=()):
+    """Tidy error rows; (classifier, method, param) in ``na`` become N/A rows."""
+    rows = []
+    for classifier, errors in errors_by_classifier.items():
+        for (method, param), values in errors.items():
+            for fold, value in enumerate(values):
+                if (classifier, method, param) in na:
+                    rows.append((dataset, classifier, method, param, fold, "error", np.nan, np.nan, np.nan,
+                                 "N/A: not l-diverse"))
+                else:
+                    rows.append((dataset, classifier, method, param, fold, "error", value, 100, 2 * fold, ""))
+    return tidy_frame(rows)
+
+
+def test_adult_claims_have_the_verdicts_of_the_table():
+    claims = svm_claims(results_table({"SVC": SVC, "SVM": SVM}), "adult")
+    assert list(claims.columns) == list(CLAIM_COLUMNS)
+    assert claims["dataset"].eq("adult").all() and claims["classifier"].tolist() == ["SVC"] * 6 + ["SVM"] * 4
+    assert claims["verdict"].tolist() == ["agree", "agree", "agree", "differ", "agree", "agree",
+                                          "agree", "agree", "differ", "agree"]
+    measures = claims["privnb measures"].tolist()
+    assert measures[0] == "4 of 4 l values"         # pruned SVC below original for every l
+    assert measures[1] == "-0.0100"                 # slope of the pruned SVC's error in l
+    assert measures[2:4] == ["F", "P"]              # Table 1 cells
+    assert measures[4] == "3 of 3 l values" and measures[7] == "+0.0100"
+    assert measures[8] == "0 of 4 l values"         # pruned SVM never beats identifying
+
+
+def test_verdicts_follow_the_measurements():
+    """Swapping the original and identifying SVCs turns the aspect-2 claim and keeps aspect 1's count."""
+    swapped = {**SVC, ("original", None): SVC[("identifying", None)], ("identifying", None): [0.30] * 3}
+    claims = svm_claims(results_table({"SVC": swapped}), "adult").set_index("paper")
+    assert claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "verdict"] == "differ"
+    assert claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)",
+                      "privnb measures"] == "0 of 3 l values"
+    assert claims.loc["pruned SVC beats original SVC for several l (Fig. 5, C.1)", "verdict"] == "differ"
+
+
+def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
+    only_svm = results_table({"SVM": SVM})
+    claims = svm_claims(only_svm, "bank")
+    assert claims["classifier"].eq("SVM").all() and len(claims) == 2
+    assert claims["verdict"].tolist() == ["agree", "agree"]    # original and identifying beat pruned
+    empty = svm_claims(only_svm, "pu1")
+    assert empty.empty and list(empty.columns) == list(CLAIM_COLUMNS)
+
+
+def test_fars_not_applicable_l_reads_as_n_a_in_table_1():
+    fars = {key: value for key, value in SVC.items() if key[0] != "generalized"}
+    table = results_table({"SVC": fars}, dataset="fars", na={("SVC", "pruned", 5)})
+    claims = svm_claims(table, "fars").set_index("paper")
+    assert claims.loc["Table 1: Org. vs L=5 N/A (4 alcohol values)", ["privnb measures", "verdict"]].tolist() == \
+        ["N/A", "agree"]
+    # |pruned - original| reaches 3 points at l = 4: not "about equal"
+    equal = claims.loc["pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points"]
+    assert equal["privnb measures"] == "+0.0300" and equal["verdict"] == "differ"
+
+
+def test_summary_and_aspects():
+    table = results_table({"SVC": SVC}, na={("SVC", "pruned", 5)})
+    summary = svm_summary(table).set_index("view")
+    assert summary.loc["L=3", "mean_error"] == pytest.approx(0.19) and summary.loc["L=5", "note"].startswith("N/A")
+    assert summary.loc["Org.", "n_suppressed"] == pytest.approx(2.0)
+    aspects = svm_aspects(table, ls=[2, 3, 4, 5], k_anonymity=[2, 3]).set_index("l")
+    assert aspects.loc[3, "pruned - original"] == pytest.approx(-0.02)
+    assert aspects.loc[2, "pruned - identifying"] == pytest.approx(0.05)
+    assert aspects.loc[3, "pruned - generalized(k=l)"] == pytest.approx(-0.06)
+    assert np.isnan(aspects.loc[4, "pruned - generalized(k=l)"])     # k = 4 not among k_anonymity
+    assert np.isnan(aspects.loc[5, "pruned"]) and np.isnan(aspects.loc[5, "suppressed per fold"])
+    pd.testing.assert_frame_equal(svm_aspects(table, k_anonymity=[2, 3]), aspects.reset_index()[
+        svm_aspects(table).columns])                                  # ls read from the table
+
+
+def test_theorem_4_1_table_from_the_rows_of_the_pruned_svcs():
+    base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
+    inputs = {"w_norm": [2.0, 4.0], "r2_min": [1.0, 0.5], "r2_max": [3.0, 2.0], "appendix_b_r2_min": [5.0, 6.0],
+              "appendix_b_r2_max": [9.0, 9.0]}
+    rows = [("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 2 * fold, "")
+            for metric, values in inputs.items() for fold in (0, 1)]
+    table = theorem_4_1_table(pd.concat([base, tidy_frame(rows)], ignore_index=True), d=3)
+    assert list(table.columns) == list(THEOREM_4_1_COLUMNS) and table["l"].tolist() == [2]
+    row = table.iloc[0]
+    assert row["measured gap"] == pytest.approx(((0.25 - 0.20) + (0.40 - 0.30)) / 2)
+    assert row["error"] == pytest.approx(0.325) and row["n_suppressed"] == pytest.approx(1.0)
+    ranges = [rp2_range_from_data(1.0, 3.0, 2.0), rp2_range_from_data(0.5, 2.0, 4.0)]
+    first, second = theorem_4_1_terms(np.array([100, 100]), 3, *np.array(ranges).T)
+    assert row["rp2_max"] == pytest.approx((12.0 + 32.0) / 2)
+    assert row["bound"] == pytest.approx(np.mean(first + second))
+    assert row["bound"] == pytest.approx(row["vc_term"] + row["pruning_term"])
+    assert 0 < row["pruning_share"] < 1
+    none = theorem_4_1_table(base, d=3)
+    assert none.empty and list(none.columns) == ["l"]
+    assert list(base.columns) == list(COLUMNS)
