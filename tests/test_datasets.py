@@ -184,7 +184,7 @@ def test_adult_hierarchies():
 @needs("adult/adult.data", "bank/bank-full.csv", "fars/fars.tsv", "pu1/pu1_encoded.tar.gz")
 def test_describe_data_on_shared_folder():
     table = describe_data(SHARED)
-    assert list(table.columns) == ["dataset", "file", "location", "sha256", "url"]
+    assert list(table.columns) == ["dataset", "file", "location", "sha256", "url", "problem"]
     assert len(table) == len(datasets.FILES)
     present = table[table["location"] != "missing"]
     assert (present.loc[present["dataset"] != "ipums", "sha256"] == "ok").all()
@@ -343,8 +343,21 @@ def write(path: Path, text: str, gz: bool = False) -> Path:
     return path
 
 
+def pin(monkeypatch, relpath: str, content: bytes) -> None:
+    """Pin FILES[relpath] to the sha256 of a toy file (the loaders check every local copy)."""
+    monkeypatch.setitem(datasets.FILES, relpath, dataclasses.replace(datasets.FILES[relpath], sha256=sha(content)))
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """The verification cache of each test lives in its own user cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
 @pytest.mark.parametrize("gz", [False, True])
-def test_adult_from_plain_or_gzipped_files(tmp_path, gz):
+def test_adult_from_plain_or_gzipped_files(tmp_path, gz, monkeypatch):
+    pin(monkeypatch, "adult/adult.data", ADULT_LINES.encode())
+    pin(monkeypatch, "adult/adult.test", ADULT_TEST.encode())
     write(tmp_path / "adult/adult.data", ADULT_LINES, gz)
     write(tmp_path / "adult/adult.test", ADULT_TEST, not gz)
     train = datasets.load_adult(data_home=tmp_path, version="train", drop_missing=False)
@@ -541,13 +554,14 @@ def write_pu1(home: Path, messages: dict[str, str]) -> None:
     (home / "pu1" / "pu1_encoded.tar.gz").write_bytes(buffer.getvalue())
 
 
-def test_pu1_parses_a_tiny_archive(tmp_path):
+def test_pu1_parses_a_tiny_archive(tmp_path, monkeypatch):
     write_pu1(tmp_path, {
         "bare/part1/3legit1.txt": "Subject: 5 7\n\n7 9 9 11\n",
         "bare/part2/1spmsg2.txt": "Subject: 11\n\n2\n",
         "bare/part1/2spmsg1.txt": "Subject:\n\n5\n",
         "stop/part1/3legit1.txt": "Subject: 1\n\n1\n",
     })
+    pin(monkeypatch, "pu1/pu1_encoded.tar.gz", (tmp_path / "pu1" / "pu1_encoded.tar.gz").read_bytes())
     corpus = datasets.load_pu1(data_home=tmp_path)
     assert corpus.tokens.tolist() == [2, 5, 7, 9, 11]
     assert corpus.X.toarray().tolist() == [[0, 1, 0, 0, 0],     # part1/2spmsg1

@@ -15,6 +15,7 @@ import gzip
 import io
 import re
 import tarfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from privnb.data.containers import Dataset, TokenCorpus
-from privnb.data.sources import FileSpec, content_sha256, fetch, locate, open_binary, search_dirs
+from privnb.data.sources import (DataIntegrityError, FileSpec, candidates, checked_sha256, fetch, looks_wrong,
+                                 open_binary, search_dirs)
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 
@@ -73,6 +75,16 @@ def _path(relpath: str, data_home):
     return fetch(FILES[relpath], data_home)
 
 
+def _parse(path, read):
+    """``read(path)``, with a damaged file or bytes of another format reported as a DataIntegrityError naming it."""
+    try:
+        return read(path)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError, tarfile.TarError) as error:
+        raise DataIntegrityError(f"data file {path} cannot be read ({type(error).__name__}: {error}); delete it "
+                                 "and copy or download it again") from None
+
+
 def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
     """One row per data file: where it resolves and whether its checksum matches.
 
@@ -88,20 +100,38 @@ def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, file, location, sha256, url``: location is the path found or "missing";
-        sha256 is "ok", "mismatch" or "unverified" (not checked, no pinned checksum, or missing).
+        Columns ``dataset, file, location, sha256, url, problem``: location is the path found or "missing"
+        (with a plain and a gzipped copy, the one whose checksum matches); sha256 is "ok", "mismatch",
+        "damaged" (a truncated or corrupt gzip, or not the expected format) or "unverified" (not checked, no
+        pinned checksum, or missing); problem says what is wrong and what to do. Hashes are remembered by
+        path, size and mtime in the user cache, so each file is hashed once.
     """
     dirs, _ = search_dirs(data_home)
     rows = []
     for spec in FILES.values():
-        found = locate(spec, dirs)
-        status = "unverified"
-        if found is not None and verify and spec.sha256 is not None:
-            status = "ok" if content_sha256(spec, found) == spec.sha256 else "mismatch"
+        found = candidates(spec, dirs)
+        status, problem, where = "unverified", "", found[0] if found else None
+        if found and verify:
+            for path in found:
+                try:
+                    if spec.sha256 is None:
+                        why = looks_wrong(spec, path)
+                        state = "damaged" if why else "unverified"
+                        why = f"{path}: {why}" if why else ""
+                    else:
+                        got = checked_sha256(spec, path)
+                        state = "ok" if got == spec.sha256 else "mismatch"
+                        why = "" if state == "ok" else f"{path}: sha256 {got}, expected {spec.sha256}"
+                except DataIntegrityError as error:
+                    state, why = "damaged", str(error)
+                if path is found[0] or state in ("ok", "unverified"):
+                    status, problem, where = state, why, path
+                if state in ("ok", "unverified"):
+                    break
         rows.append({"dataset": spec.dataset, "file": spec.path,
-                     "location": str(found) if found is not None else "missing",
-                     "sha256": status, "url": spec.url or ""})
-    return pd.DataFrame(rows, columns=["dataset", "file", "location", "sha256", "url"])
+                     "location": str(where) if where is not None else "missing",
+                     "sha256": status, "url": spec.url or "", "problem": problem})
+    return pd.DataFrame(rows, columns=["dataset", "file", "location", "sha256", "url", "problem"])
 
 
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -150,9 +180,9 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
     if version not in ("merged", "train"):
         raise ValueError(f"version must be 'merged' (adult.data + adult.test) or 'train' (adult.data); "
                          f"got {version!r}")
-    parts = [_read_adult(_path("adult/adult.data", data_home), skiprows=0)]
+    parts = [_parse(_path("adult/adult.data", data_home), lambda p: _read_adult(p, skiprows=0))]
     if version == "merged":
-        parts.append(_read_adult(_path("adult/adult.test", data_home), skiprows=1))
+        parts.append(_parse(_path("adult/adult.test", data_home), lambda p: _read_adult(p, skiprows=1)))
     frame = pd.concat(parts, ignore_index=True)
     if drop_missing:
         frame = frame.dropna().reset_index(drop=True)
@@ -174,8 +204,8 @@ def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
         column 0 the original value, then increasingly general levels, the last ``*``.
     """
     return {
-        attr: pd.read_csv(_path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home), sep=";",
-                          header=None, dtype=str, keep_default_na=False)
+        attr: _parse(_path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home),
+                     lambda p: pd.read_csv(p, sep=";", header=None, dtype=str, keep_default_na=False))
         for attr in _HIERARCHY_SHA
     }
 
@@ -198,8 +228,8 @@ def load_bank_marketing(*, data_home=None) -> Dataset:
     observed ages 18..95 (cut points 25.7, 33.4, ..., 87.3), labelled by the ages they hold:
     18-25, 26-33, 34-41, 42-48, 49-56, 57-64, 65-71, 72-79, 80-87, 88-95 (ordinal).
     """
-    raw = pd.read_csv(_path("bank/bank-full.csv", data_home), sep=";",
-                      usecols=["age", "job", "day", "month", "housing", "y"])
+    raw = _parse(_path("bank/bank-full.csv", data_home),
+                 lambda p: pd.read_csv(p, sep=";", usecols=["age", "job", "day", "month", "housing", "y"]))
     raw = raw[raw["y"] == "no"].reset_index(drop=True)
     upper = np.array([hi for _, hi in BANK_AGE_BINS])
     age = raw["age"].to_numpy()
@@ -243,7 +273,7 @@ def load_fars(*, data_home=None) -> Dataset:
     quasi-identifier. PMLB replaced category names by integer codes, so nominal columns hold ints;
     :data:`FARS_NUMERIC` are numeric.
     """
-    raw = pd.read_csv(_path("fars/fars.tsv", data_home), sep="\t")
+    raw = _parse(_path("fars/fars.tsv", data_home), lambda p: pd.read_csv(p, sep="\t"))
     raw = raw[raw["target"].isin(_FARS_INJURED + _FARS_NOT_INJURED)].reset_index(drop=True)
     raw["injured"] = raw.pop("target").isin(_FARS_INJURED).astype(np.int64)
     quasi = tuple(c for c in raw.columns if c not in (FARS_SENSITIVE, "injured"))
@@ -289,7 +319,7 @@ def load_ipums(*, data_home=None) -> Dataset:
     shared data folder: they are downloaded from UCI (gzipped) into the cache on first use.
     Orders of the ordinal code columns are their sorted observed codes.
     """
-    frame = pd.concat([_read_ipums(_path(f"ipums/{name}", data_home)) for name in _IPUMS_FILES],
+    frame = pd.concat([_parse(_path(f"ipums/{name}", data_home), _read_ipums) for name in _IPUMS_FILES],
                       ignore_index=True)
     frame["bintotinc"] = (frame["inctot"] > 50000).astype(np.int64)
     kinds = {c: "nominal" for c in IPUMS_QUASI_IDENTIFIERS}
@@ -322,7 +352,7 @@ def load_pu1(*, data_home=None, version: str = "bare") -> TokenCorpus:
     spec = FILES["pu1/pu1_encoded.tar.gz"]
     path = fetch(spec, data_home)
     stat = path.stat()
-    X, y, folds, tokens = _parse_pu1(str(path), stat.st_mtime_ns, stat.st_size, version)
+    X, y, folds, tokens = _parse(path, lambda p: _parse_pu1(str(p), stat.st_mtime_ns, stat.st_size, version))
     return TokenCorpus(X.copy(), y.copy(), folds.copy(), tokens.copy(), version)
 
 

@@ -13,6 +13,7 @@ import os
 import urllib.request
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
@@ -31,6 +32,12 @@ class DataUnavailableError(RuntimeError):
 
     The message names the file, its download address and the ``PRIVNB_DATA`` variable.
     """
+
+
+class DataIntegrityError(ValueError):
+    """A local data file is not what it claims to be: its sha256 does not match the pinned one, its gzip
+    stream is truncated or corrupt, or its bytes are not the expected format. The message names the file
+    and what to do."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,10 @@ def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
     else:
         content = payload
     if spec.sha256 is None:
+        why = _wrong_bytes(content[:4096])
+        if why is not None:
+            raise _unavailable(spec, dirs, f"the download from {spec.url} is not the data file: {why} "
+                                           "(nothing was written)")
         warnings.warn(f"{spec.path}: no pinned sha256, the download from {spec.url} is unverified",
                       stacklevel=3)
     else:
@@ -174,11 +185,117 @@ def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
     return target
 
 
+def candidates(spec: FileSpec, dirs: list[Path]) -> list[Path]:
+    """Every existing copy of ``spec`` (plain, then gzipped) in ``dirs``, in search order."""
+    return [c for folder in dirs for c in (folder / spec.path, folder / (spec.path + ".gz")) if c.is_file()]
+
+
+_VERIFIED = "verified.json"
+
+
+def _verified_cache() -> Path:
+    return user_cache_dir() / _VERIFIED
+
+
+def _read_verified() -> dict:
+    import json
+    try:
+        data = json.loads(_verified_cache().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(key: str, entry: list) -> None:
+    import json
+    data = _read_verified()
+    data[key] = entry
+    try:
+        write_bytes(_verified_cache(), json.dumps(data, indent=0, sort_keys=True).encode())
+    except OSError:  # a read-only cache: verify again next time
+        pass
+
+
+def checked_sha256(spec: FileSpec, path: Path) -> str:
+    """sha256 of the uncompressed content of ``path``, remembered by path, size and mtime in the user cache
+    (so a file is hashed once until it changes). A truncated or corrupt gzip stream is a DataIntegrityError."""
+    path = Path(path)
+    stat = path.stat()
+    key = str(path.resolve())
+    entry = _read_verified().get(key)
+    if isinstance(entry, list) and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
+        return entry[2]
+    try:
+        digest = content_sha256(spec, path)
+    except (OSError, EOFError, zlib.error) as error:
+        raise DataIntegrityError(f"data file {path} is damaged ({type(error).__name__}: {error}); "
+                                 f"{_remedy(spec, path)}") from None
+    _remember(key, [stat.st_size, stat.st_mtime_ns, digest])
+    return digest
+
+
+def _remedy(spec: FileSpec, path: Path) -> str:
+    source = f"download it again from {spec.url}" if spec.url else "copy it again from its source"
+    return f"delete {path} and {source} (the README of the data folder lists the sha256 of each file)"
+
+
+def looks_wrong(spec: FileSpec, path: Path) -> str | None:
+    """Why the start of a file without a pinned checksum is not a data file (an HTML page, empty), or None."""
+    try:
+        with open_binary(spec, path) as handle:
+            head = handle.read(4096)
+    except (OSError, EOFError, zlib.error) as error:
+        return f"it is damaged ({type(error).__name__}: {error})"
+    return _wrong_bytes(head)
+
+
+def _wrong_bytes(head: bytes) -> str | None:
+    text = head.lstrip()
+    if not text:
+        return "it is empty"
+    if text[:1] == b"<" or b"<html" in text[:512].lower():
+        return "it is an HTML or XML page, not the data file"
+    return None
+
+
+def verify(spec: FileSpec, path: Path) -> Path:
+    """``path`` when it is the file ``spec`` claims (pinned sha256, or a plausible format when unpinned);
+    else a DataIntegrityError naming it and what to do."""
+    if spec.sha256 is None:
+        why = looks_wrong(spec, path)
+        if why is not None:
+            raise DataIntegrityError(f"data file {path} is not {spec.path}: {why}; {_remedy(spec, path)}")
+        return path
+    got = checked_sha256(spec, path)
+    if got != spec.sha256:
+        raise DataIntegrityError(f"data file {path} does not match the pinned sha256 of {spec.path} "
+                                 f"(got {got}, expected {spec.sha256}): it was edited, emptied or replaced; "
+                                 f"{_remedy(spec, path)}")
+    return path
+
+
 def fetch(spec: FileSpec, data_home: str | os.PathLike | None = None,
           opener: Callable[[str], BinaryIO] | None = None) -> Path:
-    """Path of a copy of ``spec``: found in the search folders, else downloaded (see search_dirs)."""
+    """Path of a verified copy of ``spec``: found in the search folders, else downloaded (see search_dirs).
+
+    Each copy found is checked (:func:`verify`) before it is used; when several are present (plain and
+    gzipped), the first that checks out is used and a warning says which and why the others were not.
+    An unpinned download in the cache that is not in the expected format is deleted and fetched again.
+    """
     dirs, target_dir = search_dirs(data_home)
-    found = locate(spec, dirs)
-    if found is not None:
-        return found
+    problems = []
+    for path in candidates(spec, dirs):
+        try:
+            verify(spec, path)
+        except DataIntegrityError as error:
+            if spec.sha256 is None and path.parent.is_relative_to(target_dir) and data_home is None:
+                path.unlink(missing_ok=True)  # a bad download of ours: never served again
+                continue
+            problems.append(error)
+            continue
+        if problems:
+            warnings.warn(f"using {path} for {spec.path}; not the other copy: {problems[0]}", stacklevel=2)
+        return path
+    if problems:
+        raise problems[0]
     return download(spec, dirs, target_dir, opener)
