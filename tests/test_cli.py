@@ -10,7 +10,7 @@ from privnb.workbench import cli, runner
 from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 
-def test_exit_status_counts_failed_points(monkeypatch, capsys):
+def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatch, capsys):
     calls = {}
 
     def fake_run_sweeps(specs, **options):
@@ -22,7 +22,7 @@ def test_exit_status_counts_failed_points(monkeypatch, capsys):
     monkeypatch.setattr(runner, "run_sweeps", fake_run_sweeps)
     status = cli.main(["sweep", "a.quick.yaml", "b.quick.yaml", "--out", "res", "--workers", "3", "--force",
                        "--no-progress"])
-    assert status == 2
+    assert status == 1
     assert calls["specs"] == ["a.quick.yaml", "b.quick.yaml"]
     assert (calls["out"], calls["workers"], calls["force"], calls["progress"], calls["scheduler"]) == \
         ("res", 3, True, False, None)
@@ -30,10 +30,12 @@ def test_exit_status_counts_failed_points(monkeypatch, capsys):
     assert "3 points" in out and "2 failed" in out and "a.quick/x=2: boom" in err
 
 
-def test_exit_status_is_capped(monkeypatch):
+def test_exit_status_is_1_for_any_number_of_failed_points(monkeypatch):
     records = {"s": [{"point": str(i), "status": "failed", "error": ""} for i in range(300)]}
     monkeypatch.setattr(runner, "run_sweeps", lambda specs, **o: sweep.SweepSummary("results", records))
-    assert cli.main(["sweep", "s.yaml"]) == 125
+    assert cli.main(["sweep", "s.yaml"]) == 1
+    records = {"s": [{"point": "a", "status": "skipped", "error": "no data"}, {"point": "b", "status": "ok"}]}
+    assert cli.main(["sweep", "s.yaml"]) == 0
 
 
 def test_bad_spec_is_a_clear_error(tmp_path, capsys):

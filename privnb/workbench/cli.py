@@ -1,15 +1,18 @@
 """The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``, ``privnb notebooks``.
 
-Exit status: 0 on success; for ``sweep``, the number of failed points (at most 125); for ``data``, 1
-when a checksum mismatches; for ``notebooks``, 1 when a notebook departs from the conventions; 2 for bad input
-(argparse's usage errors, an invalid spec, a folder that holds no sweep), with the reason on stderr.
+Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), ``data`` found a
+damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
+(argparse's usage errors, an invalid spec, a missing notebook, an ``--out`` that is a file or cannot be
+written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep); 3 for an
+internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are written for what
+finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-
-_MAX_STATUS = 125
+import traceback
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,21 +60,36 @@ def _sweep(args) -> int:
     from privnb.workbench.spec import load_spec
 
     if args.dry_run:
+        from privnb.workbench.runner import _is_done
+
         for spec in map(load_spec, args.specs):
             for point in spec.points(args.out):
-                state = "done" if point.done and not args.force else "to run"
+                state = "done" if not args.force and _is_done(point, []) else "to run"
                 print(f"{spec.name}/{point.point_id}\t{state}\t{point.parameters}")
         return 0
-    summary = run_sweeps(args.specs, out=args.out, workers=args.workers, scheduler=args.scheduler,
-                         force=args.force, progress=not args.no_progress, kernel_name=args.kernel,
-                         cell_timeout=args.cell_timeout)
-    print(f"{summary.n_points} points ({summary.n_run} run, {summary.n_points - summary.n_run} already done), "
-          f"{summary.n_failed} failed; report: {summary.out}/report.md")
+    from privnb.workbench.runner import SweepInterrupted
+
+    try:
+        summary = run_sweeps(args.specs, out=args.out, workers=args.workers, scheduler=args.scheduler,
+                             force=args.force, progress=not args.no_progress, kernel_name=args.kernel,
+                             cell_timeout=args.cell_timeout)
+    except SweepInterrupted as stopped:
+        summary = stopped.summary
+        _print_summary(summary)
+        print(f"privnb sweep: {stopped}: {summary.n_pending} point(s) not run; run the same command again to "
+              "resume", file=sys.stderr)
+        return 128 + stopped.signum
+    _print_summary(summary)
+    return int(summary.n_failed > 0)
+
+
+def _print_summary(summary) -> None:
+    print(f"{summary.n_points} points ({summary.n_run} run, {summary.n_points - summary.n_run - summary.n_pending} "
+          f"already done), {summary.n_failed} failed, {summary.n_skipped} skipped; report: {summary.out}/report.md")
     for name, records in summary.records.items():
         for record in records:
-            if record["status"] != "ok":
-                print(f"  failed {name}/{record['point']}: {record['error']}", file=sys.stderr)
-    return min(summary.n_failed, _MAX_STATUS)
+            if record["status"] in ("failed", "skipped"):
+                print(f"  {record['status']} {name}/{record['point']}: {record['error']}", file=sys.stderr)
 
 
 def _report(args) -> int:
@@ -88,9 +106,12 @@ def _data(args) -> int:
     from privnb.data.loaders import describe_data
 
     table = describe_data(args.data_home, verify=args.verify)
-    with pd.option_context("display.max_colwidth", 80, "display.width", 200):
+    with pd.option_context("display.max_colwidth", 120, "display.width", 250):
         print(table.to_string(index=False))
-    return int(bool((table.get("sha256") == "mismatch").any()))
+    bad = table.get("sha256", pd.Series(dtype=object)).isin(["mismatch", "damaged"])
+    for _, row in table[bad].iterrows():
+        print(f"privnb data: {row['file']}: {row.get('problem') or row['sha256']}", file=sys.stderr)
+    return int(bool(bad.any()))
 
 
 def _notebooks(args) -> int:
@@ -100,6 +121,8 @@ def _notebooks(args) -> int:
 
     failed = 0
     for path in args.paths:
+        if not os.path.isfile(path):
+            raise ValueError(f"notebook {path} not found")
         problems = (refresh_kept_outputs(path) if args.refresh
                     else convention_problems(nbformat.read(path, as_version=4)))
         failed += bool(problems)
@@ -113,8 +136,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return {"sweep": _sweep, "report": _report, "data": _data, "notebooks": _notebooks}[args.command](args)
-    except ValueError as error:
-        parser.exit(2, f"privnb {args.command}: error: {error}\n")
+    except ValueError as error:  # bad usage or input, a bad spec, an unusable --out or scheduler (SweepError)
+        _debug()
+        parser.exit(2, f"privnb {args.command}: error: {_one_line(error)}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"privnb {args.command}: interrupted\n")
+    except Exception as error:  # noqa: BLE001 (an internal error: one line, not a traceback)
+        _debug()
+        parser.exit(3, f"privnb {args.command}: internal error: {type(error).__name__}: {_one_line(error)} "
+                       "(PRIVNB_DEBUG=1 shows the traceback)\n")
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _debug() -> None:
+    if os.environ.get("PRIVNB_DEBUG"):
+        traceback.print_exc()
 
 
 if __name__ == "__main__":

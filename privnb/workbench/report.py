@@ -29,7 +29,10 @@ def _point_records(sweep_dir: Path) -> tuple[dict, list[dict]]:
         raise ValueError(f"{sweep_dir} is not a sweep folder: it has no points.json")
     records = []
     for entry in index["points"]:
-        record = _read_json(sweep_dir / entry["point"] / "point.json") or entry
+        try:
+            record = _read_json(sweep_dir / entry["point"] / "point.json") or entry
+        except ValueError:  # a damaged point.json: the sweep's own list still says what happened
+            record = entry
         records.append({**record, "cached": entry.get("cached", False)})
     return index["spec"], records
 
@@ -49,7 +52,11 @@ def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
         path = sweep_dir / record["point"] / "results.parquet"
         if record["status"] != "ok" or not path.exists():
             continue
-        frame = pd.read_parquet(path)
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as error:  # noqa: BLE001 (any damage)
+            raise ValueError(f"{path} is unreadable ({type(error).__name__}: {error}); run the sweep again "
+                             "to redo the point") from None
         extra = {"sweep": spec["name"], "point": record["point"]}
         for name, value in record["parameters"].items():
             extra[f"point_{name}" if name in frame.columns or name in extra else name] = _parameter_value(value)

@@ -21,9 +21,12 @@ Results layout under ``out``::
                                      view (Org., L=2, ...), failures with tracebacks, figures (linked)
     results.parquet, report.{md,html}   the index over every sweep folder in ``out``
 
-A point whose ``point.json`` says "ok" and whose notebook exists is skipped unless ``force``; a failed
-point is run again. Points run serially, in a local process pool (``workers``) or on a dask.distributed
-cluster (``scheduler``: the workers must see the same file system and have privnb installed).
+A point whose ``point.json`` says "ok", whose notebook exists and whose results.parquet (if any) can be
+read is skipped unless ``force``; a failed point is run again. A point's last good results wait in
+``<sweep>/<point>.previous`` while it runs again and survive every failing run. Points run serially, each
+in a process of its own (``workers`` at a time), or on a dask.distributed cluster (``scheduler``: the
+workers must see the same file system and have privnb installed). One sweep at a time writes to ``out``
+(``out/.privnb-sweep.lock``); SIGINT and SIGTERM stop the running points and write the reports.
 """
 from __future__ import annotations
 
@@ -31,11 +34,14 @@ import math
 import os
 import re
 import shutil
+import signal
+import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -48,25 +54,67 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _DATA_UNAVAILABLE = "DataUnavailableError"
 
 
+class SweepError(ValueError):
+    """A sweep that cannot start: an unusable ``out`` folder, another sweep holding it, an unreachable scheduler."""
+
+
+class SweepInterrupted(Exception):
+    """SIGINT or SIGTERM stopped the sweep; finished points are kept and the reports written."""
+
+    def __init__(self, signum: int, summary: "SweepSummary"):
+        self.signum, self.summary = signum, summary
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+def previous_dir(folder: str | os.PathLike) -> Path:
+    """Where a point's last good results wait while it runs again: ``<point>.previous`` beside it."""
+    folder = Path(folder)
+    return folder.with_name(folder.name + ".previous")
+
+
+def _is_good(folder: Path) -> bool:
+    try:
+        record = _read_json(folder / "point.json", {})
+    except ValueError:
+        return False
+    return record.get("status") == "ok"
+
+
+def _set_aside(folder: Path) -> Path:
+    """Empty ``folder`` for a new run, keeping the last good results in ``<point>.previous``.
+
+    A good run in the folder replaces an older ``.previous``; a failed or interrupted one is deleted when
+    ``.previous`` holds good results (so whatever sequence of runs fails, the last good results survive).
+    """
+    previous = previous_dir(folder)
+    if folder.exists():
+        if _is_good(folder) or not _is_good(previous):
+            if previous.exists():
+                shutil.rmtree(previous)
+            if _is_good(folder):
+                os.replace(folder, previous)
+        if folder.exists():
+            shutil.rmtree(folder)
+    if previous.exists() and not _is_good(previous):
+        shutil.rmtree(previous)
+    folder.mkdir(parents=True)
+    return previous
+
+
 def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float | None = None) -> dict:
     """Execute one point with papermill and record the outcome; never raises for a failing notebook.
 
-    The point runs in an empty folder; what a previous run left there is set aside as
-    ``<point>.previous`` and deleted once the new run succeeds, so a failing ``--force`` re-run loses
-    no results. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
+    The point runs in an empty folder; the last good results of the point (from this or an earlier run)
+    wait in ``<point>.previous`` and are deleted once a run succeeds, so no sequence of failing runs
+    loses them. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
     debugging); ``point.json`` is written last with ``status`` "ok", "failed" or "skipped" (the
-    notebook raised ``privnb.datasets.DataUnavailableError``), the ``error`` (exception type and
+    notebook raised ``privnb.data.DataUnavailableError``), the ``error`` (exception type and
     message), the ``traceback`` and the duration.
     """
     import papermill
 
     folder = Path(point.output_dir)
-    previous = folder.with_name(folder.name + ".previous")
-    if folder.exists():
-        if previous.exists():
-            shutil.rmtree(previous)
-        os.replace(folder, previous)
-    folder.mkdir(parents=True)
+    previous = _set_aside(folder)
     partial = folder / ".notebook.part.ipynb"
     start = time.perf_counter()
     record = {"point": point.point_id, "parameters": point.parameters, "status": "ok", "error": "",
@@ -84,15 +132,23 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
     finally:
         if partial.exists():
             os.replace(partial, folder / "notebook.ipynb")
-    if previous.exists():
-        if record["status"] == "ok":
-            shutil.rmtree(previous)
-        else:
-            record["error"] += f" (the previous run's files are kept in {previous.name})"
     record.update(duration_s=round(time.perf_counter() - start, 3),
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _write_json(folder / "point.json", record)
+    _finish(folder, record)
     return record
+
+
+def _finish(folder: Path, record: dict) -> None:
+    """Write the point's record; drop ``.previous`` after a success, else say where it is."""
+    previous = previous_dir(folder)
+    if record["status"] == "ok":
+        _write_json(folder / "point.json", record)
+        if previous.exists():
+            shutil.rmtree(previous)
+        return
+    if _is_good(previous):
+        record["error"] += f" (the last good results of this point are kept in {previous})"
+    _write_json(folder / "point.json", record)
 
 
 def _failure(error: BaseException) -> dict:
@@ -112,37 +168,248 @@ def _lost(point: Point, error: BaseException) -> dict:
     record = {"point": point.point_id, "parameters": point.parameters, **_failure(error), "duration_s": math.nan,
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     Path(point.output_dir).mkdir(parents=True, exist_ok=True)
-    _write_json(Path(point.output_dir) / "point.json", record)
+    _finish(Path(point.output_dir), record)
     return record
 
 
-def _execute(points: list[Point], *, workers: int, scheduler, options: dict) -> Iterator[tuple[Point, dict]]:
-    """Run points serially, in a process pool or on a dask cluster; yield them as they finish."""
+class WorkerDied(RuntimeError):
+    """The process running a point ended without a record (killed from outside, out of memory)."""
+
+
+def _stop_kernels() -> None:
+    """Kill this process's kernels (jupyter starts each in its own session) with whatever they started."""
+    import psutil
+
+    for child in psutil.Process().children():
+        try:
+            if os.getpgid(child.pid) == child.pid:
+                os.killpg(child.pid, signal.SIGKILL)
+            else:
+                child.kill()
+        except (OSError, psutil.Error):
+            pass
+
+
+def _worker_main(point: Point, options: dict, connection) -> None:
+    """A point's own process: run it, send the record; SIGTERM stops its kernel and ends it at once."""
+    def stop(signum, frame):
+        _stop_kernels()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep decides; a terminal's Ctrl-C reaches us too
+    signal.signal(signal.SIGTERM, stop)
+    connection.send(run_point(point, **options))
+    connection.close()
+
+
+class _Stop:
+    """Set by SIGINT/SIGTERM while a sweep runs."""
+
+    def __init__(self):
+        self.signum = None
+        self.running = False  # a serial sweep runs a point in this process: break out of it
+
+    def __bool__(self):
+        return self.signum is not None
+
+
+def _execute(points: list[Point], *, workers: int, scheduler, options: dict,
+             stop: _Stop) -> Iterator[tuple[Point, dict]]:
+    """Run points serially, in processes of their own or on a dask cluster; yield them as they finish."""
     if not points:
         return
     if scheduler is not None:
-        from distributed import Client, as_completed
-        with Client(scheduler) as client:
-            yield from _gather({client.submit(run_point, p, pure=False, **options): p for p in points}, as_completed)
+        yield from _execute_dask(points, scheduler, options, stop)
     elif workers > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
-        with ProcessPoolExecutor(max_workers=min(workers, len(points)), mp_context=context) as pool:
-            yield from _gather({pool.submit(run_point, p, **options): p for p in points}, as_completed)
+        yield from _execute_processes(points, workers, options, stop)
     else:
         for point in points:
-            yield point, run_point(point, **options)
+            if stop:
+                return
+            try:
+                record = run_point(point, **options)
+            except KeyboardInterrupt:  # raised by the signal handler: the kernel is stopped already
+                return
+            yield point, record
 
 
-def _gather(futures: dict, as_completed) -> Iterator[tuple[Point, dict]]:
-    for future in as_completed(futures):
-        point = futures[future]
+_STOP_GRACE_S = 10.0  # how long a terminated worker may take to stop its kernel before SIGKILL
+
+
+def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, dict]]:
+    """One spawned process per point, ``workers`` at a time: a process that dies loses only its own point."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
+    queue, running = list(points), {}
+    try:
+        while (queue or running) and not stop:
+            while queue and len(running) < workers and not stop:
+                point = queue.pop(0)
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_worker_main, args=(point, options, send), daemon=True,
+                                          name=f"privnb point {point.point_id}")
+                process.start()
+                send.close()
+                running[process.sentinel] = (process, receive, point)
+            for sentinel in wait(list(running), timeout=0.2):
+                process, receive, point = running.pop(sentinel)
+                record = _receive(receive)
+                process.join()
+                if record is None:
+                    code = process.exitcode
+                    how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exit status {code}"
+                    record = _lost(point, WorkerDied(f"the process running this point died ({how}) "
+                                                     "before it recorded a result"))
+                yield point, record
+    finally:
+        for process, _, _ in running.values():
+            process.terminate()  # its SIGTERM handler stops its kernel
+        deadline = time.monotonic() + _STOP_GRACE_S
+        for process, _, _ in running.values():
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+    for process, receive, point in running.values():  # stopped: keep the points that finished meanwhile
+        record = _receive(receive)
+        receive.close()
+        if record is not None:
+            yield point, record
+
+
+def _receive(connection) -> dict | None:
+    try:
+        return connection.recv() if connection.poll() else None
+    except (EOFError, OSError):
+        return None
+
+
+_SCHEDULER_TIMEOUT = "10s"
+
+
+def _execute_dask(points, scheduler, options, stop) -> Iterator[tuple[Point, dict]]:
+    from distributed import Client, wait
+
+    try:
+        client = Client(scheduler, timeout=_SCHEDULER_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise SweepError(f"cannot reach the dask scheduler at {scheduler!r} ({type(error).__name__}: "
+                         f"{error}); start it (dask scheduler) or check the address") from None
+    with client:
+        futures = {client.submit(run_point, p, pure=False, **options): p for p in points}
+        pending = set(futures)
         try:
-            record = future.result()
-        except Exception as error:  # the worker died: run_point could not record the point itself
-            record = _lost(point, error)
-        yield point, record
+            while pending and not stop:
+                try:
+                    done, pending = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    continue
+                for future in done:
+                    point = futures[future]
+                    try:
+                        record = future.result()
+                    except Exception as error:  # the worker died: run_point could not record the point itself
+                        record = _lost(point, error)
+                    yield point, record
+        finally:
+            # a task that runs already finishes on its worker (dask cannot stop it); queued ones never start
+            client.cancel([f for f in futures if not f.done()])
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise SweepError(f"--out {out} is a file, not a folder; choose a folder for the results")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SweepError(f"cannot create the results folder {out}: {error.strerror or error}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SweepError(f"cannot write to the results folder {out} (permission denied); choose another --out")
+
+
+LOCK_NAME = ".privnb-sweep.lock"
+
+
+@contextmanager
+def lock_results(out: Path) -> Iterator[None]:
+    """Hold ``out/.privnb-sweep.lock`` for the sweep: a second sweep on the same folder is refused."""
+    import fcntl
+
+    path = out / LOCK_NAME
+    try:
+        handle = open(path, "a+", encoding="utf-8")
+    except OSError as error:
+        raise SweepError(f"cannot write to the results folder {out}: {error.strerror or error}") from None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise SweepError(f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use "
+                             "another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}, started {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def _catch_signals(stop: _Stop, serial: bool) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``stop``; in a serial sweep they also stop the kernel and break out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        first = not stop
+        stop.signum = stop.signum or signum
+        if serial and first and stop.running:
+            _stop_kernels()
+            raise KeyboardInterrupt
+
+    saved = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+
+
+def _unreadable_results(point: Point) -> str | None:
+    """Why a finished point's results.parquet cannot be read, or None."""
+    path = Path(point.output_dir) / "results.parquet"
+    if not path.exists():
+        return None
+    try:
+        import pyarrow.parquet as pq
+        pq.read_table(path)
+    except Exception as error:  # noqa: BLE001 (any damage)
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def _is_done(point: Point, notes: list[str]) -> bool:
+    try:
+        done = point.done
+    except ValueError as error:
+        notes.append(f"{point.sweep}/{point.point_id}: {error}; running the point again")
+        return False
+    if done:
+        why = _unreadable_results(point)
+        if why is not None:
+            notes.append(f"{point.sweep}/{point.point_id}: results.parquet is unreadable ({why}); "
+                         "running the point again")
+            return False
+    return done
 
 
 @dataclass
@@ -150,6 +417,15 @@ class SweepSummary:
     """What :func:`run_sweeps` did: per sweep, the point records (``cached`` True for skipped ones)."""
     out: str
     records: dict[str, list[dict]]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(r["status"] == "skipped" for rs in self.records.values() for r in rs)
+
+    @property
+    def n_pending(self) -> int:
+        return sum(r["status"] == "pending" for rs in self.records.values() for r in rs)
 
     @property
     def n_failed(self) -> int:
@@ -157,7 +433,7 @@ class SweepSummary:
 
     @property
     def n_run(self) -> int:
-        return sum(not r.get("cached") for rs in self.records.values() for r in rs)
+        return sum(not r.get("cached") and r["status"] != "pending" for rs in self.records.values() for r in rs)
 
     @property
     def n_points(self) -> int:
@@ -190,6 +466,15 @@ def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.
     SweepSummary
         Every point's record; ``n_failed`` counts the failed points (a skipped point is a finished,
         "ok" one).
+
+    Raises
+    ------
+    SweepError
+        ``out`` is a file or cannot be written, another sweep holds it (``out/.privnb-sweep.lock``), or
+        the scheduler cannot be reached.
+    SweepInterrupted
+        SIGINT or SIGTERM arrived: running points were stopped (their kernels too), queued ones never
+        started, and the tables and reports were written for what finished; running again resumes.
     """
     from tqdm import tqdm
 
@@ -202,36 +487,59 @@ def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.
     if len(set(names)) != len(names):
         raise ValueError(f"two specs share a sweep name: {names}; rename one file")
     out = Path(out).resolve()
+    _check_out(out)
     plan = {s.name: s.points(out) for s in specs}
-    records = {}
-    todo = []
-    for spec in specs:
-        sweep_dir = out / spec.name
-        sweep_dir.mkdir(parents=True, exist_ok=True)
-        records[spec.name] = {}
-        for point in plan[spec.name]:
-            if point.done and not force:
-                records[spec.name][point.point_id] = {**_read_json(Path(point.output_dir) / "point.json"), "cached": True}
-            else:
-                records[spec.name][point.point_id] = {"point": point.point_id, "parameters": point.parameters,
-                                                      "status": "pending", "error": ""}
-                todo.append(point)
-        _write_points_json(spec, plan[spec.name], records[spec.name])
-    options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout}
-    skipped = sum(len(plan[n]) for n in names) - len(todo)
-    bar = tqdm(total=len(todo), disable=not progress, desc="sweep points", unit="point")
-    if skipped and progress:
-        bar.write(f"skipping {skipped} finished point(s); --force runs them again")
-    with bar:
-        for point, record in _execute(todo, workers=workers, scheduler=scheduler, options=options):
-            records[point.sweep][point.point_id] = record
-            bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
-            bar.update()
-    for spec in specs:
-        _write_points_json(spec, plan[spec.name], records[spec.name])
-        write_sweep_outputs(out / spec.name)
-    write_index(out)
-    return SweepSummary(str(out), {n: [records[n][p.point_id] for p in plan[n]] for n in names})
+    stop = _Stop()
+    with lock_results(out), _catch_signals(stop, serial=scheduler is None and workers == 1):
+        records, todo, notes = {}, [], []
+        for spec in specs:
+            sweep_dir = out / spec.name
+            sweep_dir.mkdir(parents=True, exist_ok=True)
+            records[spec.name] = {}
+            for point in plan[spec.name]:
+                if not force and _is_done(point, notes):
+                    records[spec.name][point.point_id] = {**_read_json(Path(point.output_dir) / "point.json"),
+                                                          "cached": True}
+                    if previous_dir(point.output_dir).exists():  # debris of a run interrupted at its end
+                        shutil.rmtree(previous_dir(point.output_dir))
+                else:
+                    records[spec.name][point.point_id] = {"point": point.point_id, "parameters": point.parameters,
+                                                          "status": "pending", "error": ""}
+                    todo.append(point)
+            _write_points_json(spec, plan[spec.name], records[spec.name])
+        options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout}
+        skipped = sum(len(plan[n]) for n in names) - len(todo)
+        bar = tqdm(total=len(todo), disable=not progress, desc="sweep points", unit="point")
+        for note in notes:
+            bar.write(note)
+        if skipped and progress:
+            bar.write(f"skipping {skipped} finished point(s); --force runs them again")
+        with bar:
+            stop.running = True
+            try:
+                for point, record in _execute(todo, workers=workers, scheduler=scheduler, options=options,
+                                              stop=stop):
+                    records[point.sweep][point.point_id] = record
+                    bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
+                    bar.update()
+            except KeyboardInterrupt:
+                if not stop:
+                    raise
+            finally:
+                stop.running = False
+        if stop:
+            for spec in specs:
+                for record in records[spec.name].values():
+                    if record["status"] == "pending":
+                        record["error"] = "not run: the sweep was interrupted; run it again to resume"
+        for spec in specs:
+            _write_points_json(spec, plan[spec.name], records[spec.name])
+            write_sweep_outputs(out / spec.name)
+        write_index(out)
+    summary = SweepSummary(str(out), {n: [records[n][p.point_id] for p in plan[n]] for n in names}, notes)
+    if stop:
+        raise SweepInterrupted(stop.signum, summary)
+    return summary
 
 
 def _write_points_json(spec: SweepSpec, points: list[Point], records: dict) -> None:

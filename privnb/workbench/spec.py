@@ -31,10 +31,13 @@ def _write_json(path: Path, data) -> None:
 
 
 def _read_json(path: Path, default=None):
+    """The JSON in ``path``; ``default`` when it is missing; a ValueError naming it when it is damaged."""
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return default
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is damaged ({type(error).__name__}: {error})") from None
 
 
 @dataclass
