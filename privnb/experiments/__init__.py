@@ -72,3 +72,7 @@ __all__ = [
     "svm_summary",
     "theorem_4_1_table",
 ]
+
+from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit
+
+__all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
