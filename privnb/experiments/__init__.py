@@ -25,6 +25,10 @@ from .selection import (
 )
 from .svm import svm_views, theorem_4_1_inputs, run_svm_grid
 from .ttest import TTestResult, paired_t_test, t_test_table
+from .nbc import (EDUCATION_NUM_CUTS, ESTExperiment, adult_nbc_frame, claims_table, corollary4_report, est_experiment,
+                  exact_audits, figure8_metrics, figure9, figure9_metrics, safety_transform_sweep)
+from .selection import (ac_table, auc_tables, dataset_statistics, evaluate_datasets, frequent_columns, itemset_growth,
+                        selection_metrics, time_miners)
 from .knn_claims import (KNN_CLAIMS, PAPER_TTESTS, convergence_drops, knn_aspects, knn_claims, knn_mean_errors,
                          knn_t_tests, rho_squared_table, theorem_17_table, theorem_17_within_bounds)
 from .svm_claims import SVM_CLAIMS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
@@ -71,6 +75,25 @@ __all__ = [
     "svm_claims",
     "svm_summary",
     "theorem_4_1_table",
+    "EDUCATION_NUM_CUTS",
+    "ESTExperiment",
+    "adult_nbc_frame",
+    "claims_table",
+    "corollary4_report",
+    "est_experiment",
+    "exact_audits",
+    "figure8_metrics",
+    "figure9",
+    "figure9_metrics",
+    "safety_transform_sweep",
+    "ac_table",
+    "auc_tables",
+    "dataset_statistics",
+    "evaluate_datasets",
+    "frequent_columns",
+    "itemset_growth",
+    "selection_metrics",
+    "time_miners",
 ]
 
 from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit

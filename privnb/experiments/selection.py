@@ -8,12 +8,16 @@ Exponential-DP) repeat ``n_runs`` times on the same folds; their tidy rows numbe
 ``run * n_splits + i``.
 
 :data:`PAPER_TABLES` holds the paper's Tables 5 (Adult) and 6 (Email), for the side-by-side table.
+Notebook 03's loops and tables live here too: :func:`dataset_statistics` (Table 3), :func:`time_miners`
+and :func:`itemset_growth` (the maximal-itemset miners), :func:`evaluate_datasets` (the protocol over
+data sets), :func:`auc_tables` and :func:`ac_table` (Tables 5-6), :func:`selection_metrics`.
 """
 from __future__ import annotations
 
 import math
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,9 +27,10 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
+from privnb.data.binarize import density
 from privnb.experiments.protocol import COLUMNS, tidy_frame
-from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal
-from privnb.mechanisms.containment import check_binary
+from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
+from privnb.mechanisms.containment import check_binary, dataset_ac, feature_hamdist
 from privnb.mechanisms.dp_release import dp_select_release
 from privnb.mechanisms.flipping import randomized_flipping
 
@@ -114,15 +119,18 @@ def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=Non
     return _auc(y_test, model.decision_function(X_test)), ""
 
 
-def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks: Sequence[int] = (5, 8, 11),
+def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, k_ac: Sequence[int] = (5, 8, 11),
                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
                      dp_k: int = 5, max_items: int | None = None, c_grid: Sequence[float] = C_GRID,
-                     random_state=0) -> pd.DataFrame:
+                     random_state=None) -> pd.DataFrame:
     """Run the paper's protocol (Section 5.2 of seed 001) and return tidy rows (privnb.experiments.protocol).
 
     Metrics: "auc" and "n_features" (SFC) for every method; "ac" (AC of the projected training fold)
     for the selectors; "flipped_share" for RF. ``param`` is k, or epsilon for the DP methods, whose
     feature count is what Greedy-HamDist selects at ``k = dp_k`` on the same training fold.
+    ``k_ac`` are the k-AC levels (k of the k-anonymity baselines and of RF); ``random_state`` (int,
+    RandomState or None, as in :func:`privnb.experiments.cross_validate_views`) seeds the folds and
+    every randomized method.
     """
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -142,7 +150,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
         greedy_dp = None
         for method in methods:
             if method in SELECTORS:
-                for k in ks:
+                for k in k_ac:
                     sel = SELECTORS[method](Xtr, ytr, k, {"max_items": max_items})
                     if method == "greedy-hamdist" and k == dp_k:
                         greedy_dp = sel
@@ -159,7 +167,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, ks
             run_rng = check_random_state(seed + 7919 * (run + 1))
             fold = run * n_splits + i
             if "rf" in methods:
-                for k in ks:
+                for k in k_ac:
                     flipped = randomized_flipping(Xtr, k, random_state=run_rng)
                     auc, note = svm_auc(flipped.X, ytr, Xte, yte, c_grid=c_grid, random_state=run_rng)
                     add("rf", k, fold, "auc", auc, len(train), note)
@@ -220,3 +228,148 @@ def side_by_side(summary: pd.DataFrame) -> pd.DataFrame:
                                                                                  method="min")
     table["method"] = table["method"].map(LABELS)
     return table
+
+
+def dataset_statistics(adult, adult_binary, pu1) -> tuple[pd.DataFrame, dict]:
+    """Table 3 of seed 001 (Section 5.1) for Adult and Email (PU1), beside the paper's density and size.
+
+    Parameters
+    ----------
+    adult : Dataset
+        Adult as loaded (``y``: 1 for >50K); ``adult_binary`` is its binarization (``binarize_adult``).
+    adult_binary : DataFrame or array
+        The binary features of Adult, one row per entity.
+    pu1 : TokenCorpus
+        The PU1 corpus (``X``: token presence, ``y``: 1 for spam).
+
+    Returns
+    -------
+    stats : DataFrame
+        Rows "Adult" and "Email (PU1)": entities, features, positive, negative, density in percent, and
+        the paper's density and feature count.
+    metrics : dict
+        ``adult_density``, ``pu1_density``, ``pu1_tokens``, ``adult_ac_all_features`` and
+        ``pu1_ac_all_features`` (the AC of Definition 5 with every feature published).
+    """
+    stats = pd.DataFrame({
+        "entities": [len(adult_binary), pu1.X.shape[0]],
+        "features": [adult_binary.shape[1], pu1.X.shape[1]],
+        "positive": [int(adult.y.sum()), int(pu1.y.sum())],
+        "negative": [int((1 - adult.y).sum()), int((1 - pu1.y).sum())],
+        "density %": [100 * density(adult_binary), 100 * density(pu1.X)],
+        "paper density %": [27.9, 0.9], "paper features": [19, 24604]}, index=["Adult", "Email (PU1)"])
+    metrics = dict(adult_density=density(adult_binary), pu1_density=density(pu1.X),
+                   pu1_tokens=int(pu1.X.shape[1]), adult_ac_all_features=dataset_ac(adult_binary),
+                   pu1_ac_all_features=dataset_ac(pu1.X))
+    return stats, metrics
+
+
+def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict[str, tuple[int, float]]:
+    """Run each maximal-itemset miner at support ``k`` (Lemma 3, Algorithm 1's first line, seed 001).
+
+    The paper mines with LCM; we compare pyfim and mlxtend. Returns miner -> (number of maximal
+    itemsets found, wall seconds), in the order of ``miners``.
+    """
+    out = {}
+    for miner in miners:
+        start = time.perf_counter()
+        found = maximal_itemsets(X, k, miner=miner)
+        out[miner] = (len(found), time.perf_counter() - start)
+    return out
+
+
+def itemset_growth(X, y, n_items: Sequence[int] = (10, 15, 20), k: int = 5) -> dict[int, int]:
+    """Number of maximal itemsets at support ``k`` over the ``n`` features of highest HamDist, per ``n``.
+
+    Shows how Maximal's search space (Section 3 of seed 001) grows with the number of PU1 tokens mined;
+    ties in HamDist keep the lower column index.
+    """
+    h = feature_hamdist(X, y)
+    counts = {}
+    for n in n_items:
+        top = np.sort(np.argsort(-h, kind="stable")[:n])
+        counts[n] = len(maximal_itemsets(X[:, top], k))
+    return counts
+
+
+def frequent_columns(X, min_df: int):
+    """The columns of ``X`` (PU1's token presence) set in at least ``min_df`` rows, in their order."""
+    keep = np.flatnonzero(np.asarray(X.sum(axis=0)).ravel() >= min_df)
+    return X[:, keep]
+
+
+def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k_ac: Sequence[int] = (5, 8, 11),
+                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
+                      random_state=None) -> tuple[pd.DataFrame, dict[str, float]]:
+    """:func:`evaluate_methods` on each named data set (Section 5.2 of seed 001, Tables 5-6 and Figure 1).
+
+    Parameters
+    ----------
+    inputs : mapping
+        Name -> ``(X, y, max_items)``, ``max_items`` going to Maximal.
+    datasets : sequence of str
+        The names of ``inputs`` to run, in order.
+    k_ac, epsilons, n_splits, n_runs
+        As in :func:`evaluate_methods`.
+    random_state : int, RandomState or None
+        Given as is to every data set's :func:`evaluate_methods` (an int seeds each the same way).
+
+    Returns
+    -------
+    results : DataFrame
+        The tidy rows of all data sets, concatenated in the order of ``datasets``.
+    seconds : dict
+        Name -> wall seconds of its run.
+    """
+    frames, seconds = [], {}
+    for name in datasets:
+        X, y, max_items = inputs[name]
+        start = time.perf_counter()
+        frames.append(evaluate_methods(X, y, dataset=name, k_ac=k_ac, epsilons=epsilons, n_splits=n_splits,
+                                       n_runs=n_runs, max_items=max_items, random_state=random_state))
+        seconds[name] = time.perf_counter() - start
+    return pd.concat(frames, ignore_index=True), seconds
+
+
+def _auc_cell(row) -> str:
+    if row.method == "rf":
+        return f"{row.auc:.3f}±{row.auc_std:.3f} ({100 * row.flipped_share:.2f}%)" if pd.notna(row.auc_std) \
+            else f"{row.auc:.3f} ({100 * row.flipped_share:.2f}%)"
+    return f"{row.auc:.3f} ({row.n_features:.3g})"
+
+
+def auc_tables(summary: pd.DataFrame) -> pd.DataFrame:
+    """Our Tables 5-6 of seed 001 from :func:`summary_table`: one cell per (data set, method) and k.
+
+    A cell reads "AUC (selected feature count)"; RF's reads "AUC±std (flipped share of cells)" (no std
+    with a single run). Columns "k=5", ..., and "all" for the full feature set; DP methods are left out
+    (they are Figure 1).
+    """
+    table = summary[~summary["method"].str.endswith("-dp")].copy()
+    table["cell"] = [_auc_cell(r) for r in table.itertuples()]
+    table["k"] = table["param"].map(lambda p: "all" if pd.isna(p) else f"k={int(p)}")
+    table["method"] = table["method"].map(LABELS)
+    return table.pivot_table(index=["dataset", "method"], columns="k", values="cell", aggfunc="first", sort=False)
+
+
+def ac_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The AC (Definition 5 of seed 001) each method's selection reaches on the training fold, per param."""
+    return summary.pivot_table(index=["dataset", "method"], columns="param", values="ac", sort=False).round(1)
+
+
+def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mapping[str, float]) -> dict:
+    """Headline numbers of the Section 5.2 comparison (seed 001) for ``metrics.json``.
+
+    ``<dataset>_k<k>_rank_spearman``: Spearman correlation of the paper's and our method ranks at k
+    (from :func:`side_by_side`); ``<dataset>_<method>[_<param>]_auc`` and ``..._n_features`` per
+    :func:`summary_table` row (no param suffix for the full feature set); ``<dataset>_seconds``.
+    """
+    metrics = {}
+    for (name, k), part in side.groupby(["dataset", "k"]):
+        metrics[f"{name}_k{k}_rank_spearman"] = float(part["rank_paper"].corr(part["rank_ours"], method="spearman"))
+    for r in summary.itertuples():
+        key = f"{r.dataset}_{r.method}" if pd.isna(r.param) else f"{r.dataset}_{r.method}_{r.param:g}"
+        metrics[f"{key}_auc"] = float(r.auc)
+        metrics[f"{key}_n_features"] = float(r.n_features)
+    metrics.update({f"{name}_seconds": s for name, s in seconds.items()})
+    return metrics

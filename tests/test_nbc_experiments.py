@@ -1,0 +1,168 @@
+"""privnb.experiments.nbc: the Section 8 experiments of seed 004 on small views whose answers are known by hand."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privnb.data import nbc_figure1_databases
+from privnb.experiments import COLUMNS
+from privnb.experiments.nbc import (
+    adult_nbc_frame,
+    claims_table,
+    corollary4_report,
+    est_experiment,
+    exact_audits,
+    figure8_metrics,
+    figure9,
+    figure9_metrics,
+    safety_transform_sweep,
+)
+from privnb.mechanisms import Hierarchy
+from privnb.nbc import NBCViews, SafetyTransform, nbc_equivalent
+
+PRIOR = {0: 0.75, 1: 0.25}
+
+
+@pytest.fixture
+def views():
+    """Counts x1: 0 -> (2, 0), 1 -> (1, 3), 2 -> (2, 1); x2: 0 -> (3, 1), 1 -> (2, 3); P = (5, 4)."""
+    rows0 = [(0, 0), (0, 1), (1, 0), (2, 0), (2, 1)]
+    rows1 = [(1, 0), (1, 1), (1, 1), (2, 1)]
+    frame = pd.DataFrame([(a, b, 0) for a, b in rows0] + [(a, b, 1) for a, b in rows1], columns=["x1", "x2", "c"])
+    return NBCViews.from_frame(frame, ["x1", "x2"], "c")
+
+
+def test_adult_nbc_frame_ranks_education_and_samples():
+    frame = pd.DataFrame({"education": ["HS-grad", "Doctorate", "Bachelors", "HS-grad"], "income": [0, 1, 1, 0]})
+    data = SimpleNamespace(frame=frame, orders={"education": ["HS-grad", "Bachelors", "Doctorate"]})
+    out = adult_nbc_frame(data)
+    assert out["education-num"].tolist() == [1, 3, 2, 1]
+    assert "education-num" not in frame  # a copy
+    sample = adult_nbc_frame(data, n_rows=2, random_state=0)
+    assert len(sample) == 2 and sample.index.tolist() == [0, 1]
+    assert sample.equals(adult_nbc_frame(data, n_rows=2, random_state=0))
+
+
+def test_corollary4_report_by_hand(views):
+    zero_rows, ratios, gammas = corollary4_report(views)
+    assert zero_rows == {"x1": 1, "x2": 0}  # x1 = 0 never has class 1
+    assert ratios == {"x1": {1: 3.0, 2: 2.0}, "x2": {0: 3.0, 1: 1.5}}
+    assert list(gammas) == ["min_gamma_zeros_kept", "min_gamma_zeros_skipped", "max_ratio_zeros_skipped",
+                            "min_gamma_plus_one"]
+    assert math.isinf(gammas["min_gamma_zeros_kept"])
+    # without the zero row the largest ratio is 3, so Corollary 4's gamma = 3 ** n = 9
+    assert gammas["min_gamma_zeros_skipped"] == pytest.approx(9.0)
+    assert gammas["max_ratio_zeros_skipped"] == pytest.approx(3.0)
+    # +1 on every count: x1 -> (3, 1), (2, 4), (3, 2); x2 -> (4, 2), (3, 4): largest ratio still 3
+    assert gammas["min_gamma_plus_one"] == pytest.approx(9.0)
+
+
+def test_safety_transform_sweep_rows_and_guarantee(views):
+    fig8, rows = safety_transform_sweep(views, [2, 30], PRIOR, n_train=9, random_state=0)
+    assert fig8.columns.tolist() == ["gamma", "k", "achieved_gamma", "r_measured", "r_measured_prior", "r_bound",
+                                     "seconds"]
+    assert fig8["gamma"].tolist() == [2, 30] and fig8["r_bound"].tolist() == [2.0, 30.0]
+    assert ((fig8["r_measured"] >= 1) & (fig8["r_measured"] <= fig8["r_bound"])).all()  # Corollary 4 -> r <= gamma
+    # the classifier predicts 1 on some tuple, so against a 25% prior no equivalent views get below r = 2
+    assert (fig8["r_measured_prior"] >= 2 - 1e-9).all()
+    assert [(r[3], r[5], r[7], r[9]) for r in rows] == [
+        (2, "r_closeness", 9, ""), (2, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
+        (30, "r_closeness", 9, ""), (30, "r_closeness_prior", 9, "prior 0.75 on <=50K")]
+    assert all(len(r) == len(COLUMNS) and r[:3] == ["adult", "nbc", "safety_transform"] for r in rows)
+    assert [rows[0][6], rows[2][6]] == fig8["r_measured"].tolist()
+    fitted = SafetyTransform(2, random_state=0).fit(views)
+    assert fig8["k"].iloc[0] == fitted.k_ and nbc_equivalent(views, fitted.views_)
+
+
+def test_exact_audits_count_every_quasi_identifier_value(views):
+    audits = exact_audits(views, (0.51, 0.8), gamma=30, random_state=0)
+    # quasi-identifier values: 3 + 2 of one attribute, 3 * 2 of both; one row per value and class
+    assert audits["exact_audit_rows"] == 2 * (3 + 2 + 6)
+    assert math.isinf(audits["r_closeness_original"])  # a zero count makes a posterior 0
+    assert audits["breaches_original"] > 0 and audits["breaches_published"] == 0
+    assert list(audits) == ["r_closeness_original", "breaches_original", "breaches_published",
+                            "exact_audit_seconds", "exact_audit_rows"]
+
+
+def test_exact_audits_of_figure1():
+    db_a, _ = nbc_figure1_databases()
+    va = NBCViews.from_frame(db_a, ["Adr", "Age"], "Sal")
+    assert exact_audits(va, (0.51, 0.8), gamma=2, random_state=0)["breaches_original"] == 1  # Alice: 71% -> 88%
+
+
+def test_figure8_metrics():
+    fig8 = pd.DataFrame({"r_measured": [1.1, 1.5, 1.9], "r_measured_prior": [2.3, 2.1, 2.6], "seconds": [3, 1, 2]})
+    assert figure8_metrics(fig8, 2.0) == {"r_closeness_at_max_gamma": 1.9, "r_closeness_prior_min": 2.1,
+                                          "r_floor_prior": 2.0, "safety_transform_seconds": 2.0}
+
+
+def test_est_experiment_fails_at_the_prior_floor(views):
+    run = est_experiment(views, PRIOR, 1.3, random_state=0)
+    m = run.metrics
+    # scores X_c = P_c prod N/P_c: class 1 wins on (1, 0) (0.75 > 0.6) and (1, 1) (2.25 > 0.4) only
+    assert (m["tuples"], m["tuples_predicted_positive"]) == (6, 2)
+    assert m["est_success"] is False and m["est_r_lower_bound"] == 2
+    assert run.largest == (3, 3) and m["lemma12_s_m"] == 1.0  # two counts of 3
+    assert math.isinf(m["statement14_log10_r_s_m"])  # S_M <= 1: Statement 14 guarantees nothing
+    assert (run.big_m, run.small_m, run.f_tilde) == (5, 1, 3)  # M = P_0 = 5, m = 1, F~ = 0.75 / 0.25
+    assert run.uniform.success and run.uniform.achieved_r <= 1.3
+    assert list(m)[-1] == "est_seconds_full" and m["est_seconds_full"] == run.above.seconds
+
+
+def test_figure9_k1_keeps_the_classifier_and_a_huge_k_predicts_the_majority():
+    rng = np.random.default_rng(0)
+    x1 = rng.integers(0, 4, 400)
+    frame = pd.DataFrame({"x1": x1, "x2": rng.integers(0, 4, 400), "y": (x1 == 3).astype(int)})
+    hierarchies = {a: Hierarchy.intervals(0, 4, cuts=[[1, 2, 3], [2]], name=a) for a in ("x1", "x2")}
+    fig9, rows = figure9(frame, ["x1", "x2"], [1, 200], test_size=0.5, class_column="y", hierarchies=hierarchies,
+                         random_state=0)
+    assert fig9.columns.tolist() == ["method", "k", "n_suppressed", "accuracy", "recall"]
+    assert fig9["method"].tolist() == ["original", "generalized", "generalized"]
+    original, k1, k200 = fig9.to_dict("records")
+    assert math.isnan(original["k"]) and original["accuracy"] == 1.0 and original["recall"] == 1.0  # y = [x1 == 3]
+    assert (k1["accuracy"], k1["recall"], k1["n_suppressed"]) == (1.0, 1.0, 0)
+    y_test_share = 1 - frame["y"].mean()  # stratified: the test half holds the same class shares
+    assert k200["recall"] == 0.0 and k200["accuracy"] == pytest.approx(y_test_share, abs=0.01)
+    assert [(r[2], r[5]) for r in rows[:4]] == [("original", "accuracy"), ("published", "accuracy"),
+                                                ("original", "recall"), ("published", "recall")]
+    assert rows[0][6] == rows[1][6] and rows[2][6] == rows[3][6]  # the published NBC predicts alike
+    assert [(r[2], r[3], r[5]) for r in rows[4:]] == [("generalized", 1, "accuracy"), ("generalized", 1, "recall"),
+                                                      ("generalized", 200, "accuracy"),
+                                                      ("generalized", 200, "recall")]
+    assert all(r[7] == 200 for r in rows)
+
+
+def test_figure9_metrics():
+    fig9 = pd.DataFrame({"accuracy": [0.8, 0.75, 0.7], "recall": [0.5, 0.4, 0.45]})
+    assert figure9_metrics(fig9) == pytest.approx({"accuracy_original": 0.8, "recall_original": 0.5,
+                                                   "accuracy_drop_max": 0.1, "recall_drop_max": 0.1})
+
+
+def _metrics(**changes):
+    metrics = dict(p_negative=24720, p_positive=7841, min_gamma_zeros_skipped=238.0, max_ratio_zeros_skipped=6.2,
+                   min_gamma_plus_one=100.0, tuples=115632, exact_audit_rows=1234, exact_audit_seconds=1.5,
+                   est_seconds=0.25, est_seconds_full=2.5, safety_transform_seconds=0.5, est_success=False,
+                   tuples_predicted_positive=5000, est_r_lower_bound=2.0, statement14_log10_r_s_m=427.7,
+                   lemma12_s_m=1.02, statement14_log10_r_s_min=1.23e6, min_score_ratio=1.0000001,
+                   r_closeness_prior_min=2.0004, r_floor_prior=2.0, accuracy_drop_max=0.05, recall_drop_max=0.3,
+                   recall_original=0.4)
+    return {**metrics, **changes}
+
+
+def test_claims_table():
+    db_a, db_b = nbc_figure1_databases()
+    figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
+    fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
+    table = claims_table(_metrics(), fig8, [1.5, 283], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+    assert table.columns.tolist() == ["claim", "paper", "ours"] and len(table) == 12
+    ours = dict(zip(table["claim"], table["ours"]))
+    assert ours["Figure 1 example: posterior of Alice"] == "88.0%, 77.8% (exact: 22/25, 7/9)"
+    assert ours["Adult: class counts"] == "24720 : 7841"
+    assert ours["achieved r-closeness well below the bound"] == "r = 1.0100 .. 1.2000 for gamma 1.5 .. 283"
+    assert ours["EST with prior 75% and r = 1.3"].startswith("impossible: >50K is predicted on 5,000 of 115,632")
+    assert ours["EST with prior 75% and r = 1.3"].endswith("so r >= 2 for any NBC-equivalent views")
+    assert ours["recall (>50K) drop with k-anonymity"] == "up to 30.0% (from 40.0%)"
+    success = claims_table(_metrics(est_success=True), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+    assert dict(zip(success["claim"], success["ours"]))["EST with prior 75% and r = 1.3"] == "publishes"
