@@ -11,7 +11,8 @@ import numpy as np
 
 from privnb.attacks import definetti_attack, naive_definetti_attack, random_worlds_rate
 from privnb.data import load
-from privnb.mechanisms import anatomize, with_labels
+from privnb.mechanisms import anatomize
+from privnb.validation import with_labels
 
 
 def main(l: int = 5, n_iter: int = 20) -> None:

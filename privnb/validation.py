@@ -4,6 +4,8 @@
 - :func:`as_fraction`: the float -> Fraction rule for exact arithmetic (counts, priors, gamma).
 - :data:`KINDS` and :func:`infer_kinds`: the column kinds and how a missing kind is inferred.
 - :func:`seed_unset_random_states`: every ``random_state`` left at None gets one seed.
+- :func:`validated_rows`, :func:`resolve_column`, :func:`with_labels`: rows, column roles and labels for
+  estimators and mechanisms that work on DataFrames.
 """
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import validate_data
 
-__all__ = ["KINDS", "check_int", "as_fraction", "infer_kind", "infer_kinds", "seed_unset_random_states"]
+__all__ = ["KINDS", "check_int", "as_fraction", "infer_kind", "infer_kinds", "seed_unset_random_states", "with_labels",
+           "resolve_column", "validated_rows"]
 
 KINDS = ("numeric", "ordinal", "nominal")
 """Column kinds: numbers, ordered categories (with their order), unordered categories."""
@@ -69,3 +73,48 @@ def seed_unset_random_states(estimator, seed: int):
     unset = {name: seed for name, value in estimator.get_params(deep=True).items()
              if (name == "random_state" or name.endswith("__random_state")) and value is None}
     return estimator.set_params(**unset) if unset else estimator
+
+
+def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
+    """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
+
+    Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
+    """
+    target = "__target__"
+    while target in frame.columns:
+        target += "_"
+    return frame.assign(**{target: y}), target
+
+
+def resolve_column(frame: pd.DataFrame, column):
+    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
+    if column in frame.columns:
+        return column
+    if isinstance(column, (int, np.integer)) and not isinstance(column, bool) \
+            and -frame.shape[1] <= column < frame.shape[1]:
+        return frame.columns[column]
+    raise ValueError(f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
+                     f"position in 0..{frame.shape[1] - 1}.")
+
+
+def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.DataFrame:
+    """Rows for an estimator that works on frames: a DataFrame as is, an array validated by scikit-learn.
+
+    A DataFrame may carry other columns than the ones the estimator uses, so at ``fit`` (``reset=True``)
+    it only records ``n_features_in_`` and ``feature_names_in_``; at predict time its columns are checked
+    by name by the estimator itself. An array goes through :func:`sklearn.utils.validation.validate_data`
+    (2-D, not sparse, not complex, at least one row and one feature, the fitted number of features);
+    an object array of numbers becomes float (strings stay: nominal columns); its columns are named by
+    position.
+    """
+    if isinstance(X, pd.DataFrame):
+        if reset:
+            validate_data(estimator, X, reset=True, skip_check_array=True)
+        return X
+    X = validate_data(estimator, X, reset=reset, dtype=None, ensure_all_finite=ensure_all_finite)
+    if X.dtype == object:
+        try:
+            X = X.astype(float)
+        except ValueError:  # strings: nominal columns (an unconvertible object raises TypeError)
+            pass
+    return pd.DataFrame(X)

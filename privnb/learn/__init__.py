@@ -31,8 +31,6 @@ from .svm import (
 )
 from .training import (
     TrainingData,
-    with_labels,
-    resolve_column,
     ProtectedTraining,
     TrainingView,
     OriginalTraining,
@@ -73,8 +71,6 @@ __all__ = [
     "encoded_classifier",
     "KernelBank",
     "TrainingData",
-    "with_labels",
-    "resolve_column",
     "ProtectedTraining",
     "TrainingView",
     "OriginalTraining",

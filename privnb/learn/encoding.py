@@ -22,9 +22,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from privnb.mechanisms.anatomy import validated_rows
-
-from privnb.validation import KINDS, infer_kind
+from privnb.validation import KINDS, infer_kind, validated_rows
 
 __all__ = ["FrameEncoder", "KINDS", "SCHEMES"]
 

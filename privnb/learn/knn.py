@@ -31,8 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.learn.encoding import FrameEncoder
-from privnb.mechanisms.anatomy import validated_rows
-from privnb.validation import check_int
+from privnb.validation import check_int, validated_rows
 
 _BLOCK = 32                 # training rows per block of the candidate screen
 

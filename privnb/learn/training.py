@@ -44,10 +44,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
-from privnb.mechanisms.anatomy import Anatomizer, SensitiveDropper, resolve_column, with_labels
+from privnb.mechanisms.anatomy import Anatomizer, SensitiveDropper
 from privnb.mechanisms.pruning import AnatomyPruner
+from privnb.validation import resolve_column, with_labels
 
-__all__ = ["TrainingData", "with_labels", "resolve_column", "ProtectedTraining", "TrainingView",
+__all__ = ["TrainingData", "ProtectedTraining", "TrainingView",
            "OriginalTraining", "IdentifyingTraining", "AnatomizedTraining", "PrunedTraining",
            "GeneralizedTraining"]
 

@@ -17,9 +17,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
-from privnb.validation import check_int
+from privnb.validation import check_int, resolve_column, with_labels
 
 __all__ = ["Anatomy", "NotLDiverseError", "anatomize", "bucketize", "is_l_diverse", "with_labels", "resolve_column",
            "SensitiveDropper", "Anatomizer"]
@@ -331,28 +330,6 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
 # ``privnb.learn.ProtectedTraining`` applies one in ``fit`` only.
 
 
-def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
-    """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
-
-    Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
-    """
-    target = "__target__"
-    while target in frame.columns:
-        target += "_"
-    return frame.assign(**{target: y}), target
-
-
-def resolve_column(frame: pd.DataFrame, column):
-    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
-    if column in frame.columns:
-        return column
-    if isinstance(column, (int, np.integer)) and not isinstance(column, bool) \
-            and -frame.shape[1] <= column < frame.shape[1]:
-        return frame.columns[column]
-    raise ValueError(f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
-                     f"position in 0..{frame.shape[1] - 1}.")
-
-
 def _as_rows(X) -> pd.DataFrame:
     """A DataFrame as is; a 2-D array as a frame whose columns are named by position."""
     return X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
@@ -434,26 +411,3 @@ class Anatomizer(BaseEstimator):
         """D_A of the training rows: IT joined with ST (N*l rows), and the labels of those rows."""
         joined, target = self.joined(X, y)
         return joined[list(_as_rows(X).columns)], joined[target].to_numpy()
-
-
-def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.DataFrame:
-    """Rows for an estimator that works on frames: a DataFrame as is, an array validated by scikit-learn.
-
-    A DataFrame may carry other columns than the ones the estimator uses, so at ``fit`` (``reset=True``)
-    it only records ``n_features_in_`` and ``feature_names_in_``; at predict time its columns are checked
-    by name by the estimator itself. An array goes through :func:`sklearn.utils.validation.validate_data`
-    (2-D, not sparse, not complex, at least one row and one feature, the fitted number of features);
-    an object array of numbers becomes float (strings stay: nominal columns); its columns are named by
-    position.
-    """
-    if isinstance(X, pd.DataFrame):
-        if reset:
-            validate_data(estimator, X, reset=True, skip_check_array=True)
-        return X
-    X = validate_data(estimator, X, reset=reset, dtype=None, ensure_all_finite=ensure_all_finite)
-    if X.dtype == object:
-        try:
-            X = X.astype(float)
-        except ValueError:  # strings: nominal columns (an unconvertible object raises TypeError)
-            pass
-    return pd.DataFrame(X)

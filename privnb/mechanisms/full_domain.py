@@ -10,12 +10,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.mechanisms.anatomy import validated_rows
-
 from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
 from privnb.mechanisms.hierarchy import Hierarchy
 from privnb.mechanisms.lattice import FullDomainLattice, _minimal
-from privnb.validation import check_int
+from privnb.validation import check_int, validated_rows
 
 
 def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
