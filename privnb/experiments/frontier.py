@@ -18,8 +18,14 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
-from privnb.attacks import (definetti_attack, dp_views, kanonymity_risk, linkage_attack, pruning_disclosure,
-                            random_worlds_rate)
+from privnb.attacks import (
+    definetti_attack,
+    dp_views,
+    kanonymity_risk,
+    linkage_attack,
+    pruning_disclosure,
+    random_worlds_rate,
+)
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.experiments.selection import SELECTORS, fit_svm
 from privnb.learn.knn import IBkClassifier

@@ -2,29 +2,29 @@
 SafetyTransform and EST.
 """
 
-from .est_release import resolve_ties, split, merge, ESTResult, winning_labels, prior_r_lower_bound, est
-from .exact_audit import posterior, brute_force_posterior, check_prior, AuditResult, audit, achieved_r, r_closeness
+from .est_release import ESTResult, est, merge, prior_r_lower_bound, resolve_ties, split, winning_labels
+from .exact_audit import AuditResult, achieved_r, audit, brute_force_posterior, check_prior, posterior, r_closeness
 from .safety import (
+    SafetyTransform,
+    corollary4_gamma,
+    k_sind,
+    safety_transform,
+    satisfies_corollary4,
+    smallest_integers,
     step1_remove_zeros,
     step2_degree,
     step2_roots,
     step3_restore_totals,
     step4_integers,
-    corollary4_gamma,
-    satisfies_corollary4,
-    k_sind,
     synthetic_database,
-    SafetyTransform,
-    safety_transform,
-    smallest_integers,
 )
 from .views import (
     NBCViews,
-    integer_tables,
-    score_signs,
-    nbc_equivalent,
-    min_score_ratio,
     count_tables,
+    integer_tables,
+    min_score_ratio,
+    nbc_equivalent,
+    score_signs,
     unflatten_counts,
 )
 

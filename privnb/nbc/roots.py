@@ -8,9 +8,7 @@ import math
 from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 
-from privnb.nbc.views import count_tables
-
-from privnb.nbc.views import NBCViews, integer_tables
+from privnb.nbc.views import NBCViews, count_tables, integer_tables
 
 
 def _score_bound(views: NBCViews) -> int:

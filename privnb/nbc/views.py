@@ -15,32 +15,27 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from numbers import Integral, Rational, Real
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from privnb.validation import as_fraction
+
 _INT64_SAFE = 2**62
 
 
 def _exact(value, where: str):
-    """``value`` as an int or a Fraction; floats are converted exactly; anything negative is refused."""
+    """``value`` as an int or a Fraction (:func:`privnb.validation.as_fraction`); negatives are refused."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{where}: a count must be a number, got the boolean {value!r}")
-    if isinstance(value, Integral):
-        out = int(value)
-    elif isinstance(value, Rational):
-        out = Fraction(value)
-        out = out.numerator if out.denominator == 1 else out
-    elif isinstance(value, Real) and math.isfinite(value):
-        out = Fraction(float(value))
-        out = out.numerator if out.denominator == 1 else out
-    else:
-        raise ValueError(f"{where}: a count must be a finite int or Fraction, got {value!r}")
+    try:
+        out = as_fraction(value)
+    except ValueError:
+        raise ValueError(f"{where}: a count must be a finite int or Fraction, got {value!r}") from None
     if out < 0:
         raise ValueError(f"{where}: counts cannot be negative, got {value!r}")
-    return out
+    return out.numerator if out.denominator == 1 else out
 
 
 class NBCViews:
