@@ -5,16 +5,23 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privnb.mechanisms import classification_metric, dataset_ac, dataset_anonymity, feature_hamdist
-from privnb.mechanisms import DP_MECHANISMS, dp_select_release, hamdist_sensitivity, randomized_flipping
-from privnb.learn import greedy_cm
-from privnb.learn import METHODS
-from privnb.experiments import evaluate_methods, side_by_side, summary_table
 from privnb.data import binarize_adult, density
-from privnb.experiments import COLUMNS
+from privnb.experiments import COLUMNS, METHODS, evaluate_methods, side_by_side, summary_table
+from privnb.learn import greedy_cm
+from privnb.mechanisms import (
+    DP_MECHANISMS,
+    classification_metric,
+    dataset_ac,
+    dataset_anonymity,
+    dp_select_release,
+    feature_hamdist,
+    hamdist_sensitivity,
+    randomized_flipping,
+)
 
 matrices = arrays(np.int8, st.tuples(st.integers(3, 12), st.integers(1, 5)), elements=st.integers(0, 1))
 

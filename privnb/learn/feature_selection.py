@@ -239,14 +239,12 @@ def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
     return _selection(X, list(candidates[int(np.argmax(values))]))
 
 
-METHODS = {
+CONTAINMENT_SELECTORS = {
     "maximal": lambda X, y, s: maximal(X, y, s.k, score=s.score, n_candidates=s.n_candidates,
                                        miner=s.miner, max_items=s.max_items),
     "greedy-hamdist": lambda X, y, s: greedy_hamdist(X, y, s.k, constraint=s.constraint),
     "greedy-distcnt": lambda X, y, s: greedy_distcnt(X, y, s.k, constraint=s.constraint),
 }
-
-
 """The selectors :class:`ContainmentSelector` runs, by name."""
 
 
@@ -284,12 +282,12 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         self.max_items = max_items
 
     def fit(self, X, y):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {sorted(METHODS)}; got {self.method!r}")
+        if self.method not in CONTAINMENT_SELECTORS:
+            raise ValueError(f"method must be one of {sorted(CONTAINMENT_SELECTORS)}; got {self.method!r}")
         # shape, finiteness, n_features_in_ and feature_names_in_; check_binary then converts the original X
         validate_data(self, X, reset=True, accept_sparse=True, dtype=None)
         X = check_binary(X)
-        selection = METHODS[self.method](X, y, self)
+        selection = CONTAINMENT_SELECTORS[self.method](X, y, self)
         self.features_, self.ac_ = selection.features, selection.ac
         self.n_features_in_ = X.shape[1]
         return self
