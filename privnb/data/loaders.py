@@ -23,8 +23,16 @@ import pandas as pd
 import scipy.sparse as sp
 
 from privnb.data.containers import Dataset, TokenCorpus
-from privnb.data.sources import (DataIntegrityError, FileSpec, candidates, checked_sha256, fetch, looks_wrong,
-                                 open_binary, search_dirs)
+from privnb.data.sources import (
+    DataIntegrityError,
+    FileSpec,
+    candidates,
+    checked_sha256,
+    fetch,
+    looks_wrong,
+    open_binary,
+    search_dirs,
+)
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 
@@ -219,15 +227,74 @@ BANK_AGE_BINS = ((18, 25), (26, 33), (34, 41), (42, 48), (49, 56), (57, 64), (65
 BANK_AGE_ORDER = tuple(f"{lo}-{hi}" for lo, hi in BANK_AGE_BINS)
 
 
-def load_bank_marketing(*, data_home=None) -> Dataset:
+#: The readings of "discretized age" that ``load_bank_marketing(age_bins=...)`` offers.
+BANK_AGE_READINGS = ("equal-width", "equal-frequency")
+
+
+def weka_equal_frequency_cuts(values, n_bins: int = 10) -> np.ndarray:
+    """Cut points of Weka's unsupervised Discretize with ``useEqualFrequency`` (``-F -B n_bins``).
+
+    Weka 3.8's ``calculateCutPointsByEqualFrequencyBinning``, rewritten over the distinct values: walk
+    the sorted values with a running count; at each change of value whose count reaches the ideal bin
+    size ``freq``, cut either here or at the previous change of value (whichever is nearer to ``freq``),
+    cut points lying half way between neighbouring distinct values; ``freq`` is then recomputed from the
+    rows left for the bins left. A last candidate cut is kept when fewer than ``n_bins - 1`` cuts were
+    placed. Every row weighs 1.
+    """
+    distinct, counts = np.unique(np.asarray(values, dtype=float), return_counts=True)
+    n_cuts = n_bins - 1
+    remaining = float(counts.sum())
+    freq = remaining / n_bins
+    cuts, counter, last, last_i = [], 0.0, 0.0, -1
+    for i in range(len(distinct) - 1):          # i: the last row of distinct value i, followed by value i + 1
+        counter += counts[i]
+        remaining -= counts[i]
+        if counter >= freq:
+            if (freq - last) < (counter - freq) and last_i != -1:
+                cuts.append((distinct[last_i] + distinct[last_i + 1]) / 2)
+                counter -= last
+                last, last_i = counter, i
+            else:
+                cuts.append((distinct[i] + distinct[i + 1]) / 2)
+                counter, last, last_i = 0.0, 0.0, -1
+            freq = (remaining + counter) / ((n_cuts + 1) - len(cuts))
+        else:
+            last_i, last = i, counter
+        if len(cuts) == n_cuts:
+            break
+    if len(cuts) < n_cuts and last_i != -1:
+        cuts.append((distinct[last_i] + distinct[last_i + 1]) / 2)
+    return np.asarray(cuts)
+
+
+def _bins_from_cuts(age: np.ndarray, cuts: np.ndarray):
+    """Labels "lo-hi" (the integer ages each bin holds, in the data) and the bin of each age."""
+    bins = np.searchsorted(cuts, age, side="left")         # Weka: value <= cut point goes below it
+    labels = []
+    for b in range(len(cuts) + 1):
+        held = age[bins == b]
+        labels.append(f"{held.min()}-{held.max()}" if len(held) else f"bin{b}")
+    return tuple(labels), bins
+
+
+def load_bank_marketing(*, data_home=None, age_bins: str = "equal-width") -> Dataset:
     """UCI Bank Marketing as the SVM and k-NN papers use it (Section 5.1.1 of seed 002).
 
     The clients who did not subscribe (``y == "no"``, 39922 rows); target ``housing`` (1 = "yes");
     quasi-identifiers job (nominal), day (numeric), month (nominal, as Weka reads it); sensitive
-    ``age`` discretized into the 10 equal-width bins of Weka's default Discretize filter over the
-    observed ages 18..95 (cut points 25.7, 33.4, ..., 87.3), labelled by the ages they hold:
-    18-25, 26-33, 34-41, 42-48, 49-56, 57-64, 65-71, 72-79, 80-87, 88-95 (ordinal).
+    ``age`` discretized by Weka's unsupervised Discretize filter into 10 bins (ordinal), labelled by
+    the ages they hold. Both papers say only "discretized age" (Weka's filters), and they disagree:
+
+    ``age_bins="equal-width"`` (Weka's default; :data:`BANK_AGE_BINS`): 10 equal-width bins over the
+        observed ages 18..95 (cut points 25.7, 33.4, ..., 87.3): 18-25, 26-33, ..., 88-95. The few rows
+        of the oldest bins make large l suppress many rows: almost half at l = 5 under anatomy, as the
+        SVM paper reports (Appendix C.2 of seed 000, Figure C.5). Notebook 01 uses it.
+    ``age_bins="equal-frequency"`` (Discretize ``-F``, :func:`weka_equal_frequency_cuts`): 10 bins of
+        about equal counts. No row is suppressed for l = 2..5, as the k-NN paper reports (Section 5.2
+        of seed 002: Marketing satisfies l-diversity for every l). Notebook 02 uses it.
     """
+    if age_bins not in BANK_AGE_READINGS:
+        raise ValueError(f"age_bins must be one of {BANK_AGE_READINGS}, got {age_bins!r}")
     raw = _parse(_path("bank/bank-full.csv", data_home),
                  lambda p: pd.read_csv(p, sep=";", usecols=["age", "job", "day", "month", "housing", "y"]))
     raw = raw[raw["y"] == "no"].reset_index(drop=True)
@@ -236,15 +303,19 @@ def load_bank_marketing(*, data_home=None) -> Dataset:
     if age.min() < BANK_AGE_BINS[0][0] or age.max() > upper[-1]:
         raise ValueError(f"bank-full.csv has ages outside {BANK_AGE_BINS[0][0]}..{upper[-1]}; "
                          "is it the UCI file?")
+    if age_bins == "equal-width":
+        order, binned = BANK_AGE_ORDER, np.searchsorted(upper, age)
+    else:
+        order, binned = _bins_from_cuts(age, weka_equal_frequency_cuts(age, 10))
     frame = pd.DataFrame({
         "job": raw["job"], "day": raw["day"], "month": raw["month"],
-        "age": np.asarray(BANK_AGE_ORDER, dtype=object)[np.searchsorted(upper, age)],
+        "age": np.asarray(order, dtype=object)[binned],
         "housing": (raw["housing"] == "yes").astype(np.int64),
     })
     frame["age"] = frame["age"].astype(str)
     kinds = {"job": "nominal", "day": "numeric", "month": "nominal", "age": "ordinal"}
     return Dataset("bank", frame, ("job", "day", "month"), "age", "housing", kinds,
-                   {"age": BANK_AGE_ORDER}, ("no", "yes"))
+                   {"age": tuple(order)}, ("no", "yes"))
 
 
 FARS_SENSITIVE = "POLICE_REPORTED_ALCOHOL_INVOLVEMENT"
