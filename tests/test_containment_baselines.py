@@ -136,7 +136,7 @@ def test_evaluate_methods_tidy_rows_and_summary():
     rng = np.random.default_rng(0)
     X = (rng.random((120, 8)) < 0.35).astype(int)
     y = (X[:, 0] | X[:, 1]).astype(int)
-    res = evaluate_methods(X, y, dataset="toy", k_ac=[3], epsilons=[1.0], n_splits=2, n_runs=2, random_state=0)
+    res = evaluate_methods(X, y, dataset_name="toy", k_ac=[3], epsilons=[1.0], n_splits=2, n_runs=2, random_state=0)
     assert list(res.columns) == list(COLUMNS)
     assert set(res["method"]) == set(METHODS)
     ac = res[res["metric"] == "ac"]
@@ -147,7 +147,7 @@ def test_evaluate_methods_tidy_rows_and_summary():
     assert summary.loc[summary["method"] == "rf", "runs"].tolist() == [2]
     assert summary["auc"].between(0, 1).all()
     with pytest.raises(ValueError, match="unknown methods"):
-        evaluate_methods(X, y, dataset="toy", methods=["lasso"])
+        evaluate_methods(X, y, dataset_name="toy", methods=["lasso"])
 
 
 def test_side_by_side_ranks_the_papers_tables():

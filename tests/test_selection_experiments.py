@@ -69,8 +69,8 @@ def test_evaluate_datasets_runs_evaluate_methods_per_data_set():
     options = dict(k_ac=[3], epsilons=[1.0], n_splits=2, n_runs=1)
     results, seconds = evaluate_datasets(inputs, ["two", "one"], random_state=4, **options)
     assert list(seconds) == ["two", "one"] and all(s > 0 for s in seconds.values())
-    expected = pd.concat([evaluate_methods(X[:40], y[:40], dataset="two", max_items=3, random_state=4, **options),
-                          evaluate_methods(X, y, dataset="one", random_state=4, **options)], ignore_index=True)
+    expected = pd.concat([evaluate_methods(X[:40], y[:40], dataset_name="two", max_items=3, random_state=4, **options),
+                          evaluate_methods(X, y, dataset_name="one", random_state=4, **options)], ignore_index=True)
     pd.testing.assert_frame_equal(results, expected)
 
 

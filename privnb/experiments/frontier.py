@@ -84,7 +84,7 @@ def _attack_rows(method, param, fitted, train_frame, dataset, n_iter):
     return []
 
 
-def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), ks: Sequence[int] = (2, 3, 4, 5),
+def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), k_anonymity: Sequence[int] = (2, 3, 4, 5),
                             hierarchies=None, n_neighbors: int = 5, n_splits: int = 10, folds=None,
                             n_iter: int = 20, random_state=None) -> pd.DataFrame:
     """Test error of each training view and the attack on its release, fold by fold (seeds 002/003).
@@ -102,7 +102,7 @@ def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), ks: Se
     """
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    views = _views(dataset, sorted(set(ls)), sorted(set(ks)), hierarchies, n_neighbors)
+    views = _views(dataset, sorted(set(ls)), sorted(set(k_anonymity)), hierarchies, n_neighbors)
     rows, name = [], f"{n_neighbors}-NN"
     for fold in chosen_folds(folds, n_splits):
         train, test = splits[fold]
@@ -123,7 +123,7 @@ def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), ks: Se
     return tidy_frame(rows)
 
 
-def containment_linkage(X, y, *, dataset: str = "adult", ks: Sequence[int] = (5, 8, 11),
+def containment_linkage(X, y, *, dataset_name: str = "adult", k_ac: Sequence[int] = (5, 8, 11),
                         ms: Sequence[int] = (1, 2, 3, 4, 5), n_splits: int = 5, folds=None,
                         random_state=None) -> pd.DataFrame:
     """Linkage attack on seed 001's releases on the same folds as their linear SVM's test error.
@@ -140,13 +140,13 @@ def containment_linkage(X, y, *, dataset: str = "adult", ks: Sequence[int] = (5,
     for fold in chosen_folds(folds, n_splits):
         train, test = splits[fold]
         releases = [("full", math.nan, np.arange(X.shape[1]))]
-        for k in ks:
+        for k in k_ac:
             releases += [("k-ac", float(k), SELECTORS["greedy-hamdist"](X[train], y[train], k, {}).features),
                          ("k-anonymity", float(k),
                           SELECTORS["k-anonymity-hamdist"](X[train], y[train], k, {}).features)]
         for method, param, features in releases:
             features = np.asarray(features, dtype=np.intp)
-            base = (dataset, "LinearSVC", method, param, fold)
+            base = (dataset_name, "LinearSVC", method, param, fold)
             model = fit_svm(X[train][:, features], y[train], random_state=int(seeds[fold]))
             rows.append((*base, "error", error_rate(y[test], model.predict(X[test][:, features])), len(train), 0,
                          f"{len(features)} features"))

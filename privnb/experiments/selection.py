@@ -121,7 +121,7 @@ def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=Non
     return _auc(y_test, model.decision_function(X_test)), ""
 
 
-def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, k_ac: Sequence[int] = (5, 8, 11),
+def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHODS, k_ac: Sequence[int] = (5, 8, 11),
                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
                      dp_k: int = 5, max_items: int | None = None, c_grid: Sequence[float] = C_GRID,
                      random_state=None) -> pd.DataFrame:
@@ -144,7 +144,7 @@ def evaluate_methods(X, y, *, dataset: str, methods: Sequence[str] = METHODS, k_
     rows = []
 
     def add(method, param, fold, metric, value, n_train, note=""):
-        rows.append((dataset, "linear-svm", method, param, fold, metric, value, n_train, 0, note))
+        rows.append((dataset_name, "linear-svm", method, param, fold, metric, value, n_train, 0, note))
 
     for i, (train, test) in enumerate(folds):
         Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
@@ -327,7 +327,7 @@ def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k
     for name in datasets:
         X, y, max_items = inputs[name]
         start = time.perf_counter()
-        frames.append(evaluate_methods(X, y, dataset=name, k_ac=k_ac, epsilons=epsilons, n_splits=n_splits,
+        frames.append(evaluate_methods(X, y, dataset_name=name, k_ac=k_ac, epsilons=epsilons, n_splits=n_splits,
                                        n_runs=n_runs, max_items=max_items, random_state=random_state))
         seconds[name] = time.perf_counter() - start
     return pd.concat(frames, ignore_index=True), seconds
