@@ -1,5 +1,6 @@
-"""Data sets and their containers: loaders by name, file resolution with verified downloads, the papers'
-toy tables, Adult's binarization.
+"""Data sets and their containers: loaders by name or by data card (``load("adult")``,
+``load("path/to/card.yaml")``), file resolution with verified downloads, the papers' toy tables, Adult's
+binarization.
 """
 
 from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, density
@@ -24,7 +25,17 @@ from .loaders import (
     PU1_VERSIONS,
     load_pu1,
     LOADERS,
+)
+from .cards import (
+    CardError,
+    CardReport,
+    builtin_cards,
+    is_card,
     load,
+    load_card,
+    check_card,
+    read_card,
+    card_hierarchy_tables,
 )
 from .sources import (
     ENV_VAR,
@@ -69,6 +80,14 @@ __all__ = [
     "load_pu1",
     "LOADERS",
     "load",
+    "CardError",
+    "CardReport",
+    "builtin_cards",
+    "is_card",
+    "load_card",
+    "check_card",
+    "read_card",
+    "card_hierarchy_tables",
     "ENV_VAR",
     "DataUnavailableError",
     "FileSpec",

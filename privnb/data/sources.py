@@ -6,6 +6,7 @@ pinned sha256 is always of the uncompressed content, i.e. of the file as its sou
 """
 from __future__ import annotations
 
+import contextvars
 import gzip
 import hashlib
 import io
@@ -14,6 +15,8 @@ import urllib.request
 import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
@@ -116,6 +119,20 @@ def content_sha256(spec: FileSpec, path: Path) -> str:
     return digest.hexdigest()
 
 
+_READ_ONLY = contextvars.ContextVar("privnb_data_read_only", default=False)
+
+
+@contextmanager
+def read_only() -> Iterator[None]:
+    """Within this block nothing is downloaded and no checksum is remembered: files are only read
+    (``privnb data check``). A missing file is a DataUnavailableError."""
+    token = _READ_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _READ_ONLY.reset(token)
+
+
 def _unavailable(spec: FileSpec, dirs: list[Path], reason: str) -> DataUnavailableError:
     where = ", ".join(str(d) for d in dirs)
     source = spec.url or "(no download address is known for this exact file)"
@@ -152,6 +169,8 @@ def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
     """
     if spec.url is None:
         raise _unavailable(spec, dirs, "it is missing and has no download address")
+    if _READ_ONLY.get():
+        raise _unavailable(spec, dirs, "it is missing (a check downloads nothing)")
     opener = opener or _default_opener
     try:
         with opener(spec.url) as response:
@@ -208,6 +227,8 @@ def _read_verified() -> dict:
 
 def _remember(key: str, entry: list) -> None:
     import json
+    if _READ_ONLY.get():
+        return
     data = _read_verified()
     data[key] = entry
     try:

@@ -34,7 +34,7 @@ from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select
 from .flipping import Flipping, randomized_flipping
 from .full_domain import adult_hierarchies, FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
-from .hierarchy import Hierarchy, format_interval
+from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
 from .pruning import appendix_b_preprocess, Prerequisites, prerequisites, Pruning, prune, AnatomyPruner
@@ -74,6 +74,8 @@ __all__ = [
     "check_columns",
     "is_k_anonymous",
     "Hierarchy",
+    "build_hierarchies",
+    "hierarchies_from_card",
     "format_interval",
     "FullDomainLattice",
     "MondrianGeneralizer",

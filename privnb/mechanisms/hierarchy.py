@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Hierarchy", "format_interval"]
+__all__ = ["Hierarchy", "format_interval", "build_hierarchies", "hierarchies_from_card"]
 
 TOP = "*"
 
@@ -290,3 +290,22 @@ class Hierarchy:
     def __repr__(self) -> str:
         shape = "intervals" if self._edges is not None else "table"
         return f"Hierarchy({self.name!r}, {shape}, levels={self.n_levels}, numeric={self.numeric})"
+
+
+def build_hierarchies(raw) -> dict[str, Hierarchy]:
+    """Hierarchy objects from raw specs: column -> ARX table (DataFrame) or ``{"intervals": {low, high,
+    width or cuts}}``, as :func:`privnb.data.card_hierarchy_tables` and ``load_adult_hierarchies`` return."""
+    out = {}
+    for column, spec in raw.items():
+        if isinstance(spec, dict) and "intervals" in spec:
+            out[column] = Hierarchy.intervals(name=column, **spec["intervals"])
+        else:
+            out[column] = Hierarchy.from_arx(spec, name=column)
+    return out
+
+
+def hierarchies_from_card(card, *, data_home=None) -> dict[str, Hierarchy]:
+    """The generalization hierarchies a data card declares (``hierarchies:``), by column."""
+    from privnb.data import card_hierarchy_tables
+
+    return build_hierarchies(card_hierarchy_tables(card, data_home=data_home))

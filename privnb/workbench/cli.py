@@ -2,8 +2,8 @@
 
 Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), ``data`` found a
 damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
-(argparse's usage errors, an invalid spec, a missing notebook, an ``--out`` that is a file or cannot be
-written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep); 3 for an
+(argparse's usage errors, an invalid spec or data card (``data check``), a missing notebook, an ``--out``
+that is a file or cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep); 3 for an
 internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are written for what
 finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
 """
@@ -38,10 +38,16 @@ def _parser() -> argparse.ArgumentParser:
                                              "folder, or of every sweep in a results folder and its index.")
     report.add_argument("results_dir", metavar="RESULTS_DIR")
 
-    data = commands.add_parser("data", help="list the data files, where each resolves, and check their sha256",
+    data = commands.add_parser("data", help="list the data files and check their sha256; `data check CARD` "
+                                            "validates a data card",
                                description="List every data file, where it resolves (PRIVNB_DATA, the user "
                                            "cache) and whether its checksum matches; downloads nothing. "
-                                           "Exit status 1 when a checksum mismatches.")
+                                           "Exit status 1 when a checksum mismatches. `privnb data check CARD...` "
+                                           "validates data cards and describes their data (rows, roles, kinds, "
+                                           "the sensitive domain, the largest l anatomy allows, missing values); "
+                                           "it writes nothing; exit status 2 when a card has a problem.")
+    data.add_argument("action", nargs="?", choices=["check"], help="check: validate the data cards given")
+    data.add_argument("cards", nargs="*", metavar="CARD", help="data cards (.yaml) or built-in names (adult, ...)")
     data.add_argument("--no-verify", dest="verify", action="store_false", help="skip hashing the files")
     data.add_argument("--data-home", metavar="DIR", help="look here first (default: PRIVNB_DATA, then the cache)")
 
@@ -100,9 +106,33 @@ def _report(args) -> int:
     return 0
 
 
+def _check_cards(cards: list[str]) -> int:
+    from privnb.data import CardError, DataUnavailableError, builtin_cards, check_card, is_card
+
+    if not cards:
+        raise ValueError("privnb data check needs at least one CARD (a .yaml data card or a built-in name)")
+    failed = False
+    for card in cards:
+        path = card if is_card(card) else builtin_cards().get(card, card)
+        try:
+            print(check_card(path).to_string(), end="\n\n")
+        except CardError as error:
+            failed = True
+            for problem in error.problems:
+                print(f"privnb data check: {problem}", file=sys.stderr)
+        except DataUnavailableError as error:
+            failed = True
+            print(f"privnb data check: {card}: {_one_line(error)}", file=sys.stderr)
+    return 2 if failed else 0
+
+
 def _data(args) -> int:
     import pandas as pd
 
+    if args.action == "check":
+        return _check_cards(args.cards)
+    if args.cards:
+        raise ValueError(f"unexpected arguments {args.cards}; did you mean `privnb data check CARD`?")
     from privnb.data.loaders import describe_data
 
     table = describe_data(args.data_home, verify=args.verify)
