@@ -214,12 +214,18 @@ def test_builtin_cards_ship_with_the_package():
     assert '"privnb.data" = ["cards/*.yaml"]' in pyproject
 
 
-def test_readme_card_is_a_complete_card(tmp_path):
+def test_readme_card_is_a_complete_card_that_loads(folder):
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("## Your own data", 1)[1]
     text = section.split("```yaml", 1)[1].split("```", 1)[0]
     card = yaml.safe_load(textwrap.dedent(text))
     assert {"file", "roles", "columns", "missing", "hierarchies"} <= set(card)
+    (folder / "hierarchies").mkdir()
+    (folder / "hierarchies" / "zip.csv").write_text("47906;4790*;*\n47907;4790*;*\n47901;4790*;*\n")
+    (folder / "readme.yaml").write_text(text)
+    data = load(folder / "readme.yaml")
+    assert data.name == "clinic" and len(data.frame) == 57 and data.orders["severity"][-1] == "high"
+    assert set(hierarchies_from_card(folder / "readme.yaml")) == {"zip", "age"}
 
 
 needs_data = pytest.mark.skipif("PRIVNB_DATA" not in os.environ,
