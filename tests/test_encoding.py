@@ -56,11 +56,14 @@ def test_ibk_values_and_names():
     encoder = FrameEncoder(KINDS, ORDERS).fit(frame)
     w = 1 / np.sqrt(2)
     np.testing.assert_allclose(encoder.transform(frame), [
-        [0.0, 0.0, w, 0, w, 0], [0.5, 1.0, 0, w, w, 0], [1.0, 0.5, w, 0, 0, w]])
-    assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job=a", "job=b", "sex=F", "sex=M"]
-    # test rows outside the training range are not clipped; unseen categories encode as zeros
+        [0.0, 0.0, w, 0, 0, w, 0, 0], [0.5, 1.0, 0, w, 0, w, 0, 0], [1.0, 0.5, w, 0, 0, 0, w, 0]])
+    assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job=a", "job=b", "job=<unseen>",
+                                                        "sex=F", "sex=M", "sex=<unseen>"]
+    # test rows outside the training range are not clipped; an unseen category sets its own column, so that
+    # it differs by 1 from every training value (Weka's overlap metric)
     out = encoder.transform(pd.DataFrame({"age": [80], "edu": ["mid"], "job": ["z"], "sex": ["M"]}))
-    np.testing.assert_allclose(out, [[1.5, 0.5, 0, 0, 0, w]])
+    np.testing.assert_allclose(out, [[1.5, 0.5, 0, 0, w, 0, w, 0]])
+    assert ((out[0, 2:5] - encoder.transform(frame)[0, 2:5]) ** 2).sum() == pytest.approx(1.0)
 
 
 def test_standard_scheme():
@@ -74,7 +77,7 @@ def test_standard_scheme():
 def test_column_subsets_and_missing_columns():
     frame = pd.DataFrame({"age": [20, 40], "edu": ["low", "high"], "job": ["a", "b"], "sex": ["F", "M"]})
     encoder = FrameEncoder(KINDS, ORDERS).fit(frame.drop(columns="edu"))
-    assert encoder.transform(frame).shape == (2, 5)  # extra columns are ignored
+    assert encoder.transform(frame).shape == (2, 7)  # extra columns are ignored
     with pytest.raises(ValueError, match=r"\['job'\].*missing"):
         encoder.transform(frame.drop(columns="job"))
 

@@ -11,9 +11,9 @@ Checks marked not applicable, and why:
 - ProtectedTraining(SensitiveDropper) / check_classifiers_train: the check's blobs have 2 features and
   the mechanism drops one of them (the sensitive column 0), so the 0.83 accuracy bar is out of reach by
   design (as IdentifyingTraining in tests/test_learners.py).
-- IBkClassifier(3) / check_classifiers_train: on the 3-class blobs a 1-1-1 vote tie goes to the nearest
-  neighbour's class in predict (Weka IBk's rule, kept for the paper's numbers), while the check wants
-  argmax(predict_proba), which picks the lowest label. (IBkClassifier(1) passes it.)
+- (IBkClassifier(3) passes check_classifiers_train: with Weka IBk's rule, an even vote split goes to the
+  class declared first, the lowest label by default, as argmax(predict_proba) does. The earlier rule,
+  ties="exact-k", gave a tie to the nearest neighbour's class and failed it.)
 - NystroemSVM / check_sample_weight_equivalence_on_dense_data: the check asks weighted rows and
   repeated rows to give the same decision function to 1e-7. The objectives are the same, but liblinear
   stops at a solver tolerance (scikit-learn marks LinearSVC so), and the Nystroem landmarks are sampled
@@ -83,10 +83,6 @@ EXPECTED_FAILURES = {
     "SensitiveDropper": {
         "check_classifiers_train": "the mechanism drops the sensitive column, one of the blobs' 2 features",
     },
-    "IBkClassifier": {
-        "check_classifiers_train": "with k >= 3 and 3 classes, predict breaks a vote tie by the nearest "
-                                   "neighbour's class (Weka IBk's rule), argmax of predict_proba by the lowest label",
-    },
     "NystroemSVM": {"check_sample_weight_equivalence_on_dense_data":
                     WEIGHTS_BY_TOLERANCE + "; the Nystroem landmarks are sampled from the rows"},
     "ContainmentSelector": {name: "needs a binary 0/1 matrix; the generic data are real-valued"
@@ -96,8 +92,6 @@ EXPECTED_FAILURES = {
 
 def expected_failures(estimator):
     key = type(estimator).__name__
-    if isinstance(estimator, IBkClassifier) and estimator.n_neighbors == 1:
-        return {}  # one neighbour: no vote ties
     if isinstance(estimator, ProtectedTraining) and type(estimator) is ProtectedTraining:
         key = type(estimator.mechanism).__name__
     return EXPECTED_FAILURES.get(key, {})

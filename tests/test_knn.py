@@ -143,8 +143,9 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
     data = _small_dataset()
     out = cross_validate_knn(data, n_neighbors=(1, 3, 5), ls=(2, 3, 4), n_splits=3, random_state=0)
     assert list(out.columns) == list(COLUMNS)
-    # original, identifying, anatomized l=2,3 searched once per fold for k=5; l=4 is N/A (domain 3)
-    assert calls == [5] * (3 * 4)
+    # original, identifying, anatomized l=2,3 searched for k=5 once per fold and run of test rows that
+    # share Weka's running ranges (ranges="weka"); l=4 is N/A (domain 3)
+    assert set(calls) == {5} and len(calls) >= 3 * 4
     na = out[out["param"] == 4]
     assert len(na) == 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
     ok = out[out["note"] == ""]
@@ -230,3 +231,115 @@ def test_repeated_training_rows_are_searched_by_distinct_row(seed, k):
     sq, index = brute(model.fit_X_, model.encoder_.transform(test), k)
     distances, found = model.kneighbors(test)
     assert np.array_equal(found, index) and np.allclose(distances ** 2, sq)
+
+
+# --- Weka IBk's rules (seed 002 names IBk): tied neighbours, vote ties, running ranges -------------------
+
+def weka_reference(train, y, queries, k, class_order, ranges="weka"):
+    """Weka IBk written plainly, one query at a time: numeric columns only, min-max ranges updated with
+    each query before it is classified; every row within the k-th distance votes, 1/n prior for every
+    class, an even split to the class declared first."""
+    train, queries = np.asarray(train, float), np.asarray(queries, float)
+    low, high = train.min(axis=0), train.max(axis=0)
+    out = []
+    for q in queries:
+        if ranges == "weka":
+            low, high = np.minimum(low, q), np.maximum(high, q)
+        width = high - low
+        scaled = np.where(width > 0, (train - q) / np.where(width > 0, width, 1), 0.0)
+        d = np.round((scaled ** 2).sum(axis=1), 9)
+        kth = np.sort(d)[k - 1]
+        dist = {c: 1 / len(train) for c in class_order}
+        for label in y[d <= kth]:
+            dist[label] += 1
+        best = class_order[0]
+        for c in class_order[1:]:
+            if dist[c] > dist[best]:
+                best = c
+        out.append(best)
+    return np.array(out)
+
+
+def test_ibk_keeps_every_row_tied_with_the_kth_distance():
+    # three rows at distance 0 from the query: all vote at k = 1 (two of class 0 beat one of class 1),
+    # where the exact-k rule keeps only the first row (class 1)
+    train = pd.DataFrame({"a": [0.0, 0.0, 0.0, 1.0]})
+    y = np.array([1, 0, 0, 1])
+    query = pd.DataFrame({"a": [0.0]})
+    assert IBkClassifier(1).fit(train, y).predict(query).tolist() == [0]
+    assert IBkClassifier(1, ties="exact-k").fit(train, y).predict(query).tolist() == [1]
+    proba = IBkClassifier(1).fit(train, y).predict_proba(query)[0]
+    assert np.allclose(proba, np.array([2.25, 1.25]) / 3.5)      # IBk: 1/n prior, +1 per neighbour
+
+
+def test_ibk_even_split_goes_to_the_class_declared_first():
+    train = pd.DataFrame({"a": [0.0, 0.0, 1.0]})
+    y = np.array(["yes", "no", "yes"])
+    query = pd.DataFrame({"a": [0.0]})
+    assert IBkClassifier(1).fit(train, y).predict(query).tolist() == ["no"]          # sorted: "no" first
+    assert IBkClassifier(1, class_order=("yes", "no")).fit(train, y).predict(query).tolist() == ["yes"]
+    assert IBkClassifier(1, ties="exact-k").fit(train, y).predict(query).tolist() == ["yes"]   # nearest row
+    with pytest.raises(ValueError, match="class_order"):
+        IBkClassifier(1, class_order=("yes",)).fit(train, y)
+    with pytest.raises(ValueError, match="ties"):
+        IBkClassifier(1, ties="nearest").fit(train, y)
+
+
+def test_ibk_ranges_grow_with_each_query_as_weka_does():
+    # a query beyond the training range widens it before it is classified (IBk.addInstanceInfo)
+    train = pd.DataFrame({"a": [0.0, 1.0], "b": ["x", "y"]})
+    y = np.array([0, 1])
+    queries = pd.DataFrame({"a": [3.0, 2.0], "b": ["x", "x"]})
+    kinds = {"a": "numeric", "b": "nominal"}
+    # query 0: range [0, 3]: (3/3)^2 + 0 = 1 to row 0 against (2/3)^2 + 1 to row 1; on [0, 1]: 9 against 5
+    assert IBkClassifier(1, kinds=kinds).fit(train, y).predict(queries).tolist() == [0, 0]
+    assert IBkClassifier(1, kinds=kinds, ranges="train").fit(train, y).predict(queries).tolist() == [1, 1]
+
+
+@given(st.integers(0, 10_000), st.integers(1, 4))
+@settings(max_examples=40, deadline=None)
+def test_ibk_matches_a_plain_weka_reference_for_every_k_from_one_search(seed, levels):
+    rng = np.random.default_rng(seed)
+    train = rng.integers(0, levels + 1, size=(50, 2)).astype(float)     # few levels: heavy distance ties
+    queries = rng.integers(-1, levels + 3, size=(20, 2)).astype(float)  # some beyond the training ranges
+    y = rng.integers(0, 3, 50)
+    order = tuple(rng.permutation(3).tolist())
+    frame, qframe = pd.DataFrame(train, columns=["a", "b"]), pd.DataFrame(queries, columns=["a", "b"])
+    model = IBkClassifier(9, class_order=order, chunk_bytes=8 * 64 * 3).fit(frame, y)
+    many = model.predict_many(qframe, [1, 2, 3, 5, 9])
+    for row, k in enumerate([1, 2, 3, 5, 9]):
+        assert np.array_equal(many[row], weka_reference(train, y, queries, k, order)), k
+    fixed = IBkClassifier(3, class_order=order, ranges="train").fit(frame, y).predict(qframe)
+    assert np.array_equal(fixed, weka_reference(train, y, queries, 3, order, ranges="train"))
+
+
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(2, 4))
+@settings(max_examples=20, deadline=None)
+def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
+    rng = np.random.default_rng(seed)
+    A = rng.integers(0, 3, size=(30, 2)) / 2
+    S = np.eye(4)[:, :3] / np.sqrt(2)
+    a_index = np.repeat(np.arange(30), l)
+    s_index = np.concatenate([rng.permutation(4)[:l] for _ in range(30)])
+    X = np.hstack([A[a_index], S[s_index]])
+    Q_a, Q_s = rng.integers(0, 3, size=(12, 2)) / 2, S[rng.integers(0, 4, 12)]
+    plain = kneighbors(X, np.hstack([Q_a, Q_s]), k, ties=True)
+    factored = knn_module.kneighbors_factored(A, S, a_index, s_index, Q_a, Q_s, k, chunk_bytes=8 * 32 * 5,
+                                              ties=True)
+    assert np.array_equal(plain.offsets, factored.offsets) and np.array_equal(plain.index, factored.index)
+    sizes = np.diff(plain.offsets)
+    assert (sizes >= k).all()
+
+
+def test_knn_views_read_the_sensitive_attribute_as_weka_does():
+    from privnb.experiments.knn import ibk_kinds, weka_class_order
+
+    adult_like = Dataset("adult", _small_dataset().frame, ("x", "c"), "s", "y",
+                         {"x": "numeric", "c": "nominal", "s": "ordinal"}, {"s": ("s0", "s1", "s2")})
+    assert ibk_kinds(adult_like)["s"] == "nominal"                      # Weka: education is nominal
+    assert ibk_kinds(adult_like, sensitive_kind="as-dataset")["s"] == "ordinal"
+    assert weka_class_order(adult_like) == tuple(pd.unique(adult_like.y))
+    # a mismatch of the nominal sensitive attribute adds exactly 1 to the squared distance
+    train = pd.DataFrame({"s": ["s0", "s2"]})
+    model = IBkClassifier(2, kinds=ibk_kinds(adult_like)).fit(train, [0, 1])
+    assert np.allclose(model.kneighbors(pd.DataFrame({"s": ["s1"]}))[0] ** 2, [[1.0, 1.0]])

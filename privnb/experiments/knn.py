@@ -22,9 +22,43 @@ from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
 from privnb.validation import check_int
 
 
-def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity):
+#: Data sets whose sensitive attribute Weka reads as nominal in the k-NN paper's setting: Adult's
+#: education (nominal in the UCI/Weka header), Marketing's discretized age (Weka's Discretize filter
+#: outputs a nominal attribute) and Fatality's alcohol involvement. IPUMS' educrec is an integer code in
+#: the raw file, which Weka's CSV loader reads as numeric: it keeps the data set's (ordinal) kind.
+WEKA_NOMINAL_SENSITIVE = ("adult", "bank", "fars")
+
+#: Readings of the sensitive attribute's kind for the k-NN (``sensitive_kind``).
+SENSITIVE_KINDS = ("weka", "nominal", "as-dataset")
+
+
+def ibk_kinds(dataset, sensitive_kind: str = "weka") -> dict:
+    """The column kinds IBk's distance uses for ``dataset`` (Section 5.1.3 of seed 002).
+
+    ``"weka"`` (default): the sensitive attribute is nominal (a mismatch adds 1 to the squared distance)
+    for the data sets of :data:`WEKA_NOMINAL_SENSITIVE`, as Weka reads the paper's data, and keeps its
+    kind otherwise; ``"nominal"``: nominal for every data set; ``"as-dataset"``: ``dataset.kinds`` as they
+    are (an ordinal sensitive attribute is then a rank scaled to [0, 1], privnb's earlier reading).
+    """
+    if sensitive_kind not in SENSITIVE_KINDS:
+        raise ValueError(f"sensitive_kind must be one of {SENSITIVE_KINDS}, got {sensitive_kind!r}")
+    kinds = dict(dataset.kinds)
+    if sensitive_kind == "nominal" or (sensitive_kind == "weka" and dataset.name in WEKA_NOMINAL_SENSITIVE):
+        kinds[dataset.sensitive] = "nominal"
+    return kinds
+
+
+def weka_class_order(dataset) -> tuple:
+    """The class values in the order Weka declares them: first appearance in the data file, as Weka's
+    CSV loader builds a nominal attribute's header. IBk gives an even vote split to the first: Adult
+    ``0`` ("<=50K", the label of adult.data's first row), Marketing ``1`` ("yes": housing of
+    bank-full.csv's first kept row), Fatality ``1`` ("Injured")."""
+    return tuple(pd.unique(np.asarray(dataset.y)).tolist())
+
+
+def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity, ibk_options):
     """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
-    base = IBkClassifier(k_max, kinds=dataset.kinds, orders=dataset.orders)
+    base = IBkClassifier(k_max, orders=dataset.orders, **ibk_options)
     views = [("original", np.nan, OriginalTraining(base), None),
              ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None)]
     factored = clone(base).set_params(factor_column=dataset.sensitive)
@@ -32,7 +66,7 @@ def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity):
               for l in ls]
     if hierarchies is not None:
         qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
-        one = IBkClassifier(1, kinds=dataset.kinds, orders=dataset.orders)
+        one = IBkClassifier(1, orders=dataset.orders, **ibk_options)
         views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
                                                                  hierarchies=hierarchies), (1,))
                   for l in k_anonymity]
@@ -51,7 +85,8 @@ def _check_neighbors_ls(n_neighbors, ls):
 def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
                        hierarchies=None, k_anonymity=None,
                        views=("original", "identifying", "anatomized", "generalized"), folds=None,
-                       n_jobs=None, progress=True) -> pd.DataFrame:
+                       n_jobs=None, progress=True, ties="weka", ranges="weka",
+                       sensitive_kind="weka") -> pd.DataFrame:
     """The k-NN experiment of Section 5 of seed 002: every view, every k in ``n_neighbors``, every l.
 
     Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
@@ -64,6 +99,12 @@ def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5),
     whole table. ``folds`` (indices, default all) runs part of the folds, e.g. to time one; ``n_jobs``
     runs folds in parallel processes (joblib), with the same result; ``progress`` shows a progress bar
     over the folds. ``n_neighbors`` are the k of k-NN, ``k_anonymity`` the k of k-anonymity.
+
+    The k-NN is Weka IBk's (:class:`privnb.learn.IBkClassifier`): ``ties="weka"`` (every row tied with
+    the k-th distance votes, an even split to the class Weka declares first, :func:`weka_class_order`),
+    ``ranges="weka"`` (min-max ranges updated with each test row, in fold order) and
+    ``sensitive_kind="weka"`` (:func:`ibk_kinds`); ``ties="exact-k"``, ``ranges="train"`` and
+    ``sensitive_kind="as-dataset"`` give privnb's earlier readings.
 
     Returns
     -------
@@ -87,7 +128,10 @@ def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5),
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
     k_anonymity = ls if k_anonymity is None else sorted({check_int(k, "k") for k in k_anonymity})
-    chosen = [v for v in _view_estimators(dataset, max(n_neighbors), ls, hierarchies, k_anonymity) if v[0] in views]
+    ibk_options = {"kinds": ibk_kinds(dataset, sensitive_kind), "ties": ties, "ranges": ranges,
+                   "class_order": weka_class_order(dataset)}
+    chosen = [v for v in _view_estimators(dataset, max(n_neighbors), ls, hierarchies, k_anonymity, ibk_options)
+              if v[0] in views]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_knn_fold)(dataset, chosen, n_neighbors, fold, *splits[fold], int(seeds[fold])) for fold in folds)
     return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
@@ -116,7 +160,7 @@ def _knn_fold(dataset, views, n_neighbors, fold, train, test, seed):
 
 
 def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
-                       progress=True) -> pd.DataFrame:
+                       progress=True, sensitive_kind="weka") -> pd.DataFrame:
     """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
 
     In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
@@ -125,7 +169,9 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
     1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
     every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
     ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds; ``progress``
-    shows a progress bar over the folds.
+    shows a progress bar over the folds. The sensitive attribute's kind is :func:`ibk_kinds`; the 1-NN
+    here keeps the first nearest row by position and the ranges of the fold's training rows (Weka's tied
+    1-NN and running ranges are those of :func:`cross_validate_knn`).
 
     Returns
     -------
@@ -151,7 +197,8 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
             members = np.flatnonzero(y[train] == cls)
             part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
         frame = X.iloc[train].reset_index(drop=True)
-        encoder = FrameEncoder.from_dataset(dataset, scheme="ibk").fit(frame)
+        encoder = FrameEncoder(kinds=ibk_kinds(dataset, sensitive_kind), orders=dict(dataset.orders),
+                               scheme="ibk").fit(frame)
         query = encoder.transform(X.iloc[test])
         sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
         best = nearest_per_part(encoder.transform(frame), part_of, query)

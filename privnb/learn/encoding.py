@@ -6,11 +6,13 @@ Two schemes, fitted on the training frame only:
     Weka IBk's distance (the k-NN experiments of seed 002): numeric and ordinal attributes (ordinal
     values replaced by their rank in the domain order) are min-max scaled on the training range;
     nominal attributes become one-hot columns scaled by 1/sqrt(2), so that a mismatch adds exactly 1
-    to the squared Euclidean distance, as Weka's overlap metric does.
+    to the squared Euclidean distance, as Weka's overlap metric does. A value unseen in training sets one
+    more column, ``column=<unseen>``, so that it too differs by 1 from every training value (Weka's header
+    declares every value of a nominal attribute).
 ``"standard"``
     Numeric and ordinal ranks standardized (training mean and standard deviation); nominal one-hot.
 
-Categories unseen in training encode as all zeros. Any subset of the described columns can be
+Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk"). Any subset of the described columns can be
 encoded (the identifying view drops the sensitive column).
 """
 from __future__ import annotations
@@ -150,9 +152,11 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             if self.kinds_[column] == "nominal":
                 categories = self.categories_[column]
                 codes = pd.Index(categories).get_indexer(frame[column])
-                block = np.zeros((len(frame), len(categories)))
+                block = np.zeros((len(frame), len(categories) + (self.scheme == "ibk")))
                 known = codes >= 0
                 block[np.flatnonzero(known), codes[known]] = weight
+                if self.scheme == "ibk":
+                    block[~known & frame[column].notna().to_numpy(), -1] = weight
             else:
                 block = ((self._numbers(frame, column) - self.center_[column])
                          / self.scale_[column])[:, None]
@@ -166,6 +170,8 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         for column in self.columns_:
             if self.kinds_[column] == "nominal":
                 names.extend(f"{column}={value}" for value in self.categories_[column])
+                if self.scheme == "ibk":
+                    names.append(f"{column}=<unseen>")
             else:
                 names.append(str(column))
         return np.asarray(names, dtype=object)

@@ -6,14 +6,27 @@ Euclidean distance with numeric attributes min-max normalized on the training ra
 attributes contributing 0 (equal) or 1 (different): :class:`privnb.learn.encoding.FrameEncoder` with scheme
 ``"ibk"`` (one-hot scaled by 1/sqrt(2)) gives exactly that, and :class:`IBkClassifier` uses it.
 
-Tie rules (the same for every k, so the k nearest are always a prefix of the k_max nearest):
+Tie rules. The default, ``ties="weka"``, is Weka IBk's own (seed 002 names IBk, so it is the paper's
+rule; read from Weka 3.8's ``LinearNNSearch``, ``IBk`` and ``AbstractClassifier``):
 
-- distance: neighbours are ordered by (squared distance, position of the training row); equal
-  distances (the l rows of an anatomized individual, duplicate rows) go to the earlier training row.
-  Squared distances are recomputed exactly for the candidates and compared after rounding to 1e-9,
-  so that equal distances summed in a different order still tie.
-- vote: the majority class of the k neighbours; a tie (even k, or more than two classes) goes to the
-  tied class whose nearest member comes first (for two classes: the nearest neighbour's class).
+- neighbours: every training row whose distance is at most the k-th smallest distance takes part, so
+  "k neighbours" may be more than k rows (LinearNNSearch keeps the rows tied with its k-th);
+- vote: unweighted, every class starting from the same 1 / max(1, n_train) (IBk.makeDistribution),
+  each neighbour adding 1; the class with the most votes wins and an even split goes to the class
+  declared FIRST for the class attribute (``AbstractClassifier.classifyInstance`` scans the classes
+  upwards with a strict ``>``): ``class_order[0]`` of :class:`IBkClassifier`;
+- ranges: numeric attributes are min-max normalized on ranges that IBk updates with every instance it
+  sees: the training rows, then each test instance before it is classified
+  (``IBk.distributionForInstance`` calls ``addInstanceInfo``), so the ranges of query i are those of
+  the training rows and queries 0..i, in order (``ranges="weka"``; ``ranges="train"`` fixes them at the
+  training rows). A range of zero width contributes 0, as in Weka's ``NormalizableDistance``.
+
+``ties="exact-k"`` keeps privnb's earlier rule, an option: exactly k rows, ordered by (squared
+distance, position of the training row), and vote ties to the tied class whose nearest member comes
+first (for two classes: the nearest neighbour's class).
+
+Distances compare after rounding to 1e-9 (squared distances recomputed exactly for the candidates),
+so that equal distances summed in a different order still tie.
 
 So one neighbour search for the largest k serves every smaller k (:meth:`IBkClassifier.predict_many`);
 :func:`cross_validate_knn` does one search per (fold, view, l), and :func:`convergence_curves` runs
@@ -23,6 +36,8 @@ with ``IBkClassifier(factor_column=sensitive)``): same neighbours, about l times
 go in chunks of bounded memory.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -98,8 +113,41 @@ def _first_k(query_of, exact, col, n_query, k):
     return exact[take], col[take]
 
 
-def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
+class TiedNeighbors(NamedTuple):
+    """Ragged neighbour lists of :func:`kneighbors` with ``ties=True``: query q's neighbours are
+    ``index[offsets[q]:offsets[q + 1]]``, nearest first (squared distances ``sq_dist``, rounded to 1e-9).
+    Each list holds every training row whose distance is at most the query's k-th smallest."""
+    offsets: np.ndarray
+    sq_dist: np.ndarray
+    index: np.ndarray
+
+
+def _all_within_kth(query_of, exact, col, n_query, k):
+    """Every candidate whose (rounded exact) distance is at most its query's k-th smallest, nearest first
+    (then by column): (counts per query, distances, columns)."""
+    exact = np.round(exact, _DECIMALS)
+    order = np.lexsort((col, exact, query_of))
+    query_of, exact, col = query_of[order], exact[order], col[order]
+    first = np.searchsorted(query_of, np.arange(n_query))
+    keep = exact <= exact[first + k - 1][query_of]
+    return np.bincount(query_of[keep], minlength=n_query), exact[keep], col[keep]
+
+
+def _collect(pieces, n_query):
+    counts = np.concatenate([c for c, _, _ in pieces]) if pieces else np.zeros(0, dtype=np.intp)
+    offsets = np.zeros(n_query + 1, dtype=np.intp)
+    np.cumsum(counts, out=offsets[1:])
+    if not pieces:
+        return TiedNeighbors(offsets, np.zeros(0), np.zeros(0, dtype=np.intp))
+    return TiedNeighbors(offsets, np.concatenate([d for _, d, _ in pieces]),
+                         np.concatenate([i for _, _, i in pieces]).astype(np.intp))
+
+
+def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     """The ``n_neighbors`` nearest training rows of each query row (brute force, exact, chunked).
+
+    With ``ties=True``, every training row whose distance is at most the k-th smallest is returned
+    (Weka IBk's LinearNNSearch), as :class:`TiedNeighbors`; the lists for any smaller k are prefixes.
 
     Neighbours are ordered by (squared Euclidean distance, training row position): the distance tie rule
     of this module. Queries are processed in chunks so that one chunk's distance matrix takes at most
@@ -111,11 +159,13 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
     X_query : array of shape (n_query, p)
     n_neighbors : int
     chunk_bytes : int
+    ties : bool
 
     Returns
     -------
     sq_dist : array of shape (n_query, n_neighbors), squared distances, non-decreasing along each row
     index : array of shape (n_query, n_neighbors), positions in ``X_train``
+        (or, with ``ties=True``, one :class:`TiedNeighbors`)
     """
     X_train, X_query = _check_pair(X_train, X_query)
     k = check_int(n_neighbors, "n_neighbors")
@@ -125,6 +175,7 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
     scale = 1.0 + float(sq_train[:len(X_train)].max())
     sq_dist = np.empty((len(X_query), k))
     index = np.empty((len(X_query), k), dtype=np.intp)
+    pieces = []
     step = _rows_per_chunk(len(padded), chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start:start + step]
@@ -134,9 +185,12 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27):
         rows, cols = _screen(d2, _kth_bound(d2, k, block_min) + tol, block_min)
         del d2
         diff = query[rows] - X_train[cols]
-        sq_dist[start:start + step], index[start:start + step] = _first_k(
-            rows, np.einsum("ij,ij->i", diff, diff), cols, len(query), k)
-    return sq_dist, index
+        exact = np.einsum("ij,ij->i", diff, diff)
+        if ties:
+            pieces.append(_all_within_kth(rows, exact, cols, len(query), k))
+        else:
+            sq_dist[start:start + step], index[start:start + step] = _first_k(rows, exact, cols, len(query), k)
+    return _collect(pieces, len(X_query)) if ties else (sq_dist, index)
 
 
 def _check_pair(X_train, X_query):
@@ -149,7 +203,7 @@ def _check_pair(X_train, X_query):
 
 
 def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *,
-                        chunk_bytes=2**27):
+                        chunk_bytes=2**27, ties=False):
     """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
 
     The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
@@ -158,7 +212,7 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
     over the distinct A rows only (about N instead of N*l): for each query the exact distances of the rows
     of its nearest A rows bound the k-th distance from above, every A row whose partial distance (a lower
     bound of its rows' distances) is within that bound is a candidate, and the candidates' rows are ranked
-    exactly. Same result and tie rule as :func:`kneighbors` on the full rows.
+    exactly. Same result and tie rules as :func:`kneighbors` on the full rows (``ties`` as there).
 
     Parameters
     ----------
@@ -180,6 +234,7 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
     scale = 1.0 + float(sq_train[:len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
     sq_dist = np.empty((len(A_query), k))
     index = np.empty((len(A_query), k), dtype=np.intp)
+    pieces = []
     step = _rows_per_chunk(len(padded), chunk_bytes)
 
     def expand(q_of, a_of, query, ds):
@@ -208,8 +263,11 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
         # 2. every A row whose partial distance is within the bound, ranked exactly
         q_rows, cols, exact = expand(*_screen(d2, bound, block_min), query, ds)
         del d2
-        sq_dist[start:start + step], index[start:start + step] = _first_k(q_rows, exact, cols, len(query), k)
-    return sq_dist, index
+        if ties:
+            pieces.append(_all_within_kth(q_rows, exact, cols, len(query), k))
+        else:
+            sq_dist[start:start + step], index[start:start + step] = _first_k(q_rows, exact, cols, len(query), k)
+    return _collect(pieces, len(A_query)) if ties else (sq_dist, index)
 
 
 def _distinct_rows(X):
@@ -259,17 +317,75 @@ def vote(neighbor_labels, ks, n_classes=None):
     return out
 
 
+def tied_counts(neighbors: TiedNeighbors, labels, ks, n_classes: int) -> np.ndarray:
+    """Class counts among the IBk neighbours for each k in ``ks``, from one tied search for max(ks).
+
+    For k, the neighbours of a query are the rows of its list (:class:`TiedNeighbors` of the search for
+    k_max >= k) whose distance is at most the list's k-th distance: a prefix of the list, since it is
+    sorted and every row tied with the k-th lies within the k_max-th distance.
+
+    Parameters
+    ----------
+    neighbors : TiedNeighbors
+    labels : int array, class code 0..n_classes-1 of every training row
+    ks : sequence of int
+
+    Returns
+    -------
+    int array of shape (len(ks), n_query, n_classes)
+    """
+    offsets, dist = neighbors.offsets, neighbors.sq_dist
+    n_query = len(offsets) - 1
+    sizes = np.diff(offsets)
+    ks = [check_int(k, "k") for k in ks]
+    if n_query and sizes.min(initial=max(ks)) < max(ks):
+        raise ValueError(f"k={max(ks)} needs {max(ks)} neighbours; some queries have only {sizes.min()}")
+    query_of = np.repeat(np.arange(n_query), sizes)
+    onehot = np.asarray(labels)[neighbors.index][:, None] == np.arange(n_classes)
+    cum = np.vstack([np.zeros((1, n_classes), dtype=np.intp), np.cumsum(onehot, axis=0)])
+    out = np.empty((len(ks), n_query, n_classes), dtype=np.intp)
+    for row, k in enumerate(ks):
+        within = dist <= dist[offsets[:-1] + k - 1][query_of]
+        ends = offsets[:-1] + np.bincount(query_of[within], minlength=n_query)
+        out[row] = cum[ends] - cum[offsets[:-1]]
+    return out
+
+
+def weka_vote(counts, first) -> np.ndarray:
+    """IBk's prediction from class counts (..., n_classes): the most votes, an even split to the class
+    with the smallest rank in ``first`` (array: the rank of each class code in the declared order)."""
+    ranked = np.take(counts, np.argsort(first), axis=-1)     # columns in declared order
+    return np.argsort(first)[ranked.argmax(axis=-1)]           # argmax: the first maximum wins
+
+
+#: Tie rules of :class:`IBkClassifier`.
+TIE_RULES = ("weka", "exact-k")
+
+
+#: Range rules of :class:`IBkClassifier`.
+RANGE_RULES = ("weka", "train")
+
+
 class IBkClassifier(ClassifierMixin, BaseEstimator):
     """k-NN classifier with Weka IBk's distance (Section 5.1.3 of seed 002), exact and tie-ruled.
 
     Frames are encoded by :class:`privnb.learn.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
-    rows; the neighbour search and tie rules are those of :func:`kneighbors` and :func:`vote`.
+    rows; the neighbour search is that of :func:`kneighbors`, the tie rules those of the module docstring.
 
     Parameters
     ----------
     n_neighbors : int
-        k; an even k is allowed (vote ties go to the nearest neighbour's class), though the paper
-        assumes odd k.
+        k; an even k is allowed, though the paper assumes odd k.
+    ties : {"weka", "exact-k"}
+        "weka" (default, Weka IBk's rule): every row tied with the k-th distance votes, an even split
+        goes to ``class_order[0]``; "exact-k": exactly k rows by (distance, position), vote ties to the
+        nearest tied class (:func:`vote`).
+    class_order : sequence, optional
+        The class values in the order Weka's header declares them (CSVLoader: order of first appearance
+        in the data file); an even vote goes to the first. Default: the sorted classes.
+    ranges : {"weka", "train"}
+        Min-max ranges of numeric attributes: "weka" (default) updates them with every query, in the
+        order given, before it is classified (as IBk does); "train" keeps the training rows' ranges.
     kinds, orders : mapping, optional
         Column kinds and ordinal orders (``Dataset.kinds`` / ``Dataset.orders``); inferred when None.
     factor_column : str, optional
@@ -293,8 +409,12 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
        Data Privacy 10, 2017 (seed 002).
     """
 
-    def __init__(self, n_neighbors=1, *, kinds=None, orders=None, factor_column=None, chunk_bytes=2**27):
+    def __init__(self, n_neighbors=1, *, kinds=None, orders=None, factor_column=None, ties="weka",
+                 class_order=None, ranges="weka", chunk_bytes=2**27):
         self.n_neighbors = n_neighbors
+        self.ties = ties
+        self.class_order = class_order
+        self.ranges = ranges
         self.kinds = kinds
         self.orders = orders
         self.factor_column = factor_column
@@ -312,12 +432,75 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         if k > len(y):
             raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k")
+        if self.ties not in TIE_RULES or self.ranges not in RANGE_RULES:
+            raise ValueError(f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got "
+                             f"ties={self.ties!r}, ranges={self.ranges!r}")
         self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
         self.fit_X_ = self.encoder_.transform(X)
         self._factored = self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
+        self._first = self._class_ranks()
+        self._numeric = [c for c in self.encoder_.columns_ if self.encoder_.kinds_[c] != "nominal"]
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        self._low = np.array([self.encoder_._numbers(frame, c).min() for c in self._numeric])
+        self._high = np.array([self.encoder_._numbers(frame, c).max() for c in self._numeric])
         self.n_samples_fit_ = len(y)
         return self
+
+    def _class_ranks(self):
+        """Rank of each class code in ``class_order`` (the sorted order when None)."""
+        if self.class_order is None:
+            return np.arange(len(self.classes_))
+        order = list(self.class_order)
+        missing = [c for c in self.classes_ if c not in order]
+        if missing:
+            raise ValueError(f"class_order {order} lacks the training classes {missing}")
+        return np.argsort(np.argsort([order.index(c) for c in self.classes_]))
+
+    def _segments(self, X, query):
+        """(start, stop, column weights) of runs of queries that share Weka's running ranges.
+
+        Query i is measured on the ranges of the training rows and queries 0..i; a numeric column's
+        encoded difference (scaled by the training width) is rescaled by training width / current
+        width (0 for a zero-width range, as Weka's ``norm``).
+        """
+        n = len(query)
+        weights = np.ones(self.fit_X_.shape[1])
+        if self.ranges == "train" or not self._numeric or n == 0:
+            return [(0, n, weights)]
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        values = np.column_stack([self.encoder_._numbers(frame, c) for c in self._numeric])
+        low = np.minimum(np.minimum.accumulate(values, axis=0), self._low)
+        high = np.maximum(np.maximum.accumulate(values, axis=0), self._high)
+        changes = np.flatnonzero(np.any((np.diff(low, axis=0) != 0) | (np.diff(high, axis=0) != 0), axis=1)) + 1
+        names = list(self.encoder_.get_feature_names_out())
+        cols = [names.index(str(c)) for c in self._numeric]
+        fitted = np.array([self.encoder_.scale_[c] for c in self._numeric])
+        out = []
+        for start, stop in zip(np.r_[0, changes], np.r_[changes, n]):
+            width = high[start] - low[start]
+            w = weights.copy()
+            w[cols] = np.where(width > 0, fitted / np.where(width > 0, width, 1.0), 0.0)
+            out.append((int(start), int(stop), w))
+        return out
+
+    def _search(self, query, k, w, ties):
+        if self._factored is None:
+            return kneighbors(self.fit_X_ * w, query * w, k, chunk_bytes=self.chunk_bytes, ties=ties)
+        mask, (A, S), a_index, s_index = self._factored
+        return kneighbors_factored(A * w[~mask], S * w[mask], a_index, s_index, query[:, ~mask] * w[~mask],
+                                   query[:, mask] * w[mask], k, chunk_bytes=self.chunk_bytes, ties=ties)
+
+    def _neighbor_counts(self, X, ks):
+        """Class counts (len(ks), n_rows, n_classes) of Weka's tied neighbours, one search per range segment."""
+        check_is_fitted(self, "fit_X_")
+        X = validated_rows(self, X, reset=False, ensure_all_finite=False)
+        query = self.encoder_.transform(X)
+        out = np.zeros((len(ks), len(query), len(self.classes_)), dtype=np.intp)
+        for start, stop, w in self._segments(X, query):
+            found = self._search(query[start:stop], max(ks), w, True)
+            out[:, start:stop] = tied_counts(found, self._y, ks, len(self.classes_))
+        return out
 
     def _factor(self):
         """(column mask, distinct parts, part of each row) for the factored search, or None.
@@ -342,33 +525,43 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         return mask, (A, S), a_index, s_index
 
     def kneighbors(self, X, n_neighbors=None, return_distance=True):
-        """Neighbours of raw rows ``X`` in the training rows, nearest first (Euclidean distances)."""
+        """The k nearest training rows of raw rows ``X``, nearest first (Euclidean distances), exactly k
+        per row ordered by (distance, position), on the training rows' ranges. Weka's tied neighbours
+        (more than k rows when the k-th distance ties) are what :meth:`predict` uses."""
         check_is_fitted(self, "fit_X_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         query = self.encoder_.transform(validated_rows(self, X, reset=False, ensure_all_finite=False))
-        if self._factored is None:
-            sq, index = kneighbors(self.fit_X_, query, k, chunk_bytes=self.chunk_bytes)
-        else:
-            mask, parts, a_index, s_index = self._factored
-            sq, index = kneighbors_factored(*parts, a_index, s_index, query[:, ~mask], query[:, mask], k,
-                                            chunk_bytes=self.chunk_bytes)
+        sq, index = self._search(query, k, np.ones(self.fit_X_.shape[1]), False)
         return (np.sqrt(sq), index) if return_distance else index
 
     def predict_many(self, X, ks):
         """Predictions for several k from ONE neighbour search for max(ks): array (len(ks), n_rows)."""
-        ks = list(ks)
-        index = self.kneighbors(X, max(ks), return_distance=False)
-        return self.classes_[vote(self._y[index], ks, len(self.classes_))]
+        ks = [check_int(k, "k") for k in ks]
+        check_is_fitted(self, "fit_X_")
+        if self.ties == "exact-k":
+            X = validated_rows(self, X, reset=False, ensure_all_finite=False)
+            query = self.encoder_.transform(X)
+            out = np.empty((len(ks), len(query)), dtype=np.intp)
+            for start, stop, w in self._segments(X, query):
+                _, index = self._search(query[start:stop], max(ks), w, False)
+                out[:, start:stop] = vote(self._y[index], ks, len(self.classes_))
+            return self.classes_[out]
+        return self.classes_[weka_vote(self._neighbor_counts(X, ks), self._first)]
 
     def predict(self, X):
-        """Majority vote of the ``n_neighbors`` nearest training rows."""
+        """Majority vote of the ``n_neighbors`` nearest training rows (with the tie rule of ``ties``)."""
         return self.predict_many(X, [self.n_neighbors])[0]
 
     def predict_proba(self, X):
-        """Share of each class among the ``n_neighbors`` nearest training rows."""
-        index = self.kneighbors(X, return_distance=False)
-        labels = self._y[index]
-        return (labels[:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
+        """IBk's distribution (``ties="weka"``): every class 1 / n_train plus its votes, normalized;
+        with ``ties="exact-k"``, the share of each class among the k nearest rows."""
+        k = check_int(self.n_neighbors, "n_neighbors")
+        check_is_fitted(self, "fit_X_")
+        if self.ties == "exact-k":
+            index = self.kneighbors(X, return_distance=False)
+            return (self._y[index][:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
+        counts = self._neighbor_counts(X, [k])[0] + 1.0 / max(1, self.n_samples_fit_)
+        return counts / counts.sum(axis=1, keepdims=True)
 
 
 def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
