@@ -125,3 +125,35 @@ def test_rho_squared_table_and_theorem_17():
     inside = pd.DataFrame({"anatomized 1-NN, test ~ D_A": [0.5, 1.5 * limits["bayes_A"]]})
     outside = pd.DataFrame({"anatomized 1-NN, test ~ D_A": [0.0, 2 * limits["bayes_A"] + 0.05]})
     assert theorem_17_within_bounds(limits, inside) and not theorem_17_within_bounds(limits, outside)
+
+
+def test_both_na_counted_apart_and_both_t_test_readings():
+    from privnb.experiments.claims import count_verdicts, verdict
+
+    assert [verdict("N/A", "N/A"), verdict("F", "N/A"), verdict("yes", "n/a"), verdict("P", "P")] == \
+        ["both N/A", "differ", "n/a", "agree"]
+    # Fatality has no l = 5 (4 alcohol values): the paper's N/A against privnb's N/A is no agreement
+    errors = {**ERRORS, ("1-NN", "anatomized", 5): [0.3] * 3, ("3-NN", "anatomized", 5): [0.3] * 3}
+    table = results_table(errors, dataset="fars", na={("1-NN", "anatomized", 5), ("3-NN", "anatomized", 5)})
+    claims = knn_claims(table, "fars").set_index("claim")
+    assert claims.loc["1-NN, Org. vs L=5", ["paper", "privnb", "verdict", "agree"]].tolist() == \
+        ["N/A", "N/A", "both N/A", False]
+    # paired and unpaired readings side by side: the steady 1-NN shift at l = 2 is significant when paired
+    # (0.20, 0.22, 0.21 against 0.24, 0.255, 0.255), and with Student's two-sample test too; the 3-NN shift
+    # at l = 3 (0.15, 0.17, 0.16 against 0.20, 0.215, 0.215) likewise; the noisy ones are not
+    assert claims.loc["1-NN, Org. vs L=3", ["privnb", "privnb (unpaired)"]].tolist() == ["F", "F"]
+    counts = count_verdicts(claims.reset_index())
+    assert counts.loc["verdict", "both N/A"] == 2 and counts.loc["verdict (unpaired)", "both N/A"] == 2
+    assert counts.sum(axis=1).tolist() == [len(claims)] * 2
+
+
+def test_unpaired_reading_can_differ_from_the_paired_one():
+    from privnb.experiments.ttest import paired_t_test, unpaired_t_test
+
+    base = np.array([0.10, 0.30, 0.20, 0.40, 0.25])
+    shifted = base + 0.01 + np.array([0.0, 0.001, -0.001, 0.0005, 0.0])     # steady small shift, large spread
+    assert paired_t_test(base, shifted).significant and not unpaired_t_test(base, shifted).significant
+    table = tidy_frame([("adult", "1-NN", m, p, f, "error", v, 100, 0, "")
+                        for m, p, vals in (("original", None, base), ("anatomized", 2, shifted))
+                        for f, v in enumerate(vals)])
+    assert knn_t_tests(table).iloc[0, 0] == "P" and knn_t_tests(table, paired=False).iloc[0, 0] == "F"

@@ -33,15 +33,18 @@ def results_table(errors_by_classifier, dataset="adult", na=()):
 def test_adult_claims_have_the_verdicts_of_the_table():
     claims = svm_claims(results_table({"SVC": SVC, "SVM": SVM}), "adult")
     assert list(claims.columns) == list(CLAIM_COLUMNS)
-    assert claims["dataset"].eq("adult").all() and claims["classifier"].tolist() == ["SVC"] * 6 + ["SVM"] * 4
-    assert claims["verdict"].tolist() == ["agree", "agree", "agree", "differ", "agree", "agree",
-                                          "agree", "agree", "differ", "agree"]
+    assert claims["dataset"].eq("adult").all() and claims["classifier"].tolist() == ["SVC"] * 7 + ["SVM"] * 5
+    assert claims["verdict"].tolist() == ["agree", "agree", "agree", "differ", "differ", "agree", "agree",
+                                          "agree", "agree", "agree", "differ", "agree"]
+    assert claims["line"].str.fullmatch(r"00[03]:\d+").all()      # every claim names its line of the paper
     measures = claims["privnb measures"].tolist()
     assert measures[0] == "4 of 4 l values"         # pruned SVC below original for every l
     assert measures[1] == "-0.0100"                 # slope of the pruned SVC's error in l
     assert measures[2:4] == ["F", "P"]              # Table 1 cells
-    assert measures[4] == "3 of 3 l values" and measures[7] == "+0.0100"
-    assert measures[8] == "0 of 4 l values"         # pruned SVM never beats identifying
+    assert measures[4] == "F F F P"                 # the text: not significant for every l (C.3)
+    assert measures[5] == "3 of 3 l values" and measures[8] == "+0.0100"
+    assert measures[9] == "P P P P"                 # Table 2's text: significant for several l
+    assert measures[10] == "0 of 4 l values"        # pruned SVM never beats identifying
 
 
 def test_verdicts_follow_the_measurements():
@@ -57,8 +60,8 @@ def test_verdicts_follow_the_measurements():
 def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
     only_svm = results_table({"SVM": SVM})
     claims = svm_claims(only_svm, "bank")
-    assert claims["classifier"].eq("SVM").all() and len(claims) == 2
-    assert claims["verdict"].tolist() == ["agree", "agree"]    # original and identifying beat pruned
+    assert claims["classifier"].eq("SVM").all() and len(claims) == 3
+    assert claims["verdict"].tolist() == ["agree", "agree", "agree"]    # original and identifying beat pruned
     empty = svm_claims(only_svm, "pu1")
     assert empty.empty and list(empty.columns) == list(CLAIM_COLUMNS)
 
@@ -68,7 +71,7 @@ def test_fars_not_applicable_l_reads_as_n_a_in_table_1():
     table = results_table({"SVC": fars}, dataset="fars", na={("SVC", "pruned", 5)})
     claims = svm_claims(table, "fars").set_index("paper")
     assert claims.loc["Table 1: Org. vs L=5 N/A (4 alcohol values)", ["privnb measures", "verdict"]].tolist() == \
-        ["N/A", "agree"]
+        ["N/A", "both N/A"]                         # no l = 5 on either side: counted apart, not agreement
     # |pruned - original| reaches 3 points at l = 4: not "about equal"
     equal = claims.loc["pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points"]
     assert equal["privnb measures"] == "+0.0300" and equal["verdict"] == "differ"
@@ -109,3 +112,18 @@ def test_theorem_4_1_table_from_the_rows_of_the_pruned_svcs():
     none = theorem_4_1_table(base, d=3)
     assert none.empty and list(none.columns) == ["l"]
     assert list(base.columns) == list(COLUMNS)
+
+
+def test_paired_and_unpaired_readings_side_by_side():
+    """The paper says "Student's t-test" only: both verdicts are given, and they can differ."""
+    base = [0.10, 0.30, 0.20, 0.40, 0.25]
+    steady = [v + 0.01 + d for v, d in zip(base, [0.0, 0.001, -0.001, 0.0005, 0.0])]
+    svc = {("original", None): base, ("identifying", None): [0.1] * 5,
+           **{("pruned", l): steady for l in (2, 3, 4, 5)}}
+    claims = svm_claims(results_table({"SVC": svc}), "bank").set_index("paper")
+    row = claims.loc["Table 1: Org. vs L=4 not significant (F)"]
+    assert (row["privnb measures"], row["verdict"]) == ("P", "differ")
+    assert (row["privnb measures (unpaired)"], row["verdict (unpaired)"]) == ("F", "agree")
+    from privnb.experiments.claims import count_verdicts
+    counts = count_verdicts(claims.reset_index())
+    assert counts.loc["verdict", "agree"] < counts.loc["verdict (unpaired)", "agree"]

@@ -24,7 +24,8 @@ from .selection import (
     side_by_side,
 )
 from .svm import svm_views, theorem_4_1_inputs, run_svm_grid
-from .ttest import TTestResult, paired_t_test, t_test_table
+from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
+from .claims import count_verdicts, verdict
 from .nbc import (EDUCATION_NUM_CUTS, ESTExperiment, adult_nbc_frame, claims_table, corollary4_report, est_experiment,
                   exact_audits, figure8_metrics, figure9, figure9_metrics, safety_transform_sweep)
 from .selection import (ac_table, auc_tables, dataset_statistics, evaluate_datasets, frequent_columns, itemset_growth,
@@ -59,6 +60,9 @@ __all__ = [
     "run_svm_grid",
     "TTestResult",
     "paired_t_test",
+    "unpaired_t_test",
+    "count_verdicts",
+    "verdict",
     "t_test_table",
     "KNN_CLAIMS",
     "PAPER_TTESTS",

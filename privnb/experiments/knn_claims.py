@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.bounds import AnatomizedGaussians, expected_rho_squared, simulate_rho_squared
+from privnb.experiments.claims import verdict
 from privnb.experiments.protocol import method_label
 from privnb.experiments.ttest import t_test_table
 from privnb.learn.knn import kneighbors
@@ -30,7 +31,8 @@ PAPER_TTESTS = {
 }
 
 #: Columns of :func:`knn_claims`' table.
-CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "agree")
+CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "privnb (unpaired)", "verdict", "verdict (unpaired)",
+                 "agree")
 
 #: Columns of :func:`knn_aspects`' table after k, l and the three mean errors.
 ASPECT_COLUMNS = ("1: anatomized beats original", "2: sensitive is a good predictor (Org. < Id.)",
@@ -175,8 +177,10 @@ def convergence_drops(curves: pd.DataFrame) -> pd.Series:
     return pd.Series(drops, name="error drop, 1 part -> all parts")
 
 
-def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None) -> pd.DataFrame:
-    """Original against anatomized k-NN, paired t-test over folds at 0.95 (Section 5.3, Tables 1-4 of seed 002).
+def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None, *,
+                paired: bool = True) -> pd.DataFrame:
+    """Original against anatomized k-NN, t-test over folds at 0.95 (Section 5.3, Tables 1-4 of seed 002);
+    ``paired=False`` gives Student's two-sample test (the paper does not say which).
 
     Rows ``"{k}-NN"`` for k in ``n_neighbors`` (default those in ``results``), columns ``"Org. vs L=l"``;
     cells "P" (significant), "F" (not) or "N/A" (l beyond the sensitive domain).
@@ -184,7 +188,7 @@ def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None)
     errors, _ = _split(results)
     ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
     table = t_test_table(errors[errors["method"].isin(["original", "anatomized"])], against="anatomized",
-                         rows="classifier")
+                         rows="classifier", paired=paired)
     return table.reindex([f"{k}-NN" for k in ks])
 
 
@@ -246,7 +250,9 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
 
     One row per claim of :data:`KNN_CLAIMS` (Section 5.2: figure and aspect; paper "yes", privnb "yes",
     "no" or "n/a"), then one per cell of the paper's t-test table (:data:`PAPER_TTESTS`) whose k and l
-    were run (paper and privnb "P", "F" or "N/A", from :func:`knn_t_tests`). The convergence claims
+    were run (paper and privnb "P", "F" or "N/A", from :func:`knn_t_tests`, paired and unpaired).
+    Verdicts are :func:`privnb.experiments.claims.verdict`'s: a cell N/A on both sides is "both N/A",
+    never an agreement. The convergence claims
     (aspect 4) read the ``incremental_error`` rows of :func:`~privnb.experiments.convergence_curves` in
     ``results`` and are "n/a" without them.
 
@@ -263,15 +269,19 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
     Returns
     -------
     DataFrame
-        Columns :data:`CLAIM_COLUMNS`; ``agree`` is paper == privnb.
+        Columns :data:`CLAIM_COLUMNS`; ``agree`` is ``verdict == "agree"`` (paired reading).
     """
     measures = _Measures(results, n_neighbors, ls)
     answer = {True: "yes", False: "no", None: "n/a"}
-    rows = [{"source": source, "claim": text, "paper": "yes", "privnb": answer[check(measures)]}
-            for source, text, check in KNN_CLAIMS.get(dataset, [])]
+    rows = []
+    for source, text, check in KNN_CLAIMS.get(dataset, []):
+        measured = answer[check(measures)]
+        rows.append({"source": source, "claim": text, "paper": "yes", "privnb": measured,
+                     "privnb (unpaired)": measured})
     paper_table = PAPER_TTESTS.get(dataset)
     if paper_table is not None:
         ttest = knn_t_tests(results, measures.ks)
+        unpaired = knn_t_tests(results, measures.ks, paired=False)
         for row, k in enumerate((1, 3, 5, 7, 9)):
             for col, l in enumerate((2, 3, 4, 5)):
                 label = f"Org. vs L={l}"
@@ -279,10 +289,13 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
                     continue
                 paper = paper_table[row][col] if col < len(paper_table[row]) else "N/A"
                 measured = ttest.loc[f"{k}-NN", label] if label in ttest.columns else "N/A"
+                other = unpaired.loc[f"{k}-NN", label] if label in unpaired.columns else "N/A"
                 rows.append({"source": "t-test table", "claim": f"{k}-NN, Org. vs L={l}", "paper": paper,
-                             "privnb": measured})
-    claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS[:-1]))
-    claims["agree"] = claims["paper"] == claims["privnb"]
+                             "privnb": measured, "privnb (unpaired)": other})
+    claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS[:5]))
+    claims["verdict"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb"])]
+    claims["verdict (unpaired)"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb (unpaired)"])]
+    claims["agree"] = claims["verdict"] == "agree"
     return claims
 
 

@@ -50,10 +50,33 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
 
 
+def unpaired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
+    """Student's two-sample t-test (equal variances, ``scipy.stats.ttest_ind``, two-sided) of two views'
+    per-fold errors: the other reading of the papers' "Student's t-test at 0.95", which does not say
+    whether the folds were paired. Values are rounded to 12 decimals; two constant samples differ
+    significantly exactly when their values differ.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 1 or b.ndim != 1 or len(a) < 2 or len(b) < 2:
+        raise ValueError(f"unpaired_t_test needs two 1-d samples of length >= 2, got shapes {a.shape} and {b.shape}")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("unpaired_t_test got NaN values (an N/A view?); drop them or report N/A")
+    a, b = np.round(a, 12), np.round(b, 12)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        significant = bool(a[0] != b[0])
+        return TTestResult(math.copysign(math.inf, a[0] - b[0]) if significant else 0.0,
+                           0.0 if significant else 1.0, significant)
+    statistic, pvalue = stats.ttest_ind(a, b, equal_var=True)
+    return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
+
+
 def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anatomized", "pruned"),
                  baseline: str = "original", rows: str | Sequence[str] = "classifier",
-                 metric: str = "error", confidence: float = 0.95) -> pd.DataFrame:
+                 metric: str = "error", confidence: float = 0.95, paired: bool = True) -> pd.DataFrame:
     """The papers' t-test table: baseline vs each private view, "P", "F" or "N/A".
+
+    ``paired=True`` pairs the folds (:func:`paired_t_test`); ``paired=False`` is Student's two-sample
+    test (:func:`unpaired_t_test`). The papers say only "Student's t-test at 0.95".
 
     Rows are ``rows`` (e.g. the classifier, Tables 1-4 of seed 002, or the dataset, Tables 1-2 of
     seed 000); columns "Org. vs L=2", ... one per (method, param) of ``against``. "P" (pass): the
@@ -92,7 +115,8 @@ def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anat
             if view.isna().any():
                 cells[label] = "N/A"
             else:
-                test = paired_t_test(base.to_numpy(), view.to_numpy(), confidence=confidence)
+                test = (paired_t_test if paired else unpaired_t_test)(base.to_numpy(), view.to_numpy(),
+                                                                       confidence=confidence)
                 cells[label] = "P" if test.significant else "F"
         table[group[0] if len(rows) == 1 else group] = cells
     out = pd.DataFrame.from_dict(table, orient="index")
