@@ -157,3 +157,42 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     nb.metadata.pop("papermill", None)
     write_notebook(nb, path)
     return convention_problems(nb)
+
+
+_UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
+_SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
+_IPC_KERNEL_MANAGER = None
+
+
+def kernel_options() -> dict:
+    """papermill/nbclient options that run the kernel over local IPC sockets instead of TCP where the socket
+    paths fit: no ports open to the network, and no "Kernel is running over TCP without encryption" warning
+    in a sweep's log for each point. The sockets are ``<runtime dir>/kernel-<uuid>-ipc-<n>``; where that path
+    would be too long for a Unix socket (or off POSIX), ``{}``: TCP as before."""
+    global _IPC_KERNEL_MANAGER
+    if os.name != "posix":
+        return {}
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    if len(jupyter_runtime_dir()) + len(_SOCKET_NAME) > _UNIX_SOCKET_PATH_MAX:
+        return {}
+    if _IPC_KERNEL_MANAGER is None:
+        from jupyter_client.manager import AsyncKernelManager
+        from traitlets import default
+
+        class IPCKernelManager(AsyncKernelManager):
+            @default("transport")
+            def _default_transport(self):
+                return "ipc"
+
+            @default("ip")
+            def _default_ip(self):  # a socket prefix of its own: never "kernel-ipc" in the notebook's folder
+                import uuid
+
+                from jupyter_core.paths import jupyter_runtime_dir
+
+                os.makedirs(jupyter_runtime_dir(), mode=0o700, exist_ok=True)
+                return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4()}-ipc")
+
+        _IPC_KERNEL_MANAGER = IPCKernelManager
+    return {"kernel_manager_class": _IPC_KERNEL_MANAGER}

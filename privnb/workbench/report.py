@@ -162,30 +162,94 @@ def _mean_table(results: pd.DataFrame) -> tuple | None:
     return ("table", [*keys, *columns], rows)
 
 
+def _relativizer(sweep_dir: Path, spec: dict):
+    """A function that rewrites the machine's absolute paths in a text relative to the report's folder:
+    the sweep folder, the results folder, the notebook's and the spec's folders; the home folder as ``~``."""
+    sweep_dir = sweep_dir.resolve()
+    folders = {sweep_dir, sweep_dir.parent, Path(spec["notebook"]).parent, Path(spec["path"]).parent}
+    pairs = sorted(((str(f), _relative(f, sweep_dir)) for f in folders), key=lambda p: -len(p[0]))
+    home = str(Path.home())
+
+    def rewrite(text: str) -> str:
+        for absolute, relative in pairs:
+            text = text.replace(absolute + os.sep, relative + "/").replace(absolute, relative)
+        return text.replace(home + os.sep, "~/") if len(home) > 1 else text
+
+    return rewrite
+
+
+def _relative(path, folder: Path) -> str:
+    return Path(os.path.relpath(Path(path).resolve(), folder.resolve())).as_posix()
+
+
+def _claims(folder: Path) -> pd.DataFrame | None:
+    """The point's claims table (``claims.csv`` written by its notebook), or None."""
+    path = folder / "claims.csv"
+    if not path.exists():
+        return None
+    try:
+        return pd.read_csv(path, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.ParserError):
+        return None
+
+
+def _verdicts(claims: pd.DataFrame) -> str:
+    """``"5 agree, 1 differ"``: the counts of the verdict column (or of an agree column of booleans)."""
+    if "verdict" in claims.columns:
+        counts = claims["verdict"].astype(str).value_counts()
+    elif "agree" in claims.columns:
+        agree = claims["agree"].astype(str).str.lower().isin(["true", "1", "yes"])
+        counts = pd.Series({"agree": int(agree.sum()), "differ": int((~agree).sum())})
+        counts = counts[counts > 0]
+    else:
+        return f"{len(claims)} claims (no verdict column)"
+    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+
+
 def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     spec, records = _point_records(sweep_dir)
+    rewrite = _relativizer(sweep_dir, spec)
     metrics = {r["point"]: _read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
+    claims = {r["point"]: _claims(sweep_dir / r["point"]) for r in records if r["status"] == "ok"}
+    claims = {pid: table for pid, table in claims.items() if table is not None}
     keys = list(dict.fromkeys(k for m in metrics.values() for k, v in m.items()
                               if isinstance(v, (int, float)) and not isinstance(v, bool)))
     shown = keys[:_HEADLINE_COLUMNS]
     n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
-    blocks = [("h1", f"Sweep {spec['name']}")]
+    blocks = [("h1", f"Sweep {spec['name']}"),
+              ("p", f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
+                    "(a data set not available). "
+                    f"{len(results)} result rows in results.parquet.")]
+    if shown or claims:
+        blocks += [("h2", "Headline numbers"),
+                   ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else [])],
+                    [[r["point"], *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+                      *(_fmt(metrics[r["point"]].get(k)) for k in shown),
+                      *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else [])]
+                     for r in records])]
+        if len(keys) > len(shown):
+            blocks.append(("p", f"More headline numbers in each point's metrics.json: "
+                                f"{', '.join(keys[len(shown):])}."))
+    if claims:
+        blocks.append(("h2", "Claims: the paper against privnb"))
+        for pid, table in claims.items():
+            blocks += [("h3", f"{pid}: {_verdicts(table)}"),
+                       ("table", [str(c) for c in table.columns],
+                        [[_fmt(v) for v in row] for row in table.itertuples(index=False)]),
+                       ("p", Link("claims.csv", f"{pid}/claims.csv"))]
     if spec.get("description"):
-        blocks.append(("p", spec["description"]))
+        blocks += [("h2", "About this sweep"), ("p", spec["description"])]
+    else:
+        blocks.append(("h2", "About this sweep"))
     blocks += [
-        ("p", f"Notebook: {spec['notebook']}. Spec: {spec['path']}."),
+        ("p", [Link(f"notebook {Path(spec['notebook']).name}", _relative(spec["notebook"], sweep_dir)),
+               Link(f"spec {Path(spec['path']).name}", _relative(spec["path"], sweep_dir))]),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
-        ("p", f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
-              "(a data set not available). "
-              f"{len(results)} result rows in results.parquet."),
         ("h2", "Points"),
-        ("table", ["point", *spec["grid"], "status", "time (s)", *shown, "notebook"],
+        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook"],
          [[r["point"], *(_fmt(r["parameters"].get(k)) for k in spec["grid"]), _status(r),
-           _fmt(r.get("duration_s")), *(_fmt(metrics[r["point"]].get(k)) for k in shown),
-           Link("notebook.ipynb", f"{r['point']}/notebook.ipynb")] for r in records]),
+           _fmt(r.get("duration_s")), Link("notebook.ipynb", f"{r['point']}/notebook.ipynb")] for r in records]),
     ]
-    if len(keys) > len(shown):
-        blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown):])}."))
     means = _mean_table(results)
     if means is not None:
         blocks += [("h2", "Mean over folds"), means]
@@ -195,9 +259,10 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     if failed:
         blocks.append(("h2", "Failed and skipped points"))
         for record in failed:
-            blocks += [("h3", f"{record['point']} ({record['status']})"), ("p", record.get("error") or "(no message)")]
+            blocks += [("h3", f"{record['point']} ({record['status']})"),
+                       ("p", rewrite(record.get("error") or "(no message)"))]
             if record.get("traceback"):
-                blocks.append(("code", record["traceback"]))
+                blocks.append(("code", rewrite(record["traceback"])))
     figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
     if any(f for _, f in figures):
         blocks.append(("h2", "Figures"))
@@ -236,7 +301,9 @@ def render_markdown(blocks: Sequence[tuple]) -> str:
         if kind in ("h1", "h2", "h3"):
             parts.append(f"{'#' * int(kind[1])} {body[0]}")
         elif kind == "p":
-            parts.append(body[0])
+            text = body[0]
+            parts.append(text if isinstance(text, str) else " ".join(map(_cell_md, text if isinstance(text, list)
+                                                                         else [text])))
         elif kind == "code":
             parts.append(f"```\n{body[0].rstrip()}\n```")
         elif kind == "img":
@@ -260,7 +327,10 @@ def render_html(blocks: Sequence[tuple]) -> str:
     title = next((body[0] for kind, *body in blocks if kind == "h1"), "privnb report")
     parts = []
     for kind, *body in blocks:
-        if kind in ("h1", "h2", "h3", "p"):
+        if kind == "p" and not isinstance(body[0], str):
+            cells = body[0] if isinstance(body[0], list) else [body[0]]
+            parts.append("<p>" + " ".join(_cell_html(c, "span") for c in cells) + "</p>")
+        elif kind in ("h1", "h2", "h3", "p"):
             parts.append(f"<{kind}>{html.escape(body[0])}</{kind}>")
         elif kind == "code":
             parts.append(f"<pre>{html.escape(body[0])}</pre>")

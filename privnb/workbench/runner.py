@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from privnb.workbench.notebooks import kernel_options
 from privnb.workbench.report import write_index, write_sweep_outputs
 from privnb.workbench.spec import INJECTED, Point, SweepSpec, _read_json, _write_json, load_spec
 
@@ -126,7 +127,7 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
             thread.submit(papermill.execute_notebook, point.notebook, str(partial),
                           parameters={**point.parameters, INJECTED: str(folder)}, kernel_name=kernel_name,
                           cwd=str(Path(point.notebook).parent), progress_bar=False,
-                          execution_timeout=cell_timeout).result()
+                          execution_timeout=cell_timeout, **kernel_options()).result()
     except Exception as error:  # a failing point is recorded and the sweep goes on
         record.update(_failure(error))
     finally:

@@ -1,0 +1,92 @@
+"""Sweep reports: headline numbers first, each point's claims table with its verdict counts, links and paths
+relative to the report (never the machine's absolute paths), and a sweep log free of the kernel's
+"TCP without encryption" warnings."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from privnb.workbench.notebooks import kernel_options
+
+BODY = '''
+import json, pathlib
+import pandas as pd
+out = pathlib.Path(output_dir)
+out.mkdir(parents=True, exist_ok=True)
+if x == 2:
+    raise RuntimeError(f"boom in {out}")
+(out / "metrics.json").write_text(json.dumps({"headline_error": 0.25, "claims_agree": 2}))
+pd.DataFrame({"aspect": ["accuracy", "suppression", "bound"], "paper": ["a", "b", "c"],
+              "privnb measures": ["1", "2", "3"], "verdict": ["agree", "agree", "differ"]}).to_csv(
+    out / "claims.csv", index=False)
+'''
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('x = 1\noutput_dir = "results/toy"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(BODY)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (root / "notebooks" / "sweeps").mkdir(parents=True)
+    nbformat.write(nb, root / "notebooks" / "toy.ipynb")
+    spec = root / "notebooks" / "sweeps" / "toy.quick.yaml"
+    spec.write_text("notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
+    out = root / "results"
+    done = subprocess.run([sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out),
+                           "--no-progress"], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert done.returncode == 1, done.stderr  # one point fails on purpose
+    return root, out, done.stdout + done.stderr
+
+
+def test_sweep_log_has_no_tcp_warning(swept):
+    root, _, log = swept
+    assert "without encryption" not in log
+    assert not list((root / "notebooks").glob("kernel-*"))  # IPC sockets live in the runtime dir, not here
+    assert "failed toy.quick/x=2" in log
+
+
+def test_kernels_run_over_ipc_where_the_socket_path_fits():
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    if len(jupyter_runtime_dir()) < 40:
+        assert kernel_options()["kernel_manager_class"]().transport == "ipc"
+
+
+def test_report_has_no_absolute_paths(swept):
+    root, out, _ = swept
+    for name in ("report.md", "report.html"):
+        text = (out / "toy.quick" / name).read_text()
+        assert str(root) not in text and str(Path.home()) + "/" not in text, name
+    markdown = (out / "toy.quick" / "report.md").read_text()
+    assert "[notebook toy.ipynb](../../notebooks/toy.ipynb)" in markdown
+    assert "[spec toy.quick.yaml](../../notebooks/sweeps/toy.quick.yaml)" in markdown
+    assert "boom in x=2" in markdown or "boom in ./x=2" in markdown
+    index = (out / "report.md").read_text()
+    assert str(root) not in index and "[toy.quick](toy.quick/report.md)" in index
+
+
+def test_headline_numbers_come_first(swept):
+    _, out, _ = swept
+    markdown = (out / "toy.quick" / "report.md").read_text()
+    headline = markdown.index("## Headline numbers")
+    assert headline < markdown.index("## Points") and headline < markdown.index("## About this sweep")
+    assert "| point | x | headline_error | claims_agree | claims |" in markdown
+    assert "| x=1 | 1 | 0.25 | 2 | 2 agree, 1 differ |" in markdown
+
+
+def test_each_points_claims_table_with_its_verdict_counts(swept):
+    _, out, _ = swept
+    markdown = (out / "toy.quick" / "report.md").read_text()
+    assert "### x=1: 2 agree, 1 differ" in markdown
+    assert "| aspect | paper | privnb measures | verdict |" in markdown
+    assert "| bound | c | 3 | differ |" in markdown
+    assert "[claims.csv](x=1/claims.csv)" in markdown
+    html = (out / "toy.quick" / "report.html").read_text()
+    assert "<th>verdict</th>" in html and '<a href="x=1/claims.csv">' in html
