@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privnb.data import CardError, Dataset, TokenCorpus, builtin_cards, check_card, load, load_card
+from privnb.data import CardError, Dataset, TokenCorpus, builtin_cards, check_card, load
 from privnb.mechanisms import Hierarchy, adult_hierarchies, hierarchies_from_card
 from privnb.workbench.cli import main
 
@@ -163,9 +163,9 @@ def test_check_errors_are_one_line_each_on_stderr(folder, capsys):
 
 
 def test_load_tells_a_card_from_a_name(folder):
-    with pytest.raises(ValueError, match="data card .*missing.yaml not found"):
+    with pytest.raises(ValueError, match=r"data card .*missing.yaml not found"):
         load(str(folder / "missing.yaml"))
-    with pytest.raises(ValueError, match="unknown data set 'nope'.*adult"):
+    with pytest.raises(ValueError, match=r"unknown data set 'nope'.*adult"):
         load("nope")
     with pytest.raises(CardError, match="apply to built-in loaders only"):
         load(_card(folder), version="train")

@@ -392,7 +392,7 @@ def _missing(card, frame, features, target, kinds, orders, missing, action, prob
             problems.append(f"{card}: column {column!r} has values {outside[:5]} outside its order {order}; add "
                             f"them to columns.{column}.order, or list them in missing.markers")
         elif not set(values.unique()) <= set(order):
-            frame = frame.assign(**{column: frame[column].map(lambda v: by_text.get(str(v), v))})
+            frame = frame.assign(**{column: frame[column].map(lambda v, known=by_text: known.get(str(v), v))})
     return frame.reset_index(drop=True)
 
 

@@ -3,9 +3,9 @@
 Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), ``data`` found a
 damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
 (argparse's usage errors, an invalid spec or data card (``data check``), a missing notebook, an ``--out``
-that is a file or cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep); 3 for an
-internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are written for what
-finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
+that is a file or cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that
+holds no sweep); 3 for an internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are
+written for what finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
 """
 from __future__ import annotations
 
