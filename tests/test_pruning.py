@@ -161,3 +161,24 @@ def test_pruned_training_keeps_one_row_per_grouped_individual(seed, l):
     assert model.n_train_ + model.n_suppressed_ == 40
     assert model.pruning_.pruned["row_id"].is_unique
     assert set(model.pruning_.pruned["row_id"]) == set(model.anatomy_.it.index)
+
+
+def test_ordinal_center_mode_reading_of_appendix_b():
+    """Appendix B: "set mode of the discrete values to be mean": the mode reading centres ordinal codes on
+    their most frequent code; it can change which candidate row is kept."""
+    import pandas as pd
+    from privnb.mechanisms.pruning import appendix_b_preprocess, prune
+
+    frame = pd.DataFrame({"edu": ["lo", "lo", "lo", "mid", "hi"]})
+    kinds, orders = {"edu": "ordinal"}, {"edu": ("lo", "mid", "hi")}
+    assert appendix_b_preprocess(frame, kinds, orders=orders)[:, 0].tolist() == pytest.approx(
+        [-0.6, -0.6, -0.6, 0.4, 1.4])                                     # codes 1, 2, 3 less their mean 1.6
+    assert appendix_b_preprocess(frame, kinds, orders=orders, ordinal_center="mode")[:, 0].tolist() == [0, 0, 0, 1, 2]
+    with pytest.raises(ValueError, match="ordinal_center"):
+        appendix_b_preprocess(frame, kinds, orders=orders, ordinal_center="median")
+    # mean reading (codes less 1.5): every lo and mid has squared norm 0.25, the target 1.25: individual 0
+    # keeps its first candidate (lo); mode reading (codes less 1): lo 0, mid 1, target 2: it keeps mid
+    joined = pd.DataFrame({"edu": ["lo", "mid", "lo", "hi", "lo", "lo"], "row_id": [0, 0, 1, 1, 2, 2]})
+    mean = prune(joined, kinds, orders=orders, columns=["edu"]).kept
+    mode = prune(joined, kinds, orders=orders, columns=["edu"], ordinal_center="mode").kept
+    assert mean.tolist() != mode.tolist()

@@ -28,9 +28,13 @@ def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
     return codes.astype(float) + 1.0
 
 
+#: Readings of Appendix B's "set mode of the discrete values to be mean" for ordinal attributes.
+ORDINAL_CENTERS = ("mean", "mode")
+
+
 def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
                           orders: Mapping[str, Sequence] | None = None,
-                          columns: Sequence[str] | None = None) -> np.ndarray:
+                          columns: Sequence[str] | None = None, ordinal_center: str = "mean") -> np.ndarray:
     """The Appendix B preprocessing of the anatomized data (seed 000, Appendix B, rules 2 and 3).
 
     Numeric attributes are mean-centred; ordinal attributes are mapped to 1..|dom| in domain order and
@@ -48,6 +52,10 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
     columns : sequence of str, optional
         The attributes to encode (the d identifying attributes and the sensitive one); default every
         column of ``frame`` that ``kinds`` names.
+    ordinal_center : {"mean", "mode"}
+        Rule 2 says the mean is subtracted and, for ordinal values, "set mode of the discrete values to be
+        mean": "mean" (default) centres the codes 1..|dom| on their mean; "mode" on their mode (the most
+        frequent code; the smallest among ties), the other reading.
 
     Returns
     -------
@@ -61,6 +69,8 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
                          "frame holds and `kinds` names")
     if not columns:
         raise ValueError("no attribute to encode: `kinds` names none of the frame's columns")
+    if ordinal_center not in ORDINAL_CENTERS:
+        raise ValueError(f"ordinal_center must be one of {ORDINAL_CENTERS}, got {ordinal_center!r}")
     out = np.empty((len(frame), len(columns)), dtype=float)
     for j, name in enumerate(columns):
         values, kind = frame[name], kinds[name]
@@ -71,7 +81,7 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
             out[:, j] = col - col.mean()
         elif kind == "ordinal":
             col = _ordinal_codes(values, orders.get(name))
-            out[:, j] = col - col.mean()
+            out[:, j] = col - (col.mean() if ordinal_center == "mean" else pd.Series(col).mode().iloc[0])
         elif kind == "nominal":
             out[:, j] = (values != values.mode().iloc[0]).to_numpy(dtype=float)
         else:
@@ -125,7 +135,7 @@ class Pruning:
 
 
 def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str, Sequence] | None = None,
-          columns: Sequence[str] | None = None, id_column: str = "row_id") -> Pruning:
+          columns: Sequence[str] | None = None, id_column: str = "row_id", ordinal_center: str = "mean") -> Pruning:
     """Prune anatomized training data D_A to D_P (Definition 13; Figures B.1 and B.2 of seed 000).
 
     For each individual (``id_column``), keep the candidate row whose squared norm after
@@ -136,7 +146,7 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
     ----------
     joined : DataFrame
         D_A as ``Anatomy.join()`` returns it: identifying columns, the sensitive column, ``id_column``.
-    kinds, orders, columns
+    kinds, orders, columns, ordinal_center
         As :func:`appendix_b_preprocess`; ``columns`` defaults to every column ``kinds`` names
         (``id_column`` and columns without a kind, such as the class, are left out of the norms).
     id_column : str
@@ -157,7 +167,7 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
         raise ValueError(f"D_A has no {id_column!r} column; pass the frame Anatomy.join() returns")
     if columns is None:
         columns = [c for c in joined.columns if c in kinds and c != id_column]
-    encoded = appendix_b_preprocess(joined, kinds, orders=orders, columns=columns)
+    encoded = appendix_b_preprocess(joined, kinds, orders=orders, columns=columns, ordinal_center=ordinal_center)
     pre = prerequisites(encoded)
     distance = np.abs(pre.squared_norms - pre.expected_r2)
     ids = pd.factorize(joined[id_column])[0]
@@ -187,6 +197,8 @@ class AnatomyPruner(Anatomizer):
     orders : mapping, optional
         Ordinal column -> domain order (sorted values when absent).
     residue : {"suppress", "assign"}
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes (:func:`appendix_b_preprocess`).
     random_state : int, RandomState or None
 
     Attributes
@@ -194,15 +206,18 @@ class AnatomyPruner(Anatomizer):
     anatomy_ : Anatomy of the training rows; pruning_ : Pruning; n_suppressed_ : int.
     """
 
-    def __init__(self, sensitive, l, *, kinds=None, orders=None, residue="suppress", random_state=None):
+    def __init__(self, sensitive, l, *, kinds=None, orders=None, residue="suppress", ordinal_center="mean",
+                 random_state=None):
         super().__init__(sensitive, l, residue=residue, random_state=random_state)
         self.kinds = kinds
         self.orders = orders
+        self.ordinal_center = ordinal_center
 
     def fit_resample(self, X, y):
         """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
         X = _as_rows(X)
         joined, target = self.joined(X, y)
-        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns))
+        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns),
+                              ordinal_center=self.ordinal_center)
         pruned = self.pruning_.pruned
         return pruned[list(X.columns)], pruned[target].to_numpy()
