@@ -12,11 +12,13 @@ from .feature_selection import (
     transactions,
     maximal_itemsets,
     maximal,
+    MAXIMAL_SEARCHES,
     CONTAINMENT_SELECTORS,
     ContainmentSelector,
     cm_gains,
     greedy_cm,
 )
+from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
 from .knn import kneighbors, kneighbors_factored, vote, IBkClassifier, nearest_per_part
 from .svm import (
     KERNELS,
@@ -52,6 +54,10 @@ __all__ = [
     "transactions",
     "maximal_itemsets",
     "maximal",
+    "MAXIMAL_SEARCHES",
+    "SearchBudgetExceeded",
+    "largest_itemsets",
+    "largest_itemsets_stats",
     "CONTAINMENT_SELECTORS",
     "ContainmentSelector",
     "cm_gains",
