@@ -1,6 +1,12 @@
 """The hypergeometric chain behind the exact audit: within one class each further attribute is an
 independent uniform permutation, so the number of rows matching a quasi-identifier follows a chain of
 hypergeometric laws, computed here in floating point blocks with negligible tails trimmed.
+
+Memory is bounded: hypergeometric blocks are built in slices of draws, the classes are combined per group of
+rows with narrow joint supports, and no array larger than :data:`MAX_ELEMENTS` is ever allocated (a request
+that would need one raises :class:`AuditOutOfReach`, a ``MemoryError`` and ``ValueError``, before allocating).
+Counts near 10^5 with a rare value (class counts 100,000 and 197,000) now take tens of MiB; the former dense
+combination over the union of the rows' supports asked for over 100 GiB.
 """
 from __future__ import annotations
 
@@ -22,6 +28,27 @@ _NEGLIGIBLE = 1e-60  # a pmf column below this in every row is dropped: far belo
 
 
 _CHUNK = 96  # rows of a pmf batch thinned together (rows sorted by location share a narrow window)
+
+
+_BLOCK = 1 << 22  # elements (32 MiB of float64) of one working block: hypergeometric rows, share matrices
+
+
+MAX_ELEMENTS = 1 << 27  # elements (1 GiB of float64) of the largest array the chain may hold
+
+
+class AuditOutOfReach(MemoryError, ValueError):
+    """The exact audit would need an array larger than :data:`MAX_ELEMENTS`: raised before allocating."""
+
+
+def _allocate(shape: tuple[int, ...], what: str) -> np.ndarray:
+    """``np.zeros(shape)``, or :class:`AuditOutOfReach` when it holds more than :data:`MAX_ELEMENTS`."""
+    size = math.prod(shape)
+    if size > MAX_ELEMENTS:
+        raise AuditOutOfReach(
+            f"the exact audit would hold {size:,} float64 values ({size * 8 / 2**30:.1f} GiB) for {what}, more "
+            f"than its limit of {MAX_ELEMENTS:,} (privnb.nbc.hypergeometric.MAX_ELEMENTS): audit fewer "
+            "quasi-identifier values at a time (max_size), or use method='expected'")
+    return np.zeros(shape)
 
 
 def _hypergeometric_block(p: int, n: int, j_lo: int, j_hi: int) -> tuple[int, np.ndarray]:
@@ -81,14 +108,35 @@ def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray
     parts = []
     for group in np.split(order, starts):
         for rows in np.array_split(group, math.ceil(len(group) / _CHUNK)):
-            o, part = _trim(offset, pmf[rows])
-            k_lo, block = _hypergeometric_block(p, n, o, o + part.shape[1] - 1)
-            parts.append((rows, k_lo, part @ block))
+            parts.append((rows, *_thin_part(p, n, *_trim(offset, pmf[rows]))))
     new_offset = min(k for _, k, _ in parts)
-    out = np.zeros((pmf.shape[0], max(k + b.shape[1] for _, k, b in parts) - new_offset))
+    out = _allocate((pmf.shape[0], max(k + b.shape[1] for _, k, b in parts) - new_offset), "one link of the chain")
     for rows, k_lo, b in parts:
         out[rows, k_lo - new_offset:k_lo - new_offset + b.shape[1]] = b
     return _trim(new_offset, out)
+
+
+def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarray]:
+    """``part @ HG(p, n, j)`` for the draws ``j = o..o + width - 1`` of ``part``, in slices of ``j`` whose
+    hypergeometric block holds at most about :data:`_BLOCK` values (bounded memory for wide supports)."""
+    j_count = part.shape[1]
+    window = 2 * _TAIL_SD * math.sqrt(max(1.0, (o + j_count) * n / p)) + 2 * _TAIL_PAD
+    step = max(1, int(_BLOCK // (window + j_count * n / p + 1)))
+    if step >= j_count:
+        k_lo, block = _hypergeometric_block(p, n, o, o + j_count - 1)
+        return k_lo, part @ block
+    pieces = []
+    for start in range(0, j_count, step):
+        piece = part[:, start:start + step]
+        if not (piece > _NEGLIGIBLE).any():
+            continue
+        k_lo, block = _hypergeometric_block(p, n, o + start, o + start + piece.shape[1] - 1)
+        pieces.append((k_lo, piece @ block))
+    k_min = min(k for k, _ in pieces)
+    out = _allocate((part.shape[0], max(k + b.shape[1] for k, b in pieces) - k_min), "one link of the chain")
+    for k_lo, b in pieces:
+        out[:, k_lo - k_min:k_lo - k_min + b.shape[1]] += b
+    return _trim(k_min, out)
 
 
 def _class_prefix(p: int, tables: list[np.ndarray]) -> tuple[int, np.ndarray]:
@@ -99,7 +147,7 @@ def _class_prefix(p: int, tables: list[np.ndarray]) -> tuple[int, np.ndarray]:
         parts = [_thin(p, offset, pmf, int(n)) for n in counts]
         new_offset = min(o for o, _ in parts)
         width = max(o + b.shape[1] for o, b in parts) - new_offset
-        out = np.zeros((pmf.shape[0], len(parts), width))
+        out = _allocate((pmf.shape[0], len(parts), width), "the chain over the quasi-identifier's values")
         for t, (o, b) in enumerate(parts):
             out[:, t, o - new_offset:o - new_offset + b.shape[1]] = b
         offset, pmf = _trim(new_offset, out.reshape(-1, width))
@@ -109,7 +157,7 @@ def _class_prefix(p: int, tables: list[np.ndarray]) -> tuple[int, np.ndarray]:
 def _convolve_rows(a: tuple[int, np.ndarray], b: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
     """The pmf of the sum of two independent counts, row by row (loop over the shorter support)."""
     (oa, pa), (ob, pb) = (a, b) if a[1].shape[1] <= b[1].shape[1] else (b, a)
-    out = np.zeros((pa.shape[0], pa.shape[1] + pb.shape[1] - 1))
+    out = _allocate((pa.shape[0], pa.shape[1] + pb.shape[1] - 1), "the other classes' matching counts")
     for i in range(pa.shape[1]):
         out[:, i:i + pb.shape[1]] += pa[:, i:i + 1] * pb
     return oa + ob, out
@@ -136,13 +184,62 @@ def _combine(pmfs: list[tuple[int, np.ndarray]]) -> np.ndarray:
         for other, part in enumerate(pmfs):
             if other != c:
                 rest = _convolve_rows(rest, part)
-        k = offset + np.arange(pmf.shape[1], dtype=float)
-        s = rest[0] + np.arange(rest[1].shape[1], dtype=float)
-        total = k[:, None] + s[None, :]
-        share = np.divide(k[:, None], total, out=np.zeros_like(total), where=total > 0)
-        out[:, c] = np.einsum("rk,rk->r", pmf, rest[1] @ share.T)
+        out[:, c] = _expected_share((offset, pmf), rest)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(some[:, None] > 0, out / some[:, None], np.nan)
+
+
+def _support(pmf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and one-past-last significant column of every row (0, 1 for a row with none)."""
+    significant = pmf > _NEGLIGIBLE
+    first = significant.argmax(axis=1)
+    last = pmf.shape[1] - significant[:, ::-1].argmax(axis=1)
+    return first, np.maximum(last, first + 1)
+
+
+def _row_groups(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+    """Rows in groups whose joint window (union of their ``a`` supports times union of their ``b``
+    supports) holds at most :data:`_BLOCK` values, or single rows: rows sorted by where their mass lies,
+    taken greedily."""
+    (fa, la), (fb, lb) = _support(a), _support(b)
+    order = np.lexsort((fb, fa))
+    groups, current = [], []
+    lo_a = hi_a = lo_b = hi_b = 0
+    for row in order.tolist():
+        if current:
+            na, xa = min(lo_a, fa[row]), max(hi_a, la[row])
+            nb, xb = min(lo_b, fb[row]), max(hi_b, lb[row])
+            if (xa - na) * (xb - nb) <= _BLOCK and len(current) < 4 * _CHUNK:
+                current.append(row)
+                lo_a, hi_a, lo_b, hi_b = na, xa, nb, xb
+                continue
+            groups.append(np.array(current))
+        current = [row]
+        lo_a, hi_a, lo_b, hi_b = fa[row], la[row], fb[row], lb[row]
+    if current:
+        groups.append(np.array(current))
+    return groups
+
+
+def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]) -> np.ndarray:
+    """``sum_{k, s} P(K = k) P(S' = s) k / (k + s)`` for every row, ``K`` and ``S'`` independent.
+
+    Rows are taken in groups with narrow joint supports (:func:`_row_groups`) and the ``k / (k + s)`` matrix
+    in slices of at most about :data:`_BLOCK` values, so memory stays bounded however far apart the rows'
+    supports lie (a rare and a common value of a class of 10^5 rows)."""
+    (ok, pk), (os_, ps) = k_pmf, s_pmf
+    out = np.zeros(pk.shape[0])
+    for rows in _row_groups(pk, ps):
+        gk, a = _trim(ok, pk[rows])
+        gs, b = _trim(os_, ps[rows])
+        s = gs + np.arange(b.shape[1], dtype=float)
+        step = max(1, _BLOCK // b.shape[1])
+        for start in range(0, a.shape[1], step):
+            k = gk + start + np.arange(min(step, a.shape[1] - start), dtype=float)
+            total = k[:, None] + s[None, :]
+            share = np.divide(k[:, None], total, out=np.zeros_like(total), where=total > 0)
+            out[rows] += np.einsum("rk,rk->r", a[:, start:start + len(k)], b @ share.T)
+    return out
 
 
 def _chain_posteriors(views, subset) -> np.ndarray:
