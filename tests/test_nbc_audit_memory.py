@@ -57,7 +57,7 @@ def test_out_of_reach_request_fails_with_a_clear_error_before_allocating():
     table = pd.DataFrame({0: counts, 1: counts[::-1]}, index=[f"v{i}" for i in range(1000)])
     total = int(counts.sum())
     views = NBCViews(pd.Series([total, total], index=[0, 1]), {"A": table, "B": table.copy()})
-    with pytest.raises(AuditOutOfReach, match="GiB.*max_size.*expected"):
+    with pytest.raises(AuditOutOfReach, match=r"GiB.*max_size.*expected"):
         achieved_r(views)
     with pytest.raises(MemoryError):  # still a MemoryError for callers that catch that
         achieved_r(views)

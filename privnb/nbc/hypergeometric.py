@@ -98,7 +98,8 @@ def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray
     over ``HG(p, n, .)``: the rows that also carry the value counted ``n`` times.
 
     Rows are grouped by where their mass lies (buckets as wide as the widest row, at most ``_CHUNK`` rows
-    each) and each group is thinned over its own narrow window (a one-hot row costs one block row)."""
+    each) and each group is thinned over its own narrow window (a one-hot row costs one block row).
+    """
     significant = pmf > _NEGLIGIBLE
     first = significant.argmax(axis=1)
     width = pmf.shape[1] - significant[:, ::-1].argmax(axis=1) - first
@@ -118,7 +119,8 @@ def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray
 
 def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarray]:
     """``part @ HG(p, n, j)`` for the draws ``j = o..o + width - 1`` of ``part``, in slices of ``j`` whose
-    hypergeometric block holds at most about :data:`_BLOCK` values (bounded memory for wide supports)."""
+    hypergeometric block holds at most about :data:`_BLOCK` values (bounded memory for wide supports).
+    """
     j_count = part.shape[1]
     window = 2 * _TAIL_SD * math.sqrt(max(1.0, (o + j_count) * n / p)) + 2 * _TAIL_PAD
     step = max(1, int(_BLOCK // (window + j_count * n / p + 1)))
@@ -141,7 +143,8 @@ def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarra
 
 def _class_prefix(p: int, tables: list[np.ndarray]) -> tuple[int, np.ndarray]:
     """The chain of one class over all but the last attribute of I: pmf of the matching count for every
-    value of the product of their domains (rows, C order). Starts at ``K = P_c`` (no constraint yet)."""
+    value of the product of their domains (rows, C order). Starts at ``K = P_c`` (no constraint yet).
+    """
     offset, pmf = p, np.ones((1, 1))
     for counts in tables:
         parts = [_thin(p, offset, pmf, int(n)) for n in counts]
@@ -200,7 +203,8 @@ def _support(pmf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _row_groups(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
     """Rows in groups whose joint window (union of their ``a`` supports times union of their ``b``
     supports) holds at most :data:`_BLOCK` values, or single rows: rows sorted by where their mass lies,
-    taken greedily."""
+    taken greedily.
+    """
     (fa, la), (fb, lb) = _support(a), _support(b)
     order = np.lexsort((fb, fa))
     groups, current = [], []
@@ -226,7 +230,8 @@ def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]
 
     Rows are taken in groups with narrow joint supports (:func:`_row_groups`) and the ``k / (k + s)`` matrix
     in slices of at most about :data:`_BLOCK` values, so memory stays bounded however far apart the rows'
-    supports lie (a rare and a common value of a class of 10^5 rows)."""
+    supports lie (a rare and a common value of a class of 10^5 rows).
+    """
     (ok, pk), (os_, ps) = k_pmf, s_pmf
     out = np.zeros(pk.shape[0])
     for rows in _row_groups(pk, ps):
