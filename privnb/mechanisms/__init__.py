@@ -30,7 +30,7 @@ from .containment import (
     distcnt,
     classification_metric,
 )
-from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release
+from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release, selection_noise_scale
 from .flipping import Flipping, randomized_flipping
 from .full_domain import adult_hierarchies, FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
@@ -67,6 +67,7 @@ __all__ = [
     "DPRelease",
     "hamdist_sensitivity",
     "dp_select_release",
+    "selection_noise_scale",
     "Flipping",
     "randomized_flipping",
     "adult_hierarchies",
