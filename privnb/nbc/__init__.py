@@ -2,6 +2,7 @@
 SafetyTransform and EST.
 """
 
+from .counterexample import condition8_ratio, corollary4_counterexamples, two_attribute_views
 from .est_release import ESTResult, est, merge, prior_r_lower_bound, resolve_ties, split, winning_labels
 from .exact_audit import AuditResult, achieved_r, audit, brute_force_posterior, check_prior, posterior, r_closeness
 from .safety import (
@@ -29,6 +30,9 @@ from .views import (
 )
 
 __all__ = [
+    "condition8_ratio",
+    "corollary4_counterexamples",
+    "two_attribute_views",
     "resolve_ties",
     "split",
     "merge",
