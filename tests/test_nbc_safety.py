@@ -37,7 +37,17 @@ def test_each_step_is_nbc_equivalent_and_the_output_meets_corollary_4(frame, gam
     out = fitted.views_
     assert out.is_integral() and out.is_realistic()
     assert satisfies_corollary4(out, gamma) and fitted.achieved_gamma_ <= gamma
-    assert k_sind(out) == min(out.class_counts)
+    assert k_sind(fitted) == k_sind(views) == min(views.class_counts)  # Lemma 10: the input's P_c
+
+
+def test_k_sind_is_the_smallest_class_count_of_the_input_on_figure_1(va):
+    """Lemma 10 on Figure 1(a): the SIND classes are the 5 tuples earning 70K and the 2 earning 50K: k = 2.
+    The published counts (Step 4) are far larger; they were what k_sind used to report."""
+    fitted = SafetyTransform(2, random_state=0).fit(va)
+    assert k_sind(va) == 2 and k_sind(fitted) == 2
+    assert min(fitted.views_.class_counts) > 10**6  # not a count of tuples of the original table
+    with pytest.raises(ValueError, match="fitted SafetyTransform"):
+        k_sind(va.class_counts)
 
 
 @settings(max_examples=200, deadline=None)

@@ -205,10 +205,28 @@ def satisfies_corollary4(views: NBCViews, gamma) -> bool:
     return corollary4_gamma(views, zeros="inf") <= _gamma(gamma)
 
 
-def k_sind(views: NBCViews) -> int:
-    """Lemma 10: SafetyTransform provides k-SIND with ``k = min_c P_c`` of the published integer views."""
+def k_sind(views) -> int:
+    """Lemma 10 of seed 004: SafetyTransform provides k-SIND with ``k = min_c P_c`` of its input views.
+
+    "Any two tuples that have the same class label can swap their sensitive attribute without changing any
+    of the NBC-enabling views. Thus, since the input viewsets are the same, SafetyTransform will also create
+    the same output. [...] The smallest cardinality of such classes is the smallest P_c value": the SIND
+    classes are the original table's tuples of one label, so ``P_c`` is a count of the input (the original
+    data), not of the published counts, which Step 4 scales to numbers hundreds of digits long (Figure 1(a):
+    k = 2, the two 50K tuples).
+
+    Parameters
+    ----------
+    views : NBCViews or fitted SafetyTransform
+        The input views (integer counts of the original table), or a fitted SafetyTransform (its input).
+    """
+    if isinstance(views, SafetyTransform):
+        check_is_fitted(views, "steps_")
+        views = views.steps_["input"]
+    if not isinstance(views, NBCViews):
+        raise ValueError(f"k_sind takes the input NBCViews or a fitted SafetyTransform, got {type(views).__name__}")
     if not views.is_integral():
-        raise ValueError("k-SIND is defined on integer views; run step4_integers first")
+        raise ValueError("k-SIND counts the tuples of the original table: give its integer views (Lemma 10)")
     return int(min(views.class_counts))
 
 
