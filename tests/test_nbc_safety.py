@@ -210,3 +210,21 @@ def test_gamma_must_exceed_one(va, gamma):
 def test_est_bad_input(va, prior, r, message):
     with pytest.raises(ValueError, match=message):
         est(va, prior, r)
+
+
+@pytest.mark.parametrize(("breach", "unsafe"), [("strict", False), ("non-strict", True)])
+def test_definition1_readings_on_figure_1(va, breach, unsafe):
+    """Section 4: "if we had a more strict privacy policy, say L1 = 0.5 and L2 = 0.6, none of those viewsets
+    would be safe". The prior of 70K is exactly 1/2 (uniform), so only the non-strict reading flags the
+    upward breach (posteriors 88% and 78%); Definition 1 as printed (strict) finds none."""
+    from privnb.nbc import audit
+    _, vb_frame = figure1()
+    vb = NBCViews.from_frame(vb_frame, ["Adr", "Age"], "Sal")
+    for views in (va, vb):
+        table = audit(views, L1=0.5, L2=0.6, breach=breach).table
+        alice = table[(table["Adr"] == "W") & (table["Age"] == 40) & (table["property"] == ("70K",))]
+        assert bool(alice["upward"].item()) is unsafe and (table["upward"].sum() > 0) is unsafe
+        assert not table["downward"].any()
+    assert audit(va, L1=0.51, L2=0.8, breach=breach).n_breaches == 1  # the 0.51-to-0.8 example: both readings
+    with pytest.raises(ValueError, match="breach must be"):
+        audit(va, L1=0.5, L2=0.6, breach="loose")

@@ -304,7 +304,8 @@ def _audited_values(views, prior, max_size, method):
     return properties, f_q, blocks()
 
 
-def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact") -> AuditResult:
+def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact",
+          breach: str = "strict") -> AuditResult:
     """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
 
     Parameters
@@ -315,6 +316,13 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
         The adversary's prior F (Section 7); uniform when omitted (Sections 4-6).
     L1, L2 : float, optional
         A privacy policy ``0 < L1 < L2 < 1``; when given, flags L1-to-L2 breaches (Definition 1).
+    breach : {"strict", "non-strict"}
+        How Definition 1 compares. ``"strict"`` (default): as the definition is printed, upward
+        ``P1 < L1 < L2 < P2`` and downward ``P2 < L1 < L2 < P1``; the default because Statement 1 and
+        Lemma 2 are proved for it. ``"non-strict"``: ``P1 <= L1``, ``P2 >= L2`` (and downward alike), the
+        reading Section 4's example needs: "if we had a more strict privacy policy, say L1 = 0.5 and
+        L2 = 0.6, none of those viewsets would be safe to be published" holds only with ``<=`` (the prior
+        is exactly 0.5); the strict reading finds no breach there.
     max_size : int, optional
         Largest quasi-identifier size (default: all attributes).
     method : {"exact", "expected"}
@@ -335,6 +343,8 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
     """
     if (L1 is None) != (L2 is None):
         raise ValueError("give both L1 and L2 (a privacy policy) or neither")
+    if breach not in ("strict", "non-strict"):
+        raise ValueError(f"breach must be 'strict' or 'non-strict' (Definition 1's comparisons), got {breach!r}")
     if L1 is not None:
         from privnb.bounds.amplification import check_policy
         check_policy(L1, L2)
@@ -351,8 +361,12 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
     table = pd.concat(frames, ignore_index=True)
     table["ratio"] = table["posterior"] / table["prior"]
     if L1 is not None:
-        table["upward"] = (table["prior"] < L1) & (table["posterior"] > L2)
-        table["downward"] = (table["posterior"] < L1) & (table["prior"] > L2)
+        if breach == "strict":
+            table["upward"] = (table["prior"] < L1) & (table["posterior"] > L2)
+            table["downward"] = (table["posterior"] < L1) & (table["prior"] > L2)
+        else:
+            table["upward"] = (table["prior"] <= L1) & (table["posterior"] >= L2)
+            table["downward"] = (table["posterior"] <= L1) & (table["prior"] >= L2)
     return AuditResult(table=table, r_closeness=r_closeness(table), method=method)
 
 
