@@ -113,4 +113,4 @@ def test_selection_metrics_keys_and_ranks():
     assert metrics["adult_greedy-hamdist_5_auc"] == 0.7712 and metrics["adult_rf_8_n_features"] == 19.0
     assert metrics["adult_full_auc"] == 0.82 and "adult_full_nan_auc" not in metrics
     assert metrics["adult_seconds"] == 12.5
-    assert len(metrics) == 2 + 2 * 4 + 1
+    assert len(metrics) == 2 * 2 + 2 * 4 + 1   # rank correlation without and with the full feature set

@@ -30,6 +30,8 @@ from .nbc import (EDUCATION_NUM_CUTS, ESTExperiment, adult_nbc_frame, claims_tab
                   exact_audits, figure8_metrics, figure9, figure9_metrics, safety_transform_sweep)
 from .selection import (ac_table, auc_tables, dataset_statistics, evaluate_datasets, frequent_columns, itemset_growth,
                         selection_metrics, time_miners)
+from .selection import DP_METHODS, READINGS, SVM_SETTINGS
+from .selection_claims import reading_table, selection_claims, svm_setting_table
 from .knn_claims import (KNN_CLAIMS, PAPER_TTESTS, convergence_drops, knn_aspects, knn_claims, knn_mean_errors,
                          knn_t_tests, rho_squared_table, theorem_17_table, theorem_17_within_bounds)
 from .svm_claims import SVM_CLAIMS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
@@ -55,6 +57,12 @@ __all__ = [
     "evaluate_methods",
     "summary_table",
     "side_by_side",
+    "DP_METHODS",
+    "READINGS",
+    "SVM_SETTINGS",
+    "reading_table",
+    "selection_claims",
+    "svm_setting_table",
     "svm_views",
     "theorem_4_1_inputs",
     "run_svm_grid",

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import KFold, StratifiedKFold, StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
@@ -31,7 +31,7 @@ from privnb.data.binarize import density
 from privnb.experiments.protocol import COLUMNS, tidy_frame
 from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
 from privnb.mechanisms.containment import check_binary, dataset_ac, feature_hamdist
-from privnb.mechanisms.dp_release import dp_select_release
+from privnb.mechanisms.dp_release import dp_select_release, dp_table_release
 from privnb.mechanisms.flipping import randomized_flipping
 
 SELECTORS = {
@@ -44,13 +44,35 @@ SELECTORS = {
 }
 """Deterministic selectors by method name (the rows of Tables 4-6 of seed 001)."""
 
-METHODS = (*SELECTORS, "rf", "full", "laplace-dp", "exponential-dp")
+DP_METHODS = {"laplace-dp": "laplace", "exponential-dp": "exponential", "laplace-dp-paper": "laplace-paper"}
+"""DP method names and the selection mechanism of :func:`privnb.mechanisms.dp_select_release` they run.
+"laplace-dp-paper" is the paper's text read literally: NOT epsilon-DP as booked."""
+
+METHODS = (*SELECTORS, "rf", "full", *DP_METHODS)
 """Every method name :func:`evaluate_methods` knows, in the paper's table order."""
+
+READINGS = ("train-fold", "whole", "both-folds")
+"""How the data-releasing baselines (RF, DP) are tested; the paper does not say (Section 5.2 of seed 001):
+
+- "train-fold" (default, the workbench's setting "train on protected data, test on raw data"): protect the
+  training fold, test on the raw test fold;
+- "whole": protect the whole data set once per run, then cross-validate on the protected rows (for DP, the
+  synthetic rows of the released table);
+- "both-folds": protect the training and the test fold separately (DP: the test fold's table of the features
+  selected on the training fold is released with the same epsilon / 2 as the training fold's table).
+
+Rows of the other readings carry the method name with "@whole" or "@both-folds" appended."""
+
+SVM_SETTINGS = ("tuned", "default")
+"""LinearSVC (LIBLINEAR, L2-regularized L2-loss = squared hinge, the "L2 loss" the paper names for LibSVM):
+"tuned" picks C on a validation split (:data:`C_GRID`), "default" keeps LIBLINEAR's C = 1. "default" rows of
+the full feature set and RF carry the method name with "@C=1" appended."""
 
 LABELS = {"maximal": "Maximal", "greedy-hamdist": "Greedy-HamDist", "greedy-distcnt": "Greedy-DistCnt",
           "cm-greedy": "CM Greedy", "rf": "RF", "k-anonymity-hamdist": "k-anonymity HamDist",
           "k-anonymity-distcnt": "k-anonymity DistCnt", "full": "Full-Feature-Set",
-          "laplace-dp": "Laplace-DP", "exponential-dp": "Exponential-DP"}
+          "laplace-dp": "Laplace-DP", "exponential-dp": "Exponential-DP",
+          "laplace-dp-paper": "Laplace-DP (paper's reading, not ε-DP as booked)"}
 """Row labels of the paper's tables."""
 
 C_GRID = (0.01, 0.1, 1.0)
@@ -126,6 +148,7 @@ def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=Non
 def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHODS, k_ac: Sequence[int] = (5, 8, 11),
                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
                      dp_k: int = 5, max_items: int | None = None, c_grid: Sequence[float] = C_GRID,
+                     readings: Sequence[str] = ("train-fold",), svm_settings: Sequence[str] = ("tuned",),
                      random_state=None) -> pd.DataFrame:
     """Run the paper's protocol (Section 5.2 of seed 001) and return tidy rows (privnb.experiments.protocol).
 
@@ -134,11 +157,17 @@ def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHOD
     feature count is what Greedy-HamDist selects at ``k = dp_k`` on the same training fold.
     ``k_ac`` are the k-AC levels (k of the k-anonymity baselines and of RF); ``random_state`` (int,
     RandomState or None, as in :func:`privnb.experiments.cross_validate_views`) seeds the folds and
-    every randomized method.
+    every randomized method. ``readings`` (:data:`READINGS`) say how RF and the DP methods are tested,
+    ``svm_settings`` (:data:`SVM_SETTINGS`) whether the full feature set and RF are also scored with
+    LIBLINEAR's default C = 1; the first reading and "tuned" give the plain method names.
     """
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {METHODS}")
+    bad = sorted(set(readings) - set(READINGS)) + sorted(set(svm_settings) - set(SVM_SETTINGS))
+    if bad or not readings or "tuned" not in svm_settings:
+        raise ValueError(f"readings must be a non-empty subset of {READINGS} and svm_settings a subset of "
+                         f"{SVM_SETTINGS} holding 'tuned'; got {list(readings)}, {list(svm_settings)}")
     X = check_binary(X)
     y = np.asarray(y).astype(np.int64)
     rng = check_random_state(random_state)
@@ -148,6 +177,8 @@ def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHOD
     def add(method, param, fold, metric, value, n_train, note=""):
         rows.append((dataset_name, "linear-svm", method, param, fold, metric, value, n_train, 0, note))
 
+    grids = {"tuned": c_grid, "default": (1.0,)}
+    whole = _whole_releases(X, y, methods, k_ac, epsilons, n_splits, n_runs, dp_k, rng) if "whole" in readings else {}
     for i, (train, test) in enumerate(folds):
         Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
         seed = int(rng.randint(2**31 - 1))
@@ -164,33 +195,85 @@ def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHOD
                     add(method, k, i, "n_features", sel.features.size, len(train))
                     add(method, k, i, "ac", sel.ac, len(train))
             elif method == "full":
-                auc, note = svm_auc(Xtr, ytr, Xte, yte, c_grid=c_grid, random_state=seed)
-                add(method, math.nan, i, "auc", auc, len(train), note)
-                add(method, math.nan, i, "n_features", X.shape[1], len(train))
+                for setting in svm_settings:
+                    auc, note = svm_auc(Xtr, ytr, Xte, yte, c_grid=grids[setting], random_state=seed)
+                    name = method if setting == "tuned" else f"{method}@C=1"
+                    add(name, math.nan, i, "auc", auc, len(train), note)
+                    add(name, math.nan, i, "n_features", X.shape[1], len(train))
         for run in range(n_runs):
             run_rng = check_random_state(seed + 7919 * (run + 1))
             fold = run * n_splits + i
             if "rf" in methods:
                 for k in k_ac:
-                    flipped = randomized_flipping(Xtr, k, random_state=run_rng)
-                    auc, note = svm_auc(flipped.X, ytr, Xte, yte, c_grid=c_grid, random_state=run_rng)
-                    add("rf", k, fold, "auc", auc, len(train), note)
-                    add("rf", k, fold, "n_features", X.shape[1], len(train))
-                    add("rf", k, fold, "flipped_share", flipped.flipped_share, len(train))
-            for method in ("laplace-dp", "exponential-dp"):
+                    for reading in readings:
+                        name = "rf" if reading == readings[0] else f"rf@{reading}"
+                        if reading == "whole":
+                            flipped = whole[("rf", k, run)]
+                            tr, te, share = flipped.X[train], flipped.X[test], flipped.flipped_share
+                        else:
+                            flipped = randomized_flipping(Xtr, k, random_state=run_rng)
+                            tr, te, share = flipped.X, Xte, flipped.flipped_share
+                            if reading == "both-folds":
+                                te = randomized_flipping(Xte, min(k, Xte.shape[0]), random_state=run_rng).X
+                        for setting in svm_settings if reading == readings[0] else ("tuned",):
+                            auc, note = svm_auc(tr, ytr, te, yte, c_grid=grids[setting], random_state=run_rng)
+                            label = name if setting == "tuned" else f"{name}@C=1"
+                            add(label, k, fold, "auc", auc, len(train), note)
+                            add(label, k, fold, "n_features", X.shape[1], len(train))
+                            add(label, k, fold, "flipped_share", share, len(train))
+            for method, mechanism in DP_METHODS.items():
                 if method not in methods:
                     continue
                 if greedy_dp is None:
                     greedy_dp = greedy_hamdist(Xtr, ytr, dp_k)
                 n_dp = max(1, greedy_dp.features.size)
                 for eps in epsilons:
-                    rel = dp_select_release(Xtr, ytr, n_dp, eps, mechanism=method.split("-")[0],
-                                                 random_state=run_rng)
-                    auc, note = svm_auc(rel.X, rel.y, Xte[:, rel.features].toarray(), yte,
-                                        c_grid=c_grid, random_state=run_rng)
-                    add(method, eps, fold, "auc", auc, len(train), note)
-                    add(method, eps, fold, "n_features", n_dp, len(train))
+                    for reading in readings:
+                        name = method if reading == readings[0] else f"{method}@{reading}"
+                        if reading == "whole":
+                            rel, (w_train, w_test) = whole[(method, eps, run)], whole[(method, eps, run, i)]
+                            tr_X, tr_y, te_X, te_y = rel.X[w_train], rel.y[w_train], rel.X[w_test], rel.y[w_test]
+                            n_used = len(w_train)
+                        else:
+                            rel = dp_select_release(Xtr, ytr, n_dp, eps, mechanism=mechanism, random_state=run_rng)
+                            tr_X, tr_y, te_X, te_y = rel.X, rel.y, Xte[:, rel.features].toarray(), yte
+                            if reading == "both-folds":
+                                te_X, te_y = dp_table_release(Xte, yte, rel.features, eps / 2, random_state=run_rng)
+                            n_used = len(train)
+                        auc, note = svm_auc(tr_X, tr_y, te_X, te_y, c_grid=c_grid, random_state=run_rng)
+                        add(name, eps, fold, "auc", auc, n_used, note)
+                        add(name, eps, fold, "n_features", rel.features.size, n_used)
     return tidy_frame(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def _whole_releases(X, y, methods, k_ac, epsilons, n_splits, n_runs, dp_k, rng) -> dict:
+    """The "whole" reading's protected data sets, one per run (and k or epsilon), with the folds over them."""
+    out = {}
+    seed = int(rng.randint(2**31 - 1))
+    n_dp = max(1, greedy_hamdist(X, y, dp_k).features.size)
+    for run in range(n_runs):
+        run_rng = check_random_state(seed + 7919 * (run + 1))
+        if "rf" in methods:
+            for k in k_ac:
+                out[("rf", k, run)] = randomized_flipping(X, k, random_state=run_rng)
+        for method, mechanism in DP_METHODS.items():
+            if method not in methods:
+                continue
+            for eps in epsilons:
+                rel = dp_select_release(X, y, n_dp, eps, mechanism=mechanism, random_state=run_rng)
+                out[(method, eps, run)] = rel
+                splits = _release_folds(rel.y, n_splits, run_rng)
+                out.update({(method, eps, run, i): split for i, split in enumerate(splits)})
+    return out
+
+
+def _release_folds(y, n_splits, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified folds over released rows (plain folds when a class has fewer rows than folds)."""
+    y = np.asarray(y)
+    index = np.zeros(len(y))
+    if np.unique(y).size == 2 and np.bincount(y).min() >= n_splits:
+        return list(StratifiedKFold(n_splits, shuffle=True, random_state=rng).split(index, y))
+    return list(KFold(n_splits, shuffle=True, random_state=rng).split(index))
 
 
 def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
@@ -212,7 +295,7 @@ def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
             out[extra] = grouped[extra].mean().to_numpy()
     out.loc[out["runs"] < 2, "auc_std"] = np.nan
     order = {m: i for i, m in enumerate(METHODS)}
-    out["_order"] = out["method"].map(order)
+    out["_order"] = out["method"].map(lambda m: order.get(m.partition("@")[0], len(order)))
     return out.sort_values(["dataset", "_order", "param"]).drop(columns="_order").reset_index(drop=True)
 
 
@@ -304,6 +387,7 @@ def frequent_columns(X, min_df: int):
 
 def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k_ac: Sequence[int] = (5, 8, 11),
                       epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
+                      readings: Sequence[str] = ("train-fold",), svm_settings: Sequence[str] = ("tuned",),
                       random_state=None) -> tuple[pd.DataFrame, dict[str, float]]:
     """:func:`evaluate_methods` on each named data set (Section 5.2 of seed 001, Tables 5-6 and Figure 1).
 
@@ -313,7 +397,7 @@ def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k
         Name -> ``(X, y, max_items)``, ``max_items`` going to Maximal.
     datasets : sequence of str
         The names of ``inputs`` to run, in order.
-    k_ac, epsilons, n_splits, n_runs
+    k_ac, epsilons, n_splits, n_runs, readings, svm_settings
         As in :func:`evaluate_methods`.
     random_state : int, RandomState or None
         Given as is to every data set's :func:`evaluate_methods` (an int seeds each the same way).
@@ -330,13 +414,20 @@ def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k
         X, y, max_items = inputs[name]
         start = time.perf_counter()
         frames.append(evaluate_methods(X, y, dataset_name=name, k_ac=k_ac, epsilons=epsilons, n_splits=n_splits,
-                                       n_runs=n_runs, max_items=max_items, random_state=random_state))
+                                       n_runs=n_runs, max_items=max_items, readings=readings,
+                                       svm_settings=svm_settings, random_state=random_state))
         seconds[name] = time.perf_counter() - start
     return pd.concat(frames, ignore_index=True), seconds
 
 
+def method_label(method: str) -> str:
+    """The paper's row label of a method name, with its reading or SVM setting ("rf@whole", "full@C=1")."""
+    base, _, suffix = method.partition("@")
+    return LABELS.get(base, base) + (f" [{suffix}]" if suffix else "")
+
+
 def _auc_cell(row) -> str:
-    if row.method == "rf":
+    if row.method.startswith("rf"):
         return f"{row.auc:.3f}±{row.auc_std:.3f} ({100 * row.flipped_share:.2f}%)" if pd.notna(row.auc_std) \
             else f"{row.auc:.3f} ({100 * row.flipped_share:.2f}%)"
     return f"{row.auc:.3f} ({row.n_features:.3g})"
@@ -349,10 +440,10 @@ def auc_tables(summary: pd.DataFrame) -> pd.DataFrame:
     with a single run). Columns "k=5", ..., and "all" for the full feature set; DP methods are left out
     (they are Figure 1).
     """
-    table = summary[~summary["method"].str.endswith("-dp")].copy()
+    table = summary[~summary["method"].str.contains("-dp")].copy()
     table["cell"] = [_auc_cell(r) for r in table.itertuples()]
     table["k"] = table["param"].map(lambda p: "all" if pd.isna(p) else f"k={int(p)}")
-    table["method"] = table["method"].map(LABELS)
+    table["method"] = table["method"].map(method_label)
     return table.pivot_table(index=["dataset", "method"], columns="k", values="cell", aggfunc="first", sort=False)
 
 
@@ -364,13 +455,19 @@ def ac_table(summary: pd.DataFrame) -> pd.DataFrame:
 def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mapping[str, float]) -> dict:
     """Headline numbers of the Section 5.2 comparison (seed 001) for ``metrics.json``.
 
-    ``<dataset>_k<k>_rank_spearman``: Spearman correlation of the paper's and our method ranks at k
-    (from :func:`side_by_side`); ``<dataset>_<method>[_<param>]_auc`` and ``..._n_features`` per
-    :func:`summary_table` row (no param suffix for the full feature set); ``<dataset>_seconds``.
+    ``<dataset>_k<k>_rank_spearman``: Spearman correlation of the paper's and our method ranks at k (from
+    :func:`side_by_side`) without the full feature set, whose rank is fixed by construction (it is best or
+    near best in both tables); ``..._rank_spearman_with_full`` keeps it. ``<dataset>_<method>[_<param>]_auc``
+    and ``..._n_features`` per :func:`summary_table` row (no param suffix for the full feature set);
+    ``<dataset>_seconds``.
     """
     metrics = {}
+    by_construction = LABELS["full"]
     for (name, k), part in side.groupby(["dataset", "k"]):
-        metrics[f"{name}_k{k}_rank_spearman"] = float(part["rank_paper"].corr(part["rank_ours"], method="spearman"))
+        free = part[part["method"] != by_construction] if "method" in part else part
+        metrics[f"{name}_k{k}_rank_spearman"] = float(free["rank_paper"].corr(free["rank_ours"], method="spearman"))
+        metrics[f"{name}_k{k}_rank_spearman_with_full"] = float(part["rank_paper"].corr(part["rank_ours"],
+                                                                                        method="spearman"))
     for r in summary.itertuples():
         key = f"{r.dataset}_{r.method}" if pd.isna(r.param) else f"{r.dataset}_{r.method}_{r.param:g}"
         metrics[f"{key}_auc"] = float(r.auc)

@@ -30,7 +30,7 @@ from .containment import (
     distcnt,
     classification_metric,
 )
-from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release, selection_noise_scale
+from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release, dp_table_release, selection_noise_scale
 from .flipping import Flipping, randomized_flipping
 from .full_domain import adult_hierarchies, FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
@@ -68,6 +68,7 @@ __all__ = [
     "hamdist_sensitivity",
     "dp_select_release",
     "selection_noise_scale",
+    "dp_table_release",
     "Flipping",
     "randomized_flipping",
     "adult_hierarchies",

@@ -90,7 +90,6 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
     """
     from diffprivlib import BudgetAccountant
     from diffprivlib.mechanisms import Exponential
-    from diffprivlib.tools import histogram
 
     X = check_binary(X)
     positive = check_labels(y, X.shape[0])
@@ -125,13 +124,36 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
             left = np.delete(left, pick)
             accountant.spend(per_feature, 0)
     features = np.sort(np.asarray(chosen, dtype=np.int64))
+    rows, labels = _release_table(X, positive, features, epsilon / 2, rng, accountant)
+    return DPRelease(features, rows, labels, float(accountant.total()[0]), mechanism != "laplace-paper")
+
+
+def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """The release step alone: the noisy contingency table of ``features`` and the class, as synthetic rows.
+
+    Used to protect a test fold with the features selected on its training fold ("both-folds" reading of
+    :mod:`privnb.experiments.selection`). Spends ``epsilon`` (diffprivlib ``tools.histogram``).
+    """
+    from diffprivlib import BudgetAccountant
+
+    X = check_binary(X)
+    positive = check_labels(y, X.shape[0]) if np.unique(np.asarray(y)).size == 2 else np.asarray(y).astype(bool)
+    features = np.asarray(features, dtype=np.int64)
+    if not 1 <= features.size <= 24 or not float(epsilon) > 0:
+        raise ValueError(f"need 1 to 24 features and a positive epsilon; got {features.size}, {epsilon!r}")
+    return _release_table(X, positive, features, float(epsilon), check_random_state(random_state),
+                          BudgetAccountant(epsilon=float(epsilon)))
+
+
+def _release_table(X, positive, features, epsilon, rng, accountant) -> tuple[np.ndarray, np.ndarray]:
+    from diffprivlib.tools import histogram
+
     bits = np.column_stack([X[:, features].toarray(), positive.astype(int)])
     n_cells = 1 << bits.shape[1]
     codes = bits @ (1 << np.arange(bits.shape[1])[::-1])
-    counts, _ = histogram(codes, epsilon=epsilon / 2, bins=n_cells, range=(-0.5, n_cells - 0.5),
+    counts, _ = histogram(codes, epsilon=epsilon, bins=n_cells, range=(-0.5, n_cells - 0.5),
                           random_state=rng, accountant=accountant)
     counts = np.rint(counts).astype(np.int64)
     cells = ((np.arange(n_cells)[:, None] >> np.arange(bits.shape[1])[::-1]) & 1).astype(np.int8)
     rows = np.repeat(cells, counts, axis=0)
-    return DPRelease(features, rows[:, :-1], rows[:, -1].astype(np.int64), float(accountant.total()[0]),
-                     mechanism != "laplace-paper")
+    return rows[:, :-1], rows[:, -1].astype(np.int64)
