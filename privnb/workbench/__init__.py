@@ -12,6 +12,8 @@ from .notebooks import (
     refresh_kept_outputs,
 )
 from .plots import save_figure, error_boxplot, convergence_plot, bound_plot
+from .display import equation, equations, table, caption, show_figure
+from .explorer import TourState, tour_state, tour_explorer
 from .report import (
     collect_results,
     write_sweep_outputs,
@@ -39,6 +41,14 @@ __all__ = [
     "error_boxplot",
     "convergence_plot",
     "bound_plot",
+    "equation",
+    "equations",
+    "table",
+    "caption",
+    "show_figure",
+    "TourState",
+    "tour_state",
+    "tour_explorer",
     "collect_results",
     "write_sweep_outputs",
     "sweep_folders",

@@ -1,0 +1,119 @@
+"""The tour's explorer computes what privnb's own functions compute, and degrades to static output; the display
+helpers render math, tables and captions with readable plain-text fallbacks."""
+import numpy as np
+import pandas as pd
+import pytest
+import sympy as sp
+
+from privnb.data import Dataset, anatomy_toy
+from privnb.mechanisms import Hierarchy, anatomize, is_k_anonymous
+from privnb.nbc import SafetyTransform, achieved_r
+from privnb.workbench import caption, equation, equations, table, tour_explorer, tour_state
+from privnb.workbench.explorer import toy_views
+
+QI = ["num", "let", "col"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    n = 200
+    frame = pd.DataFrame({"num": rng.integers(0, 16, n), "let": rng.choice(list("abcd"), n),
+                          "col": rng.choice(list("xyz"), n), "y": rng.integers(0, 2, n)})
+    return Dataset("synthetic", frame, tuple(QI), None, "y", {"num": "numeric", "let": "nominal", "col": "nominal"})
+
+
+@pytest.fixture(scope="module")
+def hierarchies():
+    letters = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
+    return {"num": Hierarchy.intervals(0, 16, width=2, name="num"), "let": Hierarchy.from_arx(letters, name="let"),
+            "col": Hierarchy.from_arx(pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]]), name="col")}
+
+
+@pytest.mark.parametrize("l, k, gamma", [(2, 3, 2.0), (4, 10, 100.0), (5, 5, 1.5)])
+def test_tour_state_matches_privnb(data, hierarchies, l, k, gamma):
+    state = tour_state(l, k, gamma, data=data, quasi_identifiers=QI, hierarchies=hierarchies, random_state=3)
+    toy = anatomy_toy()
+    anatomy = anatomize(toy.frame, toy.sensitive, l, random_state=3)
+    report = anatomy.suppression_report()
+    assert len(state.groups) == report["groups"]
+    assert len(state.suppressed) == report["rows_suppressed"] == len(toy.frame) - l * report["groups"]
+    assert list(state.suppressed.index) == list(anatomy.suppressed)
+    expected = anatomy.join().sort_values(["row_id", toy.sensitive]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(state.joined, expected)
+    assert len(state.joined) == l * l * report["groups"]
+    for name, release in (("full-domain", state.full_domain), ("Mondrian", state.mondrian)):
+        sizes = release.generalized_.groupby(QI, observed=True).size()
+        assert is_k_anonymous(release.generalized_, QI, k)
+        assert state.classes.loc[name, "classes"] == len(sizes)
+        assert state.classes.loc[name, "smallest"] == sizes.min() >= k
+        assert state.classes.loc[name, "rows suppressed"] == len(release.suppressed_)
+    assert (state.smallest_classes["rows"] >= k).all()
+    published = SafetyTransform(gamma, random_state=3).fit(toy_views()).views_
+    assert state.safety["achieved r"].tolist() == [achieved_r(toy_views()), achieved_r(published)]
+    assert state.safety["achieved r"].iloc[1] < state.safety["achieved r"].iloc[0]
+
+
+def test_state_renders_every_table_as_html_and_text(data, hierarchies):
+    state = tour_state(4, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies)
+    html, text = state._repr_html_(), repr(state)
+    for needle in ("1 group of l = 4", "2 rows suppressed", "Joined training data D_A (16 rows)",
+                   "Equivalence classes by method", "Achieved r (Definition 5)"):
+        assert needle in html and needle in text
+    assert "<table" in html and "<table" not in text
+
+
+def test_explorer_sliders_recompute_and_display_writes_a_static_copy(data, hierarchies):
+    pytest.importorskip("ipywidgets")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    explorer = tour_explorer(data=data, quasi_identifiers=QI, hierarchies=hierarchies, l=3, k=5, gamma=2.0)
+    assert {name: type(w).__name__ for name, w in explorer.controls.items()} == {
+        "l": "IntSlider", "k": "IntSlider", "gamma": "FloatLogSlider"}
+    assert explorer.controls["l"].max == anatomy_toy().frame["A_2"].nunique()
+    explorer.controls["l"].value = 4
+    explorer.controls["k"].value = 8
+    assert (explorer.state.l, explorer.state.k, explorer.default.l) == (4, 8, 3)
+    InteractiveShell.instance()
+    with capture_output() as captured:
+        explorer._ipython_display_()
+    live, static = captured.outputs
+    assert "application/vnd.jupyter.widget-view+json" in live.data and "sliders" in live.data["text/plain"]
+    assert "l = 3: anatomy" in static.data["text/html"] and "l = 3: anatomy" in static.data["text/plain"]
+    assert "k = 5: equivalence classes" in static.data["text/html"]
+    # the live box carries the style that hides the static copy wherever widgets render
+    token = static.data["text/html"].split('class="privnb-static-')[1].split('"')[0]
+    assert f".privnb-static-{token}" in explorer.widget.children[-1].value
+
+
+def test_equation_renders_latex_with_its_label_and_readable_text():
+    x, y = sp.symbols("x y")
+    eq = equation(x**2 / y, "Lemma 2, (7)", lhs=sp.Symbol("m"))
+    assert eq._repr_latex_() == r"$$m = \frac{x^{2}}{y} \tag*{Lemma 2, (7)}$$"
+    assert repr(eq).splitlines()[0] == "Lemma 2, (7):" and "x" in repr(eq)
+    both = equations(("(1)", x + y), ("(2)", sp.Symbol("z"), x * y), eq)
+    assert [e.label for e in both.items] == ["(1)", "(2)", "Lemma 2, (7)"]
+    assert equation(x, "a_b & c").latex().endswith(r"\tag*{a\_b \& c}")
+    with pytest.raises(ValueError, match="each item"):
+        equations("x + y")
+
+
+def test_table_is_deterministic_styled_html_with_a_text_fallback():
+    frame = pd.DataFrame({"error": [0.123456, np.nan], "share": [0.5, 0.25]}, index=["a", "b"])
+    shown = table(frame, caption="Errors & shares", precision=2, percent=["share"])
+    assert shown._repr_html_() == table(frame, caption="Errors & shares", precision=2, percent=["share"])._repr_html_()
+    html = shown._repr_html_()
+    assert "0.12" in html and "50.0%" in html and "Errors &amp; shares" in html and "\N{EN DASH}" in html
+    assert repr(shown).splitlines()[0] == "Errors & shares" and "0.12" in repr(shown)
+    assert "<th" not in table(frame, index=False)._repr_html_().split("<tbody>")[1].split("</tr>")[0]
+    with pytest.raises(ValueError, match="DataFrame or a Series"):
+        table([1, 2])
+
+
+def test_caption_is_markdown_under_the_figure():
+    shown = caption("Look at the gap between the boxes.")
+    assert shown._repr_markdown_() == "**Figure.** *Look at the gap between the boxes.*"
+    assert repr(shown) == "Figure. Look at the gap between the boxes."
+    with pytest.raises(ValueError, match="sentence"):
+        caption("  ")
