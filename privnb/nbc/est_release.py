@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.nbc.exact_audit import achieved_r, check_prior
+from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.roots import _precision_bits, _rounded_roots, _score_bound
 from privnb.nbc.safety import (
     _ln,
@@ -127,6 +128,10 @@ def prior_r_lower_bound(views: NBCViews, prior) -> float:
     are large, as EST's and SafetyTransform's are), so the label the classifier predicts has posterior at
     least ``1/|C|``. Keeping the classifier therefore forces ``r >= max_c 1 / (|C| F(c))`` over the labels
     ``c`` predicted for some tuple.
+
+    The bound holds for published views exactly when some tuple where they predict ``c`` has exact
+    posterior ``>= 1/|C|`` (:func:`privnb.nbc.prior_floor.prior_floor` checks it with the exact audit): always
+    for large counts, not in general for small ones, where the floor can be beaten.
     """
     return _prior_bound(views, check_prior(prior, views.labels))[0]
 
@@ -135,8 +140,10 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
         ) -> ESTResult:
     """EST (Figure 7 of seed 004): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
-    First, the necessary condition of :func:`prior_r_lower_bound`: no classifier-keeping publication can
-    meet an r below it, so EST fails at once. Steps: Step 1 (zeros must go before ties can be broken),
+    First, the floor of :func:`prior_r_lower_bound`: no classifier-keeping publication with large counts (as
+    EST's are) can meet an r below it, so EST fails at once, once :func:`privnb.nbc.prior_floor.prior_floor`
+    has checked the floor's premise on the data with the exact audit (otherwise EST goes on and the exact
+    audit of its output decides). Steps: Step 1 (zeros must go before ties can be broken),
     tie resolution, Split of the counts raised to ``alpha`` into ``F_c`` sub-labels per label (``alpha`` the smallest power whose exact smallest score
     ratio exceeds ``F~``: Lemma 12 with the true ratio instead of ``M1/M2``), SafetyTransform on the
     sub-labels with gamma = r (the sub-labels of one label stay identical, so they share Step 2's rounding),
@@ -177,11 +184,14 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     if len(views.labels) < 2:
         return fail("a single label: nothing to protect")
     bound, c, wins = _prior_bound(views, f)
-    if r < bound:
-        return fail(f"no NBC-equivalent publication meets r={r}: the classifier predicts {c!r} on {wins[c]} of "
-                    f"{int(wins.sum())} tuples, where its posterior given the whole tuple is its normalized score "
-                    f">= 1/{len(views.labels)} against a prior of {float(f[c]):.4g}, so r >= {bound:.4g} "
-                    "(Definition 5; exact for EST's large counts)", r_lower_bound=bound)
+    floor = prior_floor(views, f) if r < bound else None
+    if floor is not None and floor.holds:  # the floor's premise, checked on the data with the exact audit
+        return fail(f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "
+                    f"predicts {c!r} on {wins[c]} of {int(wins.sum())} tuples, where with large counts the "
+                    f"posterior given the whole tuple is its normalized score >= 1/{len(views.labels)} against a "
+                    f"prior of {float(f[c]):.4g}, so r >= {bound:.4g} (Definition 5). Premise checked on these "
+                    f"views: {floor.describe(len(views.labels))}", r_lower_bound=bound)
+    # premise not met on the data (small counts): no early failure; the exact audit below decides
     base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
     f_max = max(multiples.values())
     if f_max == 1:
