@@ -20,7 +20,7 @@ from privnb.experiments.nbc import (
     safety_transform_sweep,
 )
 from privnb.mechanisms import Hierarchy
-from privnb.nbc import NBCViews, SafetyTransform, nbc_equivalent
+from privnb.nbc import NBCViews, SafetyTransform, audit, condition8_ratio, nbc_equivalent
 
 PRIOR = {0: 0.75, 1: 0.25}
 
@@ -61,10 +61,13 @@ def test_corollary4_report_by_hand(views):
 
 def test_safety_transform_sweep_rows_and_guarantee(views):
     fig8, rows = safety_transform_sweep(views, [2, 30], PRIOR, n_train=9, random_state=0)
-    assert fig8.columns.tolist() == ["gamma", "k", "achieved_gamma", "r_measured", "r_measured_prior", "r_bound",
+    # changed on purpose: no "r_bound" (gamma is not an r-closeness bound), condition (8) from the audit instead
+    assert fig8.columns.tolist() == ["gamma", "k", "achieved_gamma", "r_measured", "r_measured_prior", "condition8",
                                      "seconds"]
-    assert fig8["gamma"].tolist() == [2, 30] and fig8["r_bound"].tolist() == [2.0, 30.0]
-    assert ((fig8["r_measured"] >= 1) & (fig8["r_measured"] <= fig8["r_bound"])).all()  # Corollary 4 -> r <= gamma
+    assert fig8["gamma"].tolist() == [2, 30] and (fig8["r_measured"] >= 1).all()
+    for gamma, r, c8 in zip(fig8["gamma"], fig8["r_measured"], fig8["condition8"]):
+        views_out = SafetyTransform(gamma, random_state=0).fit(views).views_
+        assert r == audit(views_out).r_closeness and c8 == condition8_ratio(views_out)  # the audit's numbers
     # the classifier predicts 1 on some tuple, so against a 25% prior no equivalent views get below r = 2
     assert (fig8["r_measured_prior"] >= 2 - 1e-9).all()
     assert [(r[3], r[5], r[7], r[9]) for r in rows] == [
@@ -156,13 +159,40 @@ def test_claims_table():
     figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
     fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
     table = claims_table(_metrics(), fig8, [1.5, 283], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
-    assert table.columns.tolist() == ["claim", "paper", "ours"] and len(table) == 12
+    assert table.columns.tolist() == ["claim", "paper", "ours"] and len(table) == 15
     ours = dict(zip(table["claim"], table["ours"]))
     assert ours["Figure 1 example: posterior of Alice"] == "88.0%, 77.8% (exact: 22/25, 7/9)"
     assert ours["Adult: class counts"] == "24720 : 7841"
-    assert ours["achieved r-closeness well below the bound"] == "r = 1.0100 .. 1.2000 for gamma 1.5 .. 283"
+    assert ours["achieved r-closeness well below the bound"] == (
+        "SafetyTransform vs the uniform prior (audited): r = 1.0100 .. 1.2000 for gamma 1.5 .. 283")
+    assert ours["Definition 1 with L1 = 0.5, L2 = 0.6"] == "strict (as printed): 0 and 0 breaches; non-strict: 6 and 6"
+    assert ours["Lemma 10: k-SIND of SafetyTransform on Figure 1(a)"].startswith("k = 2 ")
+    assert ours["EST runtime on Adult"].startswith("not comparable: EST never publishes")
     assert ours["EST with prior 75% and r = 1.3"].startswith("impossible: >50K is predicted on 5,000 of 115,632")
-    assert ours["EST with prior 75% and r = 1.3"].endswith("so r >= 2 for any NBC-equivalent views")
+    assert ours["EST with prior 75% and r = 1.3"].endswith("so r >= 2 for any NBC-equivalent views with large counts "
+                                                           "(premise checked on the data)")
     assert ours["recall (>50K) drop with k-anonymity"] == "up to 30.0% (from 40.0%)"
     success = claims_table(_metrics(est_success=True), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
     assert dict(zip(success["claim"], success["ours"]))["EST with prior 75% and r = 1.3"] == "publishes"
+
+
+def test_figure8_est_keeps_failures_as_failures(views):
+    from privnb.experiments.nbc import figure8_est, figure8_est_metrics
+    table = figure8_est(views, [1.5, 3, 1e6], PRIOR, random_state=0)
+    assert table.columns.tolist() == ["gamma", "success", "achieved_r", "stage", "seconds", "reason"]
+    assert table["stage"].iloc[0] == "prior floor" and not table["success"].iloc[0]  # gamma 1.5 < floor 2
+    failed = table[~table["success"]]
+    assert failed["achieved_r"].isna().all() and (failed["reason"] != "").all()
+    ok = table[table["success"]]
+    assert (ok["achieved_r"] <= ok["gamma"]).all() and (ok["achieved_r"] >= 2 - 1e-9).all()  # audited
+    m = figure8_est_metrics(table)
+    assert m["est_figure8_runs"] == 3 and m["est_figure8_successes"] == len(ok)
+    assert (m["est_like_for_like_seconds"] is None) == ok.empty
+
+
+def test_counterexample_report():
+    from privnb.experiments.nbc import counterexample_report
+    found, m = counterexample_report(n_views=20_000, max_count=6, random_state=0)
+    assert m["counterexample_rows"] == 12 and m["counterexample_gamma"] == 9
+    assert m["counterexample_r"] == pytest.approx(28 / 3) and m["condition8_rows"] == 6
+    assert m["counterexample_views"] == [[7, 5], [[6, 2], [1, 3]], [[1, 3], [6, 2]]]

@@ -23,18 +23,19 @@ from .selection import (
     summary_table,
     side_by_side,
 )
-from .svm import svm_views, theorem_4_1_inputs, run_svm_grid
+from .svm import CenteredPrunedTraining, compare_ordinal_centers, svm_views, theorem_4_1_inputs, run_svm_grid
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 from .claims import count_verdicts, verdict
 from .nbc import (EDUCATION_NUM_CUTS, ESTExperiment, adult_nbc_frame, claims_table, corollary4_report, est_experiment,
                   exact_audits, figure8_metrics, figure9, figure9_metrics, safety_transform_sweep)
+from .nbc import counterexample_report, figure8_est, figure8_est_metrics
 from .selection import (ac_table, auc_tables, dataset_statistics, evaluate_datasets, frequent_columns, itemset_growth,
                         selection_metrics, time_miners)
 from .selection import DP_METHODS, READINGS, SVM_SETTINGS
 from .selection_claims import reading_table, selection_claims, svm_setting_table
 from .knn_claims import (KNN_CLAIMS, PAPER_TTESTS, convergence_drops, knn_aspects, knn_claims, knn_mean_errors,
                          knn_t_tests, rho_squared_table, theorem_17_table, theorem_17_within_bounds)
-from .svm_claims import SVM_CLAIMS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
+from .svm_claims import SVM_CLAIMS, compare_spaces, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
 
 __all__ = [
     "cross_validate_knn",
@@ -65,6 +66,9 @@ __all__ = [
     "svm_setting_table",
     "svm_views",
     "theorem_4_1_inputs",
+    "CenteredPrunedTraining",
+    "compare_ordinal_centers",
+    "compare_spaces",
     "run_svm_grid",
     "TTestResult",
     "paired_t_test",
@@ -98,6 +102,9 @@ __all__ = [
     "figure9",
     "figure9_metrics",
     "safety_transform_sweep",
+    "counterexample_report",
+    "figure8_est",
+    "figure8_est_metrics",
     "ac_table",
     "auc_tables",
     "dataset_statistics",
