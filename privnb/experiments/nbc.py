@@ -30,7 +30,7 @@ from privnb.bounds.amplification import statement14_min_r
 from privnb.mechanisms.full_domain import FullDomainGeneralizer, adult_hierarchies
 from privnb.mechanisms.hierarchy import Hierarchy
 from privnb.nbc.counterexample import condition8_ratio, corollary4_counterexamples
-from privnb.nbc.est_release import ESTResult, est, prior_r_lower_bound, winning_labels
+from privnb.nbc.est_release import ESTResult, est, winning_labels
 from privnb.nbc.exact_audit import audit, posterior
 from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.safety import SafetyTransform, corollary4_gamma, k_sind, safety_transform, step1_remove_zeros
