@@ -20,7 +20,7 @@ def test_conventions_and_defaults():
     kept = [c.source for c in nb.cells if "keep_output" in c.metadata.get("tags", [])]
     assert any("22/25" in "".join(o.get("text", "") for o in c.outputs)
                for c in nb.cells if "keep_output" in c.metadata.get("tags", []))
-    assert len(kept) == 3
+    assert len(kept) == 5  # changed on purpose: Definition 1 readings and the Corollary 4 counterexample
 
 
 def test_runs_with_tiny_parameters(run_notebook):
