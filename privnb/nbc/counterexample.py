@@ -19,7 +19,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 from sklearn.utils import check_random_state
 
-from privnb.nbc.exact_audit import achieved_r, audit
+from privnb.nbc.exact_audit import AuditResult, achieved_r, audit
 from privnb.nbc.safety import corollary4_gamma
 from privnb.nbc.views import NBCViews
 
@@ -77,12 +77,16 @@ def _screen(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np
     return r, cond8, np.nanmax(ratio, axis=(1, 2))
 
 
-def condition8_ratio(views: NBCViews) -> float:
+def condition8_ratio(views) -> float:
     """The largest ``P2^{c,I'} / P2^{c',I'}`` over every quasi-identifier value and pair of labels: the
     left side of condition (8) of seed 004, from the exact audit.
+
+    ``views`` is an :class:`NBCViews` (audited here) or an :class:`AuditResult` already computed.
     """
-    table = audit(views).table
-    n_labels, n_properties = len(views.labels), 2 ** len(views.labels) - 2
+    result = views if isinstance(views, AuditResult) else audit(views)
+    table = result.table
+    n_labels = int((table["property"].map(len) == 1).sum() // max(1, len(table) // len(set(table["property"]))))
+    n_properties = len(set(table["property"]))
     # one block of rows per quasi-identifier value, its properties in order: the single labels first
     post = table["posterior"].to_numpy(dtype=float).reshape(-1, n_properties)[:, :n_labels]
     with np.errstate(divide="ignore", invalid="ignore"):
