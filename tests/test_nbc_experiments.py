@@ -196,3 +196,16 @@ def test_counterexample_report():
     assert m["counterexample_rows"] == 12 and m["counterexample_gamma"] == 9
     assert m["counterexample_r"] == pytest.approx(28 / 3) and m["condition8_rows"] == 6
     assert m["counterexample_views"] == [[7, 5], [[6, 2], [1, 3]], [[1, 3], [6, 2]]]
+
+
+def test_claims_compare_timing_only_like_for_like():
+    db_a, db_b = nbc_figure1_databases()
+    figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
+    fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
+
+    def runtime(**changes):
+        table = claims_table(_metrics(**changes), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+        return dict(zip(table["claim"], table["ours"]))["EST runtime on Adult"]
+    assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.75).startswith("0.50 s (Python")
+    assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.5).startswith("not comparable: EST publishes")
+    assert runtime(est_like_for_like_seconds=None, prior_negative=0.75).startswith("not comparable: EST never")

@@ -36,6 +36,9 @@ from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.safety import SafetyTransform, corollary4_gamma, k_sind, safety_transform, step1_remove_zeros
 from privnb.nbc.views import NBCViews, min_score_ratio, nbc_equivalent
 
+PAPER_PRIOR_NEGATIVE = 0.75
+"""The paper's prior on <=50K (Section 8.2: "a prior belief of 75%"; Adult's F~ about 3): the task of its 2.92 s."""
+
 EDUCATION_NUM_CUTS = [[3, 5, 7, 9, 11, 13, 15], [5, 9, 13], [9]]
 """Interval cuts of the education-num hierarchy over 1..16 for Figure 9 (the paper does not give one)."""
 
@@ -389,7 +392,8 @@ def claims_table(metrics: Mapping, fig8: pd.DataFrame, gammas: Sequence[float], 
     metrics : mapping
         The notebook's metrics: :func:`corollary4_report`'s, :func:`exact_audits`', :func:`figure8_metrics`',
         :attr:`ESTExperiment.metrics`, :func:`figure9_metrics`' and ``p_negative``, ``p_positive``; optionally
-        :func:`figure8_est_metrics`' and :func:`counterexample_report`'s.
+        :func:`figure8_est_metrics`' and :func:`counterexample_report`'s, and ``prior_negative`` (the EST
+        timing is compared with the paper's 2.92 s only for a successful run under the paper's prior).
     fig8 : DataFrame
         :func:`safety_transform_sweep`'s table.
     gammas : sequence of float
@@ -414,8 +418,13 @@ def claims_table(metrics: Mapping, fig8: pd.DataFrame, gammas: Sequence[float], 
     else:
         fig8_ours = (f"SafetyTransform vs the uniform prior (audited): r = {fig8.r_measured.min():.4f} .. "
                      f"{fig8.r_measured.max():.4f} for gamma {min(gammas)} .. {max(gammas)}")
-    if m.get("est_like_for_like_seconds") is not None:
+    papers_task = m.get("prior_negative") == PAPER_PRIOR_NEGATIVE
+    if m.get("est_like_for_like_seconds") is not None and papers_task:
         runtime = f"{m['est_like_for_like_seconds']:.2f} s (Python; median of the successful EST runs, same prior)"
+    elif m.get("est_like_for_like_seconds") is not None:
+        runtime = (f"not comparable: EST publishes under prior {m.get('prior_negative', '?')} on <=50K in "
+                   f"{m['est_like_for_like_seconds']:.2f} s, another task than the paper's (prior "
+                   f"{PAPER_PRIOR_NEGATIVE})")
     else:
         runtime = ("not comparable: EST never publishes this task (prior 75%) for any gamma tried, so there is no "
                    f"successful run to time (failing runs: {m['est_seconds']:.3f} s at the floor, "
