@@ -125,7 +125,11 @@ def check_gamma(value) -> None:
 
 
 def corollary4_ratio(gamma_value, n_attributes_value: int) -> float:
-    """Corollary 4's bound ``gamma**(1/n)`` on every ratio of published counts."""
+    """Corollary 4's bound ``gamma**(1/n)`` on every ratio of published counts.
+
+    Meeting it does not imply condition (8) with gamma once a quasi-identifier has two or more attributes
+    (``privnb.nbc.corollary4_counterexamples``: 12 rows meet it for gamma = 9, the exact audit gives 28/3).
+    """
     check_gamma(gamma_value)
     if not isinstance(n_attributes_value, numbers.Integral) or n_attributes_value < 1:
         raise ValueError(f"n_attributes must be a positive integer, got {n_attributes_value!r}")

@@ -5,9 +5,10 @@ The argument: take the whole tuple ``tau`` as quasi-identifier. ``E[K_c] = X_{ta
 the posterior of eq. (4) equals the normalized score ``X_{tau,c} / sum_c' X_{tau,c'}``, the label ``c`` the
 classifier predicts at ``tau`` has posterior ``>= 1/|C|``, and Definition 5 needs ``r >= 1 / (|C| F(c))``.
 
-Exact condition: the floor ``r >= 1 / (|C| F(c))`` follows for published views ``V`` if and only if the
-argument's premise holds in ``V``: **some tuple tau where V predicts c has exact posterior
-P2^{c,tau} >= 1/|C|**. The normalized score is the posterior only in the limit of large counts (to float64
+Exact condition: the argument proves the floor ``r >= 1 / (|C| F(c))`` for published views ``V`` exactly
+when its premise holds in ``V``: **some tuple tau where V predicts c has exact posterior
+P2^{c,tau} >= 1/|C|** (then ``r >= P2/F(c) >= 1/(|C| F(c))``; without it the argument proves nothing, and
+the floor can fail). The normalized score is the posterior only in the limit of large counts (to float64
 precision once ``tau`` expects ``E[S_tau] >= 2^60`` matching rows, as EST's and SafetyTransform's outputs do);
 with small counts the exact posterior ``E[K_c / S | S >= 1]`` can fall below ``1/|C|`` at every tuple where
 ``c`` wins (a tie won by precedence, or a narrow win), and a classifier-keeping publication can then meet an
