@@ -16,6 +16,12 @@ D. unless ``--skip-full-fold``: ``--grid-folds`` folds (default 2) of the full A
    split, 40.7k training rows) with the fast exact runner, ``--jobs`` at a time, the mean error per view,
    and the full grid extrapolated.
 
+E. unless ``--skip-spaces``: the two input spaces (``space="one_hot"``, standardized one-hot, against
+   ``space="appendix_b"``, seed 003's R^(d+1), centred and unscaled) on ``--space-rows`` training rows of one
+   Adult fold, each kernel and solver: fit seconds and test error. The unscaled linear SVC is the slow one
+   (capital-gain spans 10^5): measured 303 s with libsvm on 1000 rows (one_hot: 0.1 s), and more than 300 s
+   with sklearnex; ``--space-kernels rbf`` leaves it out.
+
 Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
 """
 from __future__ import annotations
@@ -124,6 +130,22 @@ def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
           "machine now (target < 20 min)")
 
 
+def part_e(adult, rows, kernels, seed):
+    print(f"\n== E. input spaces: {rows} training rows of Adult (fold 0 of a 10-fold split), 4000 test rows ==")
+    from privnb.experiments import folds_and_seeds
+
+    (train, test), = [folds_and_seeds(np.asarray(adult.y), 10, seed)[0][0]]
+    train, test = train[:rows], test[:4000]
+    X, y = adult.X, np.asarray(adult.y)
+    for solver in ("libsvm", "sklearnex"):
+        for kernel in kernels:
+            for space in ("one_hot", "appendix_b"):
+                model, seconds = timed(lambda: svm_pipeline(adult, kernel, solver=solver, space=space).fit(
+                    X.iloc[train], y[train]))
+                print(f"  {solver:9s} {kernel:6s} {space:10s} {seconds:8.2f} s  error "
+                      f"{error_rate(y[test], model.predict(X.iloc[test])):.4f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=15000)
@@ -135,14 +157,23 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-full-fold", action="store_true")
+    parser.add_argument("--skip-spaces", action="store_true")
+    parser.add_argument("--space-rows", type=int, default=1000, help="training rows of part E")
+    parser.add_argument("--space-kernels", nargs="+", default=["rbf", "linear"])
+    parser.add_argument("--only-spaces", action="store_true", help="run part E alone")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
     adult, hierarchies = load_adult(), adult_hierarchies()
+    if args.only_spaces:
+        part_e(adult, args.space_rows, args.space_kernels, args.seed)
+        return
     part_a(adult, hierarchies, args.rows, args.seed)
     part_b(adult, hierarchies, args.sample, args.folds, args.seed, args.jobs)
     part_c(adult, args.approx_sample, args.folds, args.seed, args.jobs)
     if not args.skip_full_fold:
         part_d(adult, hierarchies, args.full_folds, args.grid_folds, args.seed, args.jobs)
+    if not args.skip_spaces:
+        part_e(adult, args.space_rows, args.space_kernels, args.seed)
     print(f"\nload average at the end: {os.getloadavg()}")
 
 

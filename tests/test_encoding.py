@@ -119,3 +119,42 @@ def test_from_a_real_dataset():
     assert encoder.kinds_ == {"A_1": "numeric", "A_2": "numeric"}
     out = encoder.transform(toy.X)
     assert out.min() == 0 and out.max() == 1
+
+
+# --- scheme "appendix_b": Appendix B of seed 000 as a fitted transformer ---------------------------------
+
+def test_appendix_b_scheme_is_the_pruning_preprocessing_on_its_own_training_rows():
+    """Fitted and applied on the same rows it equals appendix_b_preprocess (one column per attribute)."""
+    from privnb.mechanisms.pruning import appendix_b_preprocess
+
+    frame = pd.DataFrame({"age": [20, 30, 40, 50], "edu": ["low", "mid", "mid", "high"],
+                          "job": ["a", "b", "b", "c"], "sex": ["F", "M", "M", "M"]})
+    for center in ("mean", "mode"):
+        encoder = FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center=center)
+        out = encoder.fit_transform(frame)
+        assert out.shape == (4, 4)
+        np.testing.assert_allclose(out, appendix_b_preprocess(frame, KINDS, orders=ORDERS, ordinal_center=center))
+    np.testing.assert_allclose(out[:, 0], [-15, -5, 5, 15])              # age minus its mean 35
+    np.testing.assert_allclose(out[:, 1], [-1, 0, 0, 1])                 # codes 1, 2, 2, 3 minus the mode 2
+    np.testing.assert_allclose(out[:, 2:], [[1, 1], [0, 0], [0, 0], [1, 0]])   # nominal: mode 0, others 1
+    assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job", "sex"]
+
+
+def test_appendix_b_scheme_learns_on_training_rows_only_and_applies_to_raw_test_rows():
+    train = pd.DataFrame({"age": [10, 20, 30], "edu": ["low", "low", "high"], "job": ["a", "a", "b"],
+                          "sex": ["F", "F", "M"]})
+    test = pd.DataFrame({"age": [100], "edu": ["mid"], "job": ["zzz"], "sex": ["F"]})
+    mean = FrameEncoder(KINDS, ORDERS, scheme="appendix_b").fit(train)
+    mode = FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center="mode").fit(train)
+    np.testing.assert_allclose(mean.transform(test), [[80, 2 - 5 / 3, 1, 0]])   # unseen job: "another value"
+    np.testing.assert_allclose(mode.transform(test), [[80, 1, 1, 0]])           # mode code 1 ("low")
+    with pytest.raises(ValueError, match="outside its order"):
+        mean.transform(test.assign(edu="phd"))
+    with pytest.raises(ValueError, match="ordinal_center"):
+        FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center="median").fit(train)
+
+
+def test_appendix_b_scheme_passes_scikit_learns_transformer_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(FrameEncoder(scheme="appendix_b"))

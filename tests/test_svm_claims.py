@@ -127,3 +127,30 @@ def test_paired_and_unpaired_readings_side_by_side():
     from privnb.experiments.claims import count_verdicts
     counts = count_verdicts(claims.reset_index())
     assert counts.loc["verdict", "agree"] < counts.loc["verdict (unpaired)", "agree"]
+
+
+def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_spaces():
+    from privnb.experiments import compare_spaces
+
+    base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
+
+    def with_inputs(dimension, error_shift=0.0):
+        inputs = {"dimension": [dimension] * 2, "w_norm": [2.0, 4.0], "r2_min": [1.0, 0.5], "r2_max": [3.0, 2.0],
+                  "appendix_b_r2_min": [5.0, 6.0], "appendix_b_r2_max": [9.0, 9.0]}
+        rows = [("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 0, "")
+                for metric, values in inputs.items() for fold in (0, 1)]
+        shifted = base.assign(value=base["value"] + error_shift)
+        return pd.concat([shifted, tidy_frame(rows)], ignore_index=True)
+
+    one_hot, appendix_b = with_inputs(40.0), with_inputs(4.0, error_shift=0.01)
+    assert theorem_4_1_table(appendix_b)["d"].tolist() == [3.0]
+    pd.testing.assert_frame_equal(theorem_4_1_table(appendix_b), theorem_4_1_table(appendix_b, d=3),
+                                  check_dtype=False)
+    assert theorem_4_1_table(one_hot)["bound"].iloc[0] > theorem_4_1_table(appendix_b)["bound"].iloc[0]
+    with pytest.raises(ValueError, match="pass d"):
+        theorem_4_1_table(with_inputs(4.0).query("metric != 'dimension'"))
+    table = compare_spaces({"one_hot": one_hot, "appendix_b": appendix_b}).set_index("view")
+    assert table.loc["Org.", "appendix_b - one_hot"] == pytest.approx(0.01)
+    assert (table.loc["L=2", "d (one_hot)"], table.loc["L=2", "d (appendix_b)"]) == (39.0, 3.0)
+    assert np.isnan(table.loc["Org.", "bound (appendix_b)"])
+    assert table.loc["L=2", "bound (appendix_b)"] == pytest.approx(theorem_4_1_table(appendix_b)["bound"].iloc[0])

@@ -126,3 +126,33 @@ def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
         assert got["w_norm"] == pytest.approx(np.sqrt((view.estimator_.steps[-1][1].estimator_.coef_ ** 2).sum()))
         assert (got["r2_min"], got["r2_max"]) == pytest.approx((squared.min(), squared.max()))
         assert got["appendix_b_r2_min"] <= got["appendix_b_r2_max"]
+
+
+def test_space_appendix_b_is_seed_003s_r_d_plus_1_and_theorem_inputs_record_the_dimension():
+    """space="appendix_b": one coordinate per attribute (d + 1 = 4 with the sensitive column); one-hot: 5."""
+    from privnb.experiments import svm_views
+
+    data = toy_dataset(seed=2)
+    for space, width in (("appendix_b", 4), ("one_hot", 5)):
+        rows = run_svm_grid(data, kernels=("linear",), ls=(2,), n_splits=2, random_state=0, theorem_inputs=True,
+                            progress=False, space=space)
+        assert set(rows.loc[rows["metric"] == "dimension", "value"]) == {float(width)}
+        view = svm_views(data, "linear", ls=(2,), space=space)[("SVC", "pruned", 2)]
+        assert view.estimator[0].scheme == {"appendix_b": "appendix_b", "one_hot": "standard"}[space]
+    with pytest.raises(ValueError, match="space must be one of"):
+        svm_pipeline(data, "linear", space="raw")
+
+
+def test_compare_ordinal_centers_counts_the_kept_rows_that_move_and_their_error():
+    from privnb.experiments import compare_ordinal_centers
+
+    data = toy_dataset(seed=4)
+    table = compare_ordinal_centers(data, ls=(2, 3), kernels=("linear",), n_splits=2, random_state=0)
+    assert table["l"].tolist() == [2, 3] and set(table["classifier"]) == {"SVC"}
+    assert (table["kept rows differing"] <= table["rows"]).all() and (table["kept rows differing"] > 0).any()
+    np.testing.assert_allclose(table["mode - mean"], table["error (mode)"] - table["error (mean)"])
+    # no ordinal attribute: both readings are one preprocessing, nothing moves
+    numeric = Dataset("toy", data.frame.assign(s=data.frame["s"].map({"lo": "p", "mid": "q", "hi": "r"})),
+                      ("a", "b", "c"), "s", "t", {**data.kinds, "s": "nominal"}, {}, ("neg", "pos"))
+    same = compare_ordinal_centers(numeric, ls=(2,), kernels=("linear",), n_splits=2, random_state=0)
+    assert (same["kept rows differing"] == 0).all() and (same["mode - mean"] == 0).all()

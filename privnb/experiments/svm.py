@@ -1,5 +1,9 @@
 """Seed 003's experiment grid: both kernels on every training view and fold, each (view, fold) anonymized,
 encoded and collapsed once, and the inputs of Theorem 4.1 measured on the pruned linear SVCs.
+
+The learner's input space is a parameter (``space``, :data:`privnb.learn.SPACES`): "appendix_b" is the paper's
+R^(d+1) (Appendix B of seed 000: one centred column per attribute), "one_hot" privnb's standardized one-hot
+encoding; Appendix B's ordinal centring is read either way (``ordinal_center``, :func:`compare_ordinal_centers`).
 """
 from __future__ import annotations
 
@@ -9,29 +13,57 @@ import numpy as np
 from sklearn.base import clone
 
 from privnb.learn.svm import CLASSIFIER_NAMES, KERNELS, KernelBank, encoded_classifier, svm_classifier, svm_pipeline
+from privnb.learn.training import PrunedTraining
 from privnb.validation import seed_unset_random_states
+
+
+class CenteredPrunedTraining(PrunedTraining):
+    """:class:`privnb.learn.PrunedTraining` with Appendix B's ordinal centring as a parameter.
+
+    ``ordinal_center="mean"`` is PrunedTraining itself; "mode" centres ordinal codes on their mode when the
+    pruning step computes its squared norms (:func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
+    """
+
+    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
+                 ordinal_center="mean", random_state=None):
+        super().__init__(estimator, sensitive=sensitive, l=l, kinds=kinds, orders=orders, residue=residue,
+                         random_state=random_state)
+        self.ordinal_center = ordinal_center
+
+    def new_mechanism(self):
+        """:class:`privnb.mechanisms.AnatomyPruner` with the view's parameters and ordinal centring."""
+        from privnb.mechanisms.pruning import AnatomyPruner
+
+        return AnatomyPruner(self.sensitive, self.l, kinds=self.kinds, orders=self.orders, residue=self.residue,
+                             ordinal_center=self.ordinal_center, random_state=self.random_state)
 
 
 def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5),
               k_anonymity: Sequence[int] = (),
               hierarchies: Mapping | None = None, solver: str = "libsvm", collapse: bool = True,
-              generalization: str = "full-domain", **options) -> dict:
+              generalization: str = "full-domain", space: str = "one_hot", ordinal_center: str = "mean",
+              **options) -> dict:
     """The training views of Section 5 for one kernel, keyed ``(classifier, method, param)``.
+
+    ``space`` is the learner's input space ("one_hot" | "appendix_b", :data:`privnb.learn.SPACES`);
+    ``ordinal_center`` ("mean" | "mode") Appendix B's ordinal centring, in the pruning step and the encoder.
 
     Original, identifying, pruned for each l in ``ls`` and generalized (k-anonymity; ``hierarchies``
     for full-domain generalization) for each k in ``k_anonymity``. ``kernel=None`` leaves the classifier out
     (keys ``(method, param)``, estimator ``None``): the mechanisms alone, as :func:`run_svm_grid` uses them.
     """
-    from privnb.learn.training import GeneralizedTraining, IdentifyingTraining, OriginalTraining, PrunedTraining
+    from privnb.learn.training import GeneralizedTraining, IdentifyingTraining, OriginalTraining
 
     if dataset.sensitive is None:
         raise ValueError(f"dataset {dataset.name!r} has no sensitive attribute; the SVM grid needs one")
-    model = None if kernel is None else svm_pipeline(dataset, kernel, solver=solver, collapse=collapse, **options)
+    model = None if kernel is None else svm_pipeline(dataset, kernel, solver=solver, collapse=collapse, space=space,
+                                                     ordinal_center=ordinal_center, **options)
     views = {("original", None): OriginalTraining(model),
              ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive)}
     for l in ls:
-        views[("pruned", l)] = PrunedTraining(model, sensitive=dataset.sensitive, l=l,
-                                              kinds=dict(dataset.kinds), orders=dict(dataset.orders))
+        views[("pruned", l)] = CenteredPrunedTraining(model, sensitive=dataset.sensitive, l=l,
+                                                      kinds=dict(dataset.kinds), orders=dict(dataset.orders),
+                                                      ordinal_center=ordinal_center)
     for k in k_anonymity:
         views[("generalized", k)] = GeneralizedTraining(
             model, quasi_identifiers=list(dataset.quasi_identifiers), k=k, method=generalization,
@@ -50,13 +82,14 @@ def theorem_4_1_inputs(view, encoder, svc) -> dict:
     step, Figure B.1) in that encoded space, so that [r_p^2] = R^2 ||w_p||^2 measures R_p and w_p
     alike (:func:`privnb.bounds.rp2_range_from_data`); ``appendix_b_r2_min`` and
     ``appendix_b_r2_max`` are the same extremes in the Appendix B preprocessing, the space the pruning
-    step chose rows in.
+    step chose rows in; ``dimension`` is the number of coordinates the SVC sees (d + 1 in the paper's
+    notation, :func:`privnb.experiments.theorem_4_1_table` takes d = dimension - 1).
     """
     from privnb.mechanisms.pruning import prerequisites
 
     encoded = prerequisites(encoder.transform(view.anatomy_.join()[view.view_columns_]))
     appendix_b = view.pruning_.prerequisites
-    return {"w_norm": float(np.linalg.norm(svc.coef_)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
+    return {"dimension": float(np.shape(svc.coef_)[-1]), "w_norm": float(np.linalg.norm(svc.coef_)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
             "appendix_b_r2_min": appendix_b.r2_min, "appendix_b_r2_max": appendix_b.r2_max}
 
 
@@ -89,7 +122,8 @@ def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_erro
 def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
                  k_anonymity: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
                  solver: str = "libsvm", collapse: bool = True, random_state=None, folds=None,
-                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = True, **options):
+                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = True,
+                 space: str = "one_hot", ordinal_center: str = "mean", **options):
     """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
 
     Gives the same rows as :func:`privnb.experiments.cross_validate_views` on ``svm_views`` of each
@@ -118,6 +152,10 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
         Tasks run in parallel (joblib processes).
     progress : bool
         Show a progress bar over the (view, fold) tasks.
+    space : {"one_hot", "appendix_b"}
+        The learner's input space (:data:`privnb.learn.SPACES`): "appendix_b" is seed 003's R^(d+1).
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes, in the pruning step and (space "appendix_b") the encoder.
     theorem_inputs : bool
         Also give, for each pruned view and fold, rows of the linear SVC with the metrics of
         :func:`theorem_4_1_inputs` (``w_norm``, ``r2_min``, ...), next to its ``error`` rows.
@@ -151,9 +189,11 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     bank = KernelBank({CLASSIFIER_NAMES[kernel]: svm_classifier(
         kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options)
         for kernel in kernels})
-    views = svm_views(dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies)
+    views = svm_views(dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies,
+                      ordinal_center=ordinal_center)
     for view in views.values():
-        view.set_params(estimator=encoded_classifier(dataset, bank, collapse=collapse))
+        view.set_params(estimator=encoded_classifier(dataset, bank, space=space, ordinal_center=ordinal_center,
+                                                     collapse=collapse))
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
@@ -168,3 +208,63 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
             for row in rows]
     return tidy_frame(rows)
 
+
+
+def compare_ordinal_centers(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), kernels: Sequence[str] = KERNELS,
+                            n_splits: int = 10, space: str = "appendix_b", solver: str = "libsvm",
+                            random_state=None, folds=None, **options):
+    """Appendix B's "set mode of the discrete values to be mean", read both ways, on the pruned views.
+
+    For each fold (the folds and per-fold seeds of :func:`run_svm_grid`, so the anatomy is the grid's) and
+    each l, the training fold is anatomized once and pruned with ordinal codes centred on their mean and on
+    their mode; the kept rows are compared individual by individual and every kernel is fitted on both D_P
+    and scored on the raw test fold.
+
+    Returns
+    -------
+    DataFrame
+        One row per (classifier, l), averaged over folds: ``rows`` (|D_P|), ``kept rows differing`` (individuals
+        whose kept candidate differs), ``share differing``, ``error (mean)``, ``error (mode)`` and
+        ``mode - mean``. A data set without ordinal attributes gives 0 differing rows and equal errors.
+    """
+    import pandas as pd
+
+    from privnb.experiments.protocol import chosen_folds, folds_and_seeds
+    from privnb.mechanisms.anatomy import NotLDiverseError
+
+    bank = KernelBank({CLASSIFIER_NAMES[k]: svm_classifier(k, solver=solver, **options) for k in kernels})
+    X, y = dataset.X, np.asarray(dataset.y)
+    splits, seeds = folds_and_seeds(y, n_splits, random_state)
+    rows = []
+    for fold in chosen_folds(folds, n_splits):
+        train, test = splits[fold]
+        for l in ls:
+            fitted = {}
+            for center in ("mean", "mode"):
+                view = CenteredPrunedTraining(
+                    encoded_classifier(dataset, bank, space=space, ordinal_center=center), sensitive=dataset.sensitive,
+                    l=l, kinds=dict(dataset.kinds), orders=dict(dataset.orders), ordinal_center=center)
+                try:
+                    fitted[center] = seed_unset_random_states(view, int(seeds[fold])).fit(X.iloc[train], y[train])
+                except NotLDiverseError:
+                    break
+            if len(fitted) < 2:
+                continue
+            differ = int(np.sum(fitted["mean"].pruning_.kept != fitted["mode"].pruning_.kept))
+            test_rows = {c: v.test_view(X.iloc[test]) for c, v in fitted.items()}
+            for name in bank.models:
+                models = {c: getattr(v.estimator_[-1], "estimator_", v.estimator_[-1]).models_[name]
+                          for c, v in fitted.items()}
+                errors = {c: float(np.mean(models[c].predict(v.estimator_[0].transform(test_rows[c])) != y[test]))
+                          for c, v in fitted.items()}
+                rows.append({"classifier": name, "l": l, "fold": fold, "rows": len(fitted["mean"].pruning_.kept),
+                             "kept rows differing": differ, "error (mean)": errors["mean"],
+                             "error (mode)": errors["mode"]})
+    columns = ["classifier", "l", "rows", "kept rows differing", "share differing", "error (mean)", "error (mode)",
+               "mode - mean"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    table = pd.DataFrame(rows).groupby(["classifier", "l"], sort=False).mean(numeric_only=True).reset_index()
+    table["share differing"] = table["kept rows differing"] / table["rows"]
+    table["mode - mean"] = table["error (mode)"] - table["error (mean)"]
+    return table[columns]

@@ -8,7 +8,7 @@ side by side with the measurements (:func:`svm_claims`, :data:`SVM_CLAIMS`).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,7 @@ CLAIM_COLUMNS = ("dataset", "classifier", "aspect", "paper", "line", "privnb mea
                  "privnb measures (unpaired)", "verdict (unpaired)")
 
 #: Columns of :func:`theorem_4_1_table` (``theorem_4_1.csv`` of notebook 01).
-THEOREM_4_1_COLUMNS = ("l", "n_train", "n_suppressed", "appendix_b_r2_min", "appendix_b_r2_max", "r2_min",
+THEOREM_4_1_COLUMNS = ("l", "n_train", "n_suppressed", "d", "appendix_b_r2_min", "appendix_b_r2_max", "r2_min",
                        "r2_max", "w_norm", "rp2_min", "rp2_max", "vc_term", "pruning_term", "pruning_share",
                        "bound", "error", "measured gap")
 
@@ -111,7 +111,7 @@ def svm_aspects(results: pd.DataFrame, *, classifiers: Sequence[str] | None = No
     return pd.DataFrame(aspects)
 
 
-def theorem_4_1_table(results: pd.DataFrame, d: int) -> pd.DataFrame:
+def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFrame:
     """Theorem 4.1 of seed 003 (bound (4.6), proof in Appendix A of seed 000) on the grid's pruned SVCs.
 
     For each fold and l: N (rows of D_P) from the error rows, ||w_p|| and the prerequisite step's
@@ -124,8 +124,12 @@ def theorem_4_1_table(results: pd.DataFrame, d: int) -> pd.DataFrame:
     ----------
     results : DataFrame
         Tidy rows of :func:`~privnb.experiments.run_svm_grid` with ``theorem_inputs=True``.
-    d : int
-        Identifying attributes (quasi-identifiers) of the data set.
+    d : int, optional
+        The d of R^(d+1). Default: the space the learner actually saw, d = (its number of coordinates) - 1,
+        read per fold from the ``dimension`` rows (:func:`~privnb.experiments.theorem_4_1_inputs`); in space
+        "appendix_b" that is the number of identifying attributes, as in the paper; in space "one_hot" it is
+        the one-hot width less one. Pass the number of quasi-identifiers to reproduce the paper's reading
+        whatever the space.
 
     Returns
     -------
@@ -144,9 +148,13 @@ def theorem_4_1_table(results: pd.DataFrame, d: int) -> pd.DataFrame:
     per_fold = per_fold.dropna(subset=["w_norm"]).reset_index()
     per_fold[["rp2_min", "rp2_max"]] = [rp2_range_from_data(lo, hi, w) for lo, hi, w in
                                         per_fold[["r2_min", "r2_max", "w_norm"]].to_numpy()]
-    first, second = theorem_4_1_terms(per_fold["n_train"], d, per_fold["rp2_min"], per_fold["rp2_max"])
+    if d is None and "dimension" not in per_fold:
+        raise ValueError("the results hold no `dimension` rows (made before the learner's space was recorded); "
+                         "pass d, the number of identifying attributes")
+    per_fold["d"] = per_fold["dimension"] - 1 if d is None else d
+    first, second = theorem_4_1_terms(per_fold["n_train"], per_fold["d"], per_fold["rp2_min"], per_fold["rp2_max"])
     per_fold["vc_term"], per_fold["pruning_term"], per_fold["bound"] = first, second, first + second
-    per_fold["pruning_share"] = second_term_share(per_fold["n_train"], d, per_fold["rp2_min"],
+    per_fold["pruning_share"] = second_term_share(per_fold["n_train"], per_fold["d"], per_fold["rp2_min"],
                                                   per_fold["rp2_max"])
     original = errors[(errors["classifier"] == linear)
                       & (errors["method"] == "original")].set_index("fold")["value"]
@@ -340,3 +348,42 @@ def svm_claims(results: pd.DataFrame, dataset: str, *, classifiers: Sequence[str
             row["privnb measures" + suffix], row["verdict" + suffix] = _fmt(value), verdict
         rows.append(row)
     return pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+
+
+def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The SVM grid in several input spaces side by side (seed 003's R^(d+1) against privnb's one-hot).
+
+    Parameters
+    ----------
+    results_by_space : mapping space -> DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid` per ``space`` (same data, folds and seed),
+        e.g. ``{"one_hot": ..., "appendix_b": ...}``; ``theorem_inputs=True`` adds d and the bound.
+
+    Returns
+    -------
+    DataFrame
+        One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<second> -
+        <first>`` (the error difference of the first two spaces), and for the pruned linear SVCs ``d
+        (<space>)`` (the learner's dimension less one) and ``bound (<space>)`` (4.6) from
+        :func:`theorem_4_1_table` (NaN on other rows).
+    """
+    spaces = list(results_by_space)
+    if not spaces:
+        raise ValueError("no results to compare: pass {space: run_svm_grid(...) rows}")
+    keys = ["classifier", "method", "param", "view"]
+    table = None
+    for space in spaces:
+        summary = svm_summary(results_by_space[space])[keys + ["mean_error"]].rename(
+            columns={"mean_error": f"error ({space})"})
+        table = summary if table is None else table.merge(summary, on=keys, how="outer", sort=False)
+    if len(spaces) >= 2:
+        table[f"{spaces[1]} - {spaces[0]}"] = table[f"error ({spaces[1]})"] - table[f"error ({spaces[0]})"]
+    for space in spaces:
+        theorem = theorem_4_1_table(results_by_space[space])
+        theorem = (theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"]))
+        theorem = theorem.assign(classifier=CLASSIFIER_NAMES["linear"], method="pruned",
+                                 param=theorem["l"].astype(float))
+        named = {"d": f"d ({space})", "bound": f"bound ({space})"}
+        table = table.merge(theorem.drop(columns="l").rename(columns=named),
+                            on=["classifier", "method", "param"], how="left")
+    return table.drop(columns=["method", "param"])

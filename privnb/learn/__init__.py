@@ -23,6 +23,7 @@ from .knn import kneighbors, kneighbors_factored, vote, IBkClassifier, nearest_p
 from .svm import (
     KERNELS,
     SOLVERS,
+    SPACES,
     CLASSIFIER_NAMES,
     CollapseDuplicates,
     NystroemSVM,
@@ -69,6 +70,7 @@ __all__ = [
     "nearest_per_part",
     "KERNELS",
     "SOLVERS",
+    "SPACES",
     "CLASSIFIER_NAMES",
     "CollapseDuplicates",
     "NystroemSVM",

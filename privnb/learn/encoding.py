@@ -11,6 +11,13 @@ Two schemes, fitted on the training frame only:
     declares every value of a nominal attribute).
 ``"standard"``
     Numeric and ordinal ranks standardized (training mean and standard deviation); nominal one-hot.
+``"appendix_b"``
+    Appendix B of seed 000 (rules 2 and 3), the space in which seed 003 puts D and D_P (R^(d+1)): one
+    column per attribute; numeric values minus their training mean, ordinal codes 1..|dom| minus their
+    training mean (or mode, ``ordinal_center="mode"``), a nominal attribute 0 at its training mode and
+    1 elsewhere (unseen values included). No scaling. The rules are
+    :func:`privnb.mechanisms.pruning.appendix_b_statistics` and ``appendix_b_apply``, the very ones the
+    pruning step uses, here fitted on the training view and applied to raw test rows.
 
 Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk"). Any subset of the described columns can be
 encoded (the identifying view drops the sensitive column).
@@ -28,7 +35,7 @@ from privnb.validation import KINDS, infer_kind, validated_rows
 
 __all__ = ["FrameEncoder", "KINDS", "SCHEMES"]
 
-SCHEMES = ("ibk", "standard")
+SCHEMES = ("ibk", "standard", "appendix_b")
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -52,7 +59,10 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         their dtype is numeric and ``"nominal"`` otherwise; ``None`` infers every column that way.
     orders : mapping, optional
         Ordinal column -> its values in domain order (required for every ordinal column).
-    scheme : {"ibk", "standard"}
+    scheme : {"ibk", "standard", "appendix_b"}
+    ordinal_center : {"mean", "mode"}
+        Scheme "appendix_b" only: the centre of ordinal codes (Appendix B's "set mode of the discrete
+        values to be mean", read either way; see :func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
 
     Attributes
     ----------
@@ -63,7 +73,10 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
     categories_ : dict
         Nominal column -> the training categories (one output column each).
     center_, scale_ : dict
-        Numeric/ordinal column -> (x - center) / scale is its output.
+        Numeric/ordinal column -> (x - center) / scale is its output (schemes "ibk", "standard").
+    statistics_ : dict
+        Scheme "appendix_b": column -> (kind, centre or nominal mode, order), as
+        :func:`privnb.mechanisms.pruning.appendix_b_statistics` returns them.
     n_features_in_, feature_names_in_
         As in scikit-learn (feature names when a frame's column names are all strings). A frame
         passed to ``transform`` may hold more columns (those fitted are used, by name); an array must
@@ -71,15 +84,17 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kinds: Mapping[str, str] | None = None,
-                 orders: Mapping[str, tuple] | None = None, scheme: str = "ibk"):
+                 orders: Mapping[str, tuple] | None = None, scheme: str = "ibk", ordinal_center: str = "mean"):
         self.kinds = kinds
         self.orders = orders
         self.scheme = scheme
+        self.ordinal_center = ordinal_center
 
     @classmethod
-    def from_dataset(cls, dataset, *, scheme: str = "ibk") -> "FrameEncoder":
+    def from_dataset(cls, dataset, *, scheme: str = "ibk", ordinal_center: str = "mean") -> "FrameEncoder":
         """An encoder with the kinds and orders of a :class:`privnb.data.Dataset`."""
-        return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme)
+        return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme,
+                   ordinal_center=ordinal_center)
 
     def _numbers(self, frame: pd.DataFrame, column) -> np.ndarray:
         values = frame[column]
@@ -122,6 +137,15 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                                  "(values in domain order)}.")
             self.kinds_[column] = kind
         self.center_, self.scale_, self.categories_ = {}, {}, {}
+        if self.scheme == "appendix_b":
+            from privnb.mechanisms.pruning import appendix_b_statistics
+
+            for column in self.columns_:
+                if self.kinds_[column] != "nominal":
+                    self._numbers(frame, column)          # the same checks (and messages) as the other schemes
+            self.statistics_ = appendix_b_statistics(frame, self.kinds_, orders=self.orders,
+                                                     columns=self.columns_, ordinal_center=self.ordinal_center)
+            return self
         for column in self.columns_:
             if self.kinds_[column] == "nominal":
                 values = frame[column].dropna().unique()
@@ -146,6 +170,13 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         if missing:
             raise ValueError(f"Columns {missing} seen in fit are missing from X; pass a frame with "
                              f"columns {self.columns_}.")
+        if self.scheme == "appendix_b":
+            from privnb.mechanisms.pruning import appendix_b_apply
+
+            for column in self.columns_:
+                if self.kinds_[column] != "nominal":
+                    self._numbers(frame, column)
+            return appendix_b_apply(frame, self.statistics_)
         weight = 1 / np.sqrt(2) if self.scheme == "ibk" else 1.0
         blocks = []
         for column in self.columns_:
@@ -168,7 +199,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "columns_")
         names = []
         for column in self.columns_:
-            if self.kinds_[column] == "nominal":
+            if self.kinds_[column] == "nominal" and self.scheme != "appendix_b":
                 names.extend(f"{column}={value}" for value in self.categories_[column])
                 if self.scheme == "ibk":
                     names.append(f"{column}=<unseen>")

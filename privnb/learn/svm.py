@@ -172,21 +172,36 @@ def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.
     return NystroemSVM(C=C, n_components=n_components, random_state=random_state)
 
 
-def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", scheme: str = "standard",
-                 collapse: bool = True, **options):
+def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", space: str = "one_hot",
+                 ordinal_center: str = "mean", collapse: bool = True, **options):
     """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
-    ``collapse=True`` wraps the classifier in :class:`CollapseDuplicates` (exact). ``options`` go to
-    :func:`svm_classifier`.
+    ``space`` is the learner's input space (:data:`SPACES`); ``collapse=True`` wraps the classifier in
+    :class:`CollapseDuplicates` (exact). ``options`` go to :func:`svm_classifier`.
     """
-    return encoded_classifier(dataset, svm_classifier(kernel, solver=solver, **options), scheme=scheme, collapse=collapse)
+    return encoded_classifier(dataset, svm_classifier(kernel, solver=solver, **options), space=space,
+                              ordinal_center=ordinal_center, collapse=collapse)
 
 
-def encoded_classifier(dataset, classifier, *, scheme: str = "standard", collapse: bool = True):
-    """``classifier`` behind a FrameEncoder of ``dataset``'s kinds (and :class:`CollapseDuplicates`)."""
+#: The SVMs' input spaces, each a FrameEncoder scheme: "one_hot" (numbers and ordinal ranks standardized,
+#: nominal one-hot; privnb's historical default) and "appendix_b" (seed 003's R^(d+1): one centred column
+#: per attribute, Appendix B of seed 000; no scaling).
+SPACES = {"one_hot": "standard", "appendix_b": "appendix_b"}
+
+
+def encoded_classifier(dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean",
+                       collapse: bool = True):
+    """``classifier`` behind a FrameEncoder of ``dataset``'s kinds in ``space`` (and :class:`CollapseDuplicates`).
+
+    ``ordinal_center`` ("mean" | "mode") is Appendix B's centring of ordinal codes (space "appendix_b";
+    the linear SVC and the RBF SVM are invariant to a shift of a column, so it moves only the radius of
+    Theorem 4.1, not the classifier).
+    """
     from privnb.learn.encoding import FrameEncoder
 
-    return make_pipeline(FrameEncoder.from_dataset(dataset, scheme=scheme),
+    if space not in SPACES:
+        raise ValueError(f"space must be one of {tuple(SPACES)}, got {space!r}")
+    return make_pipeline(FrameEncoder.from_dataset(dataset, scheme=SPACES[space], ordinal_center=ordinal_center),
                          CollapseDuplicates(classifier) if collapse else classifier)
 
 

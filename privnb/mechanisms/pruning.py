@@ -32,6 +32,78 @@ def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
 ORDINAL_CENTERS = ("mean", "mode")
 
 
+def appendix_b_statistics(frame: pd.DataFrame, kinds: Mapping[str, str], *,
+                          orders: Mapping[str, Sequence] | None = None,
+                          columns: Sequence[str] | None = None, ordinal_center: str = "mean") -> dict:
+    """What the Appendix B preprocessing learns from ``frame`` (seed 000, Appendix B, rules 2 and 3).
+
+    The learned half of :func:`appendix_b_preprocess`, so that the same rules can be fitted on training
+    rows and applied to others (:func:`appendix_b_apply`; ``privnb.learn.FrameEncoder(scheme="appendix_b")``).
+
+    Returns
+    -------
+    dict
+        Column -> ``(kind, statistic, order)``: the centre of a numeric column (its mean) or of an
+        ordinal one's codes 1..|dom| (mean or mode, ``ordinal_center``), the mode of a nominal one;
+        ``order`` is an ordinal column's domain order (``None`` otherwise). Insertion order is
+        ``columns``' order.
+    """
+    orders = orders or {}
+    columns = [c for c in frame.columns if c in kinds] if columns is None else list(columns)
+    missing = [c for c in columns if c not in frame.columns or c not in kinds]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the frame or have no kind; pass `columns` that the "
+                         "frame holds and `kinds` names")
+    if not columns:
+        raise ValueError("no attribute to encode: `kinds` names none of the frame's columns")
+    if ordinal_center not in ORDINAL_CENTERS:
+        raise ValueError(f"ordinal_center must be one of {ORDINAL_CENTERS}, got {ordinal_center!r}")
+    if len(frame) == 0:
+        raise ValueError("no rows to learn the Appendix B preprocessing from")
+    statistics = {}
+    for name in columns:
+        values, kind = frame[name], kinds[name]
+        if values.isna().any():
+            raise ValueError(f"column {name!r} has missing values; drop or impute them before pruning")
+        if kind == "numeric":
+            statistics[name] = (kind, float(values.to_numpy(dtype=float).mean()), None)
+        elif kind == "ordinal":
+            order = list(orders[name]) if orders.get(name) is not None else sorted(values.unique())
+            col = _ordinal_codes(values, order)
+            center = col.mean() if ordinal_center == "mean" else pd.Series(col).mode().iloc[0]
+            statistics[name] = (kind, float(center), order)
+        elif kind == "nominal":
+            statistics[name] = (kind, values.mode().iloc[0], None)
+        else:
+            raise ValueError(f"column {name!r} has kind {kind!r}; expected numeric, ordinal or nominal")
+    return statistics
+
+
+def appendix_b_apply(frame: pd.DataFrame, statistics: Mapping[str, tuple]) -> np.ndarray:
+    """Rules 2 and 3 of Appendix B with learned ``statistics`` (:func:`appendix_b_statistics`).
+
+    Numeric values minus their centre; ordinal codes 1..|dom| minus their centre (a value outside the
+    learned order is an error); nominal values 0 when equal to the learned mode, 1 otherwise (a value
+    unseen when learning is "another value": 1).
+
+    Returns
+    -------
+    ndarray of shape (len(frame), len(statistics))
+    """
+    out = np.empty((len(frame), len(statistics)), dtype=float)
+    for j, (name, (kind, statistic, order)) in enumerate(statistics.items()):
+        values = frame[name]
+        if values.isna().any():
+            raise ValueError(f"column {name!r} has missing values; drop or impute them first")
+        if kind == "numeric":
+            out[:, j] = values.to_numpy(dtype=float) - statistic
+        elif kind == "ordinal":
+            out[:, j] = _ordinal_codes(values, order) - statistic
+        else:
+            out[:, j] = (values != statistic).to_numpy(dtype=float)
+    return out
+
+
 def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
                           orders: Mapping[str, Sequence] | None = None,
                           columns: Sequence[str] | None = None, ordinal_center: str = "mean") -> np.ndarray:
@@ -39,7 +111,8 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
 
     Numeric attributes are mean-centred; ordinal attributes are mapped to 1..|dom| in domain order and
     mean-centred; a nominal attribute's mode becomes 0 and its other values 1. Statistics come from
-    ``frame`` itself (the anatomized training data).
+    ``frame`` itself (the anatomized training data): :func:`appendix_b_statistics` then
+    :func:`appendix_b_apply`.
 
     Parameters
     ----------
@@ -61,32 +134,8 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
     -------
     ndarray of shape (len(frame), len(columns))
     """
-    orders = orders or {}
-    columns = [c for c in frame.columns if c in kinds] if columns is None else list(columns)
-    missing = [c for c in columns if c not in frame.columns or c not in kinds]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the frame or have no kind; pass `columns` that the "
-                         "frame holds and `kinds` names")
-    if not columns:
-        raise ValueError("no attribute to encode: `kinds` names none of the frame's columns")
-    if ordinal_center not in ORDINAL_CENTERS:
-        raise ValueError(f"ordinal_center must be one of {ORDINAL_CENTERS}, got {ordinal_center!r}")
-    out = np.empty((len(frame), len(columns)), dtype=float)
-    for j, name in enumerate(columns):
-        values, kind = frame[name], kinds[name]
-        if values.isna().any():
-            raise ValueError(f"column {name!r} has missing values; drop or impute them before pruning")
-        if kind == "numeric":
-            col = values.to_numpy(dtype=float)
-            out[:, j] = col - col.mean()
-        elif kind == "ordinal":
-            col = _ordinal_codes(values, orders.get(name))
-            out[:, j] = col - (col.mean() if ordinal_center == "mean" else pd.Series(col).mode().iloc[0])
-        elif kind == "nominal":
-            out[:, j] = (values != values.mode().iloc[0]).to_numpy(dtype=float)
-        else:
-            raise ValueError(f"column {name!r} has kind {kind!r}; expected numeric, ordinal or nominal")
-    return out
+    return appendix_b_apply(frame, appendix_b_statistics(frame, kinds, orders=orders, columns=columns,
+                                                         ordinal_center=ordinal_center))
 
 
 @dataclass(frozen=True)
