@@ -16,7 +16,7 @@ endif
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: run test sweep bench clean distclean setup
+.PHONY: run test lint sweep bench clean distclean setup
 
 setup: $(STAMP)
 
@@ -29,7 +29,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/privnb sweep notebooks/sweeps/*.quick.yaml --out results --workers $(WORKERS)
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(BIN)/ruff check privnb tests benchmarks
+	$(BIN)/ruff format --check privnb tests benchmarks
+
+test: $(STAMP) lint
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
 
 sweep: $(STAMP)

@@ -4,6 +4,7 @@ Prints the time of privnb.mechanisms.anatomize (vectorized) and of a row-by-row 
 bucketization (bucket lists, one heap step per group, one Python row per IT, ST and D_A row) run in
 this process, and their ratio. Run: ``PRIVNB_DATA=../shared/data python benchmarks/bench_anatomy.py``.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -12,8 +13,8 @@ import time
 
 import pandas as pd
 
-from privnb.mechanisms import anatomize
 from privnb.data import load_adult
+from privnb.mechanisms import anatomize
 
 L = 5
 REPEATS = 5
@@ -74,11 +75,15 @@ def main() -> None:
     anatomy = anatomize(data, sensitive, L, random_state=0)
     joined, baseline = anatomy.join(), rowwise_anatomize_join(data, sensitive, L)
     report = anatomy.suppression_report()
-    same = (len(joined) == len(baseline)
-            and joined[sensitive].value_counts().to_dict() == baseline[sensitive].value_counts().to_dict())
-    print(f"Adult: {len(data)} rows, sensitive {sensitive!r}, l={L}: {report['groups']} groups, "
-          f"{report['rows_suppressed']} rows suppressed, D_A {len(joined)} rows "
-          f"(row-by-row gives the same size and sensitive counts: {same})")
+    same = (
+        len(joined) == len(baseline)
+        and joined[sensitive].value_counts().to_dict() == baseline[sensitive].value_counts().to_dict()
+    )
+    print(
+        f"Adult: {len(data)} rows, sensitive {sensitive!r}, l={L}: {report['groups']} groups, "
+        f"{report['rows_suppressed']} rows suppressed, D_A {len(joined)} rows "
+        f"(row-by-row gives the same size and sensitive counts: {same})"
+    )
     print(f"privnb anatomize+join  (best of {REPEATS}): {ours:8.3f} s")
     print(f"row-by-row Python      (1 run):     {naive:8.3f} s")
     print(f"ratio row-by-row / privnb: {naive / ours:.1f}x")

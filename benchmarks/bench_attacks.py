@@ -4,6 +4,7 @@ Both run the same EM iteration (the naive one loops over groups and their 120 as
 loop is timed on one iteration and on a slice of the groups, scaled to the whole release, in the same run.
 Prints the times and their ratio. Usage: ``PRIVNB_DATA=... python benchmarks/bench_attacks.py [l]``.
 """
+
 import sys
 import time
 
@@ -26,15 +27,22 @@ def main(l: int = 5, n_iter: int = 20) -> None:
     per_iteration = fast / max(attack.n_iter, 1)
     groups = np.unique(anatomy.it["gid"])
     part = groups[: max(1, len(groups) // 20)]
-    sub = type(anatomy)(it=anatomy.it[anatomy.it["gid"].isin(part)], st=anatomy.st[anatomy.st["gid"].isin(part)],
-                        suppressed=anatomy.suppressed, sensitive=anatomy.sensitive, l=l)
+    sub = type(anatomy)(
+        it=anatomy.it[anatomy.it["gid"].isin(part)],
+        st=anatomy.st[anatomy.st["gid"].isin(part)],
+        suppressed=anatomy.suppressed,
+        sensitive=anatomy.sensitive,
+        l=l,
+    )
     start = time.perf_counter()
     naive_definetti_attack(sub, n_iter=1)
     naive = (time.perf_counter() - start) * len(groups) / len(part)
     print(f"Adult, l={l}: {len(anatomy.it)} individuals in {len(groups)} groups")
-    print(f"de Finetti attack (vectorized): {fast:.2f} s for {attack.n_iter} iterations "
-          f"({per_iteration:.3f} s per iteration); correct guesses {attack.success(truth):.4f}, "
-          f"random worlds {random_worlds_rate(anatomy, truth):.4f}")
+    print(
+        f"de Finetti attack (vectorized): {fast:.2f} s for {attack.n_iter} iterations "
+        f"({per_iteration:.3f} s per iteration); correct guesses {attack.success(truth):.4f}, "
+        f"random worlds {random_worlds_rate(anatomy, truth):.4f}"
+    )
     print(f"plain per-group loop: {naive:.2f} s per iteration (scaled from {len(part)} groups)")
     print(f"ratio per iteration: {naive / per_iteration:.1f}x")
 

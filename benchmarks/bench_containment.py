@@ -6,14 +6,14 @@ DistCnt against all positive-negative pairs; pyfim against mlxtend for the maxim
 that would run for hours is timed on a sample of its work and extrapolated (marked "est.").
 Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py
 """
+
 import time
 
 import numpy as np
 
-from privnb.mechanisms import check_binary, distcnt, feature_hamdist, hamdist, is_k_ac
+from privnb.data import binarize_adult, load_adult, load_pu1
 from privnb.learn import greedy_distcnt, maximal_itemsets
-from privnb.data import binarize_adult
-from privnb.data import load_adult, load_pu1
+from privnb.mechanisms import check_binary, distcnt, feature_hamdist, hamdist, is_k_ac
 
 
 def timed(fn, *args, repeat=1, **kwargs):
@@ -45,8 +45,10 @@ def main():
 
     # Greedy-DistCnt on PU1 against a pairwise greedy (estimated from one step on a sample of candidates)
     t_greedy, sel = timed(greedy_distcnt, P, y, 5)
-    print(f"Greedy-DistCnt on PU1 ({P.shape[0]} x {P.shape[1]}), k = 5: {t_greedy:.2f} s, "
-          f"{sel.features.size} features, AC {sel.ac}")
+    print(
+        f"Greedy-DistCnt on PU1 ({P.shape[0]} x {P.shape[1]}), k = 5: {t_greedy:.2f} s, "
+        f"{sel.features.size} features, AC {sel.ac}"
+    )
     candidates = np.flatnonzero(np.asarray(P.sum(axis=0)).ravel() >= 5)
     sample = candidates[:20]
     dense_cols = P[:, sample].toarray()
@@ -56,8 +58,10 @@ def main():
         brute_entity_ac(dense_cols[:, [j]], np.arange(0, P.shape[0], 50))
     per_candidate = (time.perf_counter() - start) / sample.size * 50  # AC on every 50th row -> all rows
     brute_total = per_candidate * candidates.size * max(1, sel.features.size)
-    print(f"  pairwise greedy (est.): {per_candidate * 1e3:.1f} ms per candidate x {candidates.size} candidates "
-          f"x {sel.features.size} steps = {brute_total:.0f} s; ratio {brute_total / t_greedy:.0f}x")
+    print(
+        f"  pairwise greedy (est.): {per_candidate * 1e3:.1f} ms per candidate x {candidates.size} candidates "
+        f"x {sel.features.size} steps = {brute_total:.0f} s; ratio {brute_total / t_greedy:.0f}x"
+    )
 
     # k-AC check of a candidate set on Adult
     S = greedy_distcnt(A, adult.y, 5).features
@@ -66,8 +70,10 @@ def main():
     rows = np.arange(0, A.shape[0], 100)
     t_brute, _ = timed(brute_entity_ac, dense, rows)
     t_brute *= A.shape[0] / rows.size
-    print(f"k-AC check on Adult ({A.shape[0]} rows, {S.size} features): {t_check * 1e3:.1f} ms (k-AC: {ok}); "
-          f"pairwise (est.) {t_brute:.1f} s; ratio {t_brute / t_check:.0f}x")
+    print(
+        f"k-AC check on Adult ({A.shape[0]} rows, {S.size} features): {t_check * 1e3:.1f} ms (k-AC: {ok}); "
+        f"pairwise (est.) {t_brute:.1f} s; ratio {t_brute / t_check:.0f}x"
+    )
 
     # HamDist and DistCnt in closed form against all pairs on Adult (194 million pairs; sampled)
     pos_rows = np.flatnonzero(adult.y == 1)
@@ -75,11 +81,15 @@ def main():
     sub = np.concatenate([pos_rows[:200], np.flatnonzero(adult.y == 0)])
     t_pairs, _ = timed(brute_distcnt, dense[sub], adult.y[sub] == 1)
     t_pairs *= pos_rows.size / 200
-    print(f"DistCnt on Adult: closed form {t_closed * 1e3:.1f} ms ({value} pairs told apart); "
-          f"all pairs (est.) {t_pairs:.1f} s; ratio {t_pairs / t_closed:.0f}x")
+    print(
+        f"DistCnt on Adult: closed form {t_closed * 1e3:.1f} ms ({value} pairs told apart); "
+        f"all pairs (est.) {t_pairs:.1f} s; ratio {t_pairs / t_closed:.0f}x"
+    )
     t_ham, _ = timed(hamdist, A, adult.y, S, repeat=3)
-    print(f"HamDist on Adult: closed form {t_ham * 1e3:.1f} ms (pairwise costs as DistCnt above: "
-          f"ratio {t_pairs / t_ham:.0f}x)")
+    print(
+        f"HamDist on Adult: closed form {t_ham * 1e3:.1f} ms (pairwise costs as DistCnt above: "
+        f"ratio {t_pairs / t_ham:.0f}x)"
+    )
 
     # maximal itemset miners on the same inputs
     h = feature_hamdist(P, y)
@@ -87,8 +97,10 @@ def main():
     for name, X in (("Adult, k = 5", A), ("PU1 top-20 HamDist tokens, k = 5", P[:, top])):
         t_fim, a = timed(maximal_itemsets, X, 5, miner="pyfim")
         t_mlx, b = timed(maximal_itemsets, X, 5, miner="mlxtend")
-        print(f"maximal itemsets, {name}: pyfim {t_fim:.3f} s, mlxtend {t_mlx:.3f} s ({len(a)} sets, "
-              f"same: {a == b}); ratio {t_mlx / t_fim:.0f}x")
+        print(
+            f"maximal itemsets, {name}: pyfim {t_fim:.3f} s, mlxtend {t_mlx:.3f} s ({len(a)} sets, "
+            f"same: {a == b}); ratio {t_mlx / t_fim:.0f}x"
+        )
 
 
 if __name__ == "__main__":

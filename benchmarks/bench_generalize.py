@@ -16,6 +16,7 @@ ratios are measured in the same process). Printed:
 
 Run: ``PRIVNB_DATA=../shared/data .venv/bin/python benchmarks/bench_generalize.py``
 """
+
 import argparse
 import math
 import time
@@ -27,8 +28,17 @@ from privnb.data import load_adult
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, adult_hierarchies
 from privnb.mechanisms.lattice import _classify_lattice, _minimal
 
-ARX_QI = ["age", "education", "marital-status", "native-country", "occupation", "race",
-          "salary-class", "sex", "workclass"]
+ARX_QI = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "occupation",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 K = 5
 
 
@@ -45,9 +55,11 @@ def timed(fn, repeat=1):
 
 def naive_check(frame, hierarchies, qi, k, budget):
     """A node check by np.unique over every row's codes at the node (no roll-up, no cache)."""
-    codes = {a: [pd.factorize(frame[a])[0]] + [hierarchies[a].codes(frame[a], lv)
-                                                for lv in range(1, hierarchies[a].n_levels)]
-             for a in qi}
+    codes = {
+        a: [pd.factorize(frame[a])[0]]
+        + [hierarchies[a].codes(frame[a], lv) for lv in range(1, hierarchies[a].n_levels)]
+        for a in qi
+    }
     radix = {a: int(codes[a][0].max()) + 1 for a in qi}
 
     def suppressed(node) -> int:
@@ -65,22 +77,30 @@ def full_domain_adult(full_naive: bool):
     hierarchies = adult_hierarchies()
     qi, frame = list(full.quasi_identifiers), full.frame
     budget = math.floor(0.02 * len(frame) + 1e-9)
-    print(f"Full-domain k-anonymity, Adult ({len(frame)} rows, {len(qi)} quasi-identifiers), "
-          f"k={K}, suppression <= 2% ({budget} rows)")
+    print(
+        f"Full-domain k-anonymity, Adult ({len(frame)} rows, {len(qi)} quasi-identifiers), "
+        f"k={K}, suppression <= 2% ({budget} rows)"
+    )
     seconds, gen = timed(lambda: FullDomainGeneralizer(qi, K, hierarchies).fit(frame))
-    print(f"  ours: {seconds:.2f} s; {gen.n_checks_} of {gen.lattice_size_} nodes checked; "
-          f"{len(gen.minimal_nodes_)} minimal nodes; chosen {gen.node_} "
-          f"({len(gen.suppressed_)} rows suppressed)")
+    print(
+        f"  ours: {seconds:.2f} s; {gen.n_checks_} of {gen.lattice_size_} nodes checked; "
+        f"{len(gen.minimal_nodes_)} minimal nodes; chosen {gen.node_} "
+        f"({len(gen.suppressed_)} rows suppressed)"
+    )
     suppressed = naive_check(frame, hierarchies, qi, K, budget)
     heights = np.array([hierarchies[a].n_levels for a in qi])
     if full_naive:
+
         def check(node):
             return suppressed(node.tolist()) <= budget
-        naive, (nodes, anon, n_checks) = timed(lambda: _classify_lattice(heights, check))
+
+        naive, (nodes, anon, _n_checks) = timed(lambda: _classify_lattice(heights, check))
         minimal = {tuple(v) for v in nodes[_minimal(nodes, heights, anon)].tolist()}
         assert minimal == {tuple(r) for r in gen.minimal_nodes_[qi].itertuples(index=False)}
-        print(f"  naive (np.unique over the rows at each checked node, same search): {naive:.1f} s "
-              f"-> ratio {naive / seconds:.1f}x (same {len(minimal)} minimal nodes)")
+        print(
+            f"  naive (np.unique over the rows at each checked node, same search): {naive:.1f} s "
+            f"-> ratio {naive / seconds:.1f}x (same {len(minimal)} minimal nodes)"
+        )
         return
     rng = np.random.default_rng(0)
     sample = [tuple(int(v) for v in rng.integers(0, heights)) for _ in range(300)]
@@ -89,8 +109,10 @@ def full_domain_adult(full_naive: bool):
     table = gen.minimal_nodes_.set_index(qi)["suppressed"]
     assert all(n_sup[300 + j] == table.loc[node] for j, node in enumerate(sample[300:]))
     naive = per_node / len(sample) * gen.n_checks_
-    print(f"  naive (np.unique over the rows at each node, same search; timed on {len(sample)} "
-          f"nodes, scaled to {gen.n_checks_} checks): {naive:.1f} s -> ratio {naive / seconds:.1f}x")
+    print(
+        f"  naive (np.unique over the rows at each node, same search; timed on {len(sample)} "
+        f"nodes, scaled to {gen.n_checks_} checks): {naive:.1f} s -> ratio {naive / seconds:.1f}x"
+    )
 
 
 def full_domain_arx():
@@ -101,11 +123,14 @@ def full_domain_arx():
     print(f"\nFull-domain k-anonymity, ARX's task: Adult ({len(frame)} rows), ARX's 9 hierarchies, k={K}")
     print("  ARX published: Flash 28 ms (Java), Incognito 1.18 s")
     for share in (0.0, 0.02):
-        seconds, gen = timed(lambda: FullDomainGeneralizer(ARX_QI, K, hierarchies,
-                                                           max_suppression=share).fit(frame), repeat=2)
-        print(f"  ours, suppression <= {share:.0%}: {seconds * 1000:.0f} ms; {gen.n_checks_} of "
-              f"{gen.lattice_size_} nodes checked; {len(gen.minimal_nodes_)} minimal nodes; "
-              f"chosen {gen.node_} ({len(gen.suppressed_)} rows suppressed)")
+        seconds, gen = timed(
+            lambda: FullDomainGeneralizer(ARX_QI, K, hierarchies, max_suppression=share).fit(frame), repeat=2
+        )
+        print(
+            f"  ours, suppression <= {share:.0%}: {seconds * 1000:.0f} ms; {gen.n_checks_} of "
+            f"{gen.lattice_size_} nodes checked; {len(gen.minimal_nodes_)} minimal nodes; "
+            f"chosen {gen.node_} ({len(gen.suppressed_)} rows suppressed)"
+        )
 
 
 def naive_mondrian(frame, qi, k):
@@ -136,11 +161,13 @@ def mondrian():
     qi = list(full.quasi_identifiers)
     print(f"\nMondrian, Adult ({len(full.frame)} rows, {len(qi)} quasi-identifiers), k={K}")
     for label, hier in (("sorted-category splits", None), ("ARX hierarchies", hierarchies)):
-        seconds, gen = timed(lambda: MondrianGeneralizer(qi, K, kinds=full.kinds,
-                                                         hierarchies=hier).fit(full.frame), repeat=2)
+        seconds, gen = timed(
+            lambda: MondrianGeneralizer(qi, K, kinds=full.kinds, hierarchies=hier).fit(full.frame), repeat=2
+        )
         t_transform, _ = timed(lambda: gen.transform(full.frame), repeat=2)
-        print(f"  ours, {label}: fit {seconds:.2f} s ({gen.n_groups_} regions), "
-              f"transform of all rows {t_transform:.2f} s")
+        print(
+            f"  ours, {label}: fit {seconds:.2f} s ({gen.n_groups_} regions), transform of all rows {t_transform:.2f} s"
+        )
     sample = full.sample(5000, random_state=0).frame
     ours, _ = timed(lambda: MondrianGeneralizer(qi, K, kinds=full.kinds).fit(sample), repeat=3)
     naive, _ = timed(lambda: naive_mondrian(sample, qi, K))
@@ -149,8 +176,11 @@ def mondrian():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full-naive", action="store_true",
-                        help="run the whole naive lattice search (slow) instead of a sample of nodes")
+    parser.add_argument(
+        "--full-naive",
+        action="store_true",
+        help="run the whole naive lattice search (slow) instead of a sample of nodes",
+    )
     args = parser.parse_args()
     full_domain_adult(args.full_naive)
     full_domain_arx()

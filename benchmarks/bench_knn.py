@@ -15,6 +15,7 @@ Prints, all measured in this process:
 
 Usage: PRIVNB_DATA=... python benchmarks/bench_knn.py [--folds N] [--jobs J] [--no-anonymized]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,11 +27,10 @@ import tracemalloc
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
-from privnb.mechanisms import anatomize
 from privnb.data import load_adult
-from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies
-from privnb.learn import IBkClassifier
 from privnb.experiments import cross_validate_knn
+from privnb.learn import IBkClassifier
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies, anatomize
 
 KS = (1, 3, 5, 7, 9)
 
@@ -51,30 +51,36 @@ def _anatomized(dataset, train, l, seed=0):
 def compare_with_naive(dataset, train, test):
     print("1. IBkClassifier.predict_many (one search for k=9) vs a fresh KNeighborsClassifier per k (one fold)")
     total_ours = total_naive = 0.0
-    views = {"original": (dataset.X.iloc[train], dataset.y[train], None),
-             "anatomized l=3": (*_anatomized(dataset, train, 3), dataset.sensitive)}
+    views = {
+        "original": (dataset.X.iloc[train], dataset.y[train], None),
+        "anatomized l=3": (*_anatomized(dataset, train, 3), dataset.sensitive),
+    }
     test_frame = dataset.X.iloc[test]
     for name, (frame, y, factor) in views.items():
         start = time.perf_counter()
         model = IBkClassifier(max(KS), kinds=dataset.kinds, orders=dataset.orders, factor_column=factor)
         ours = model.fit(frame, y).predict_many(test_frame, KS)
         t_ours = time.perf_counter() - start
-        X, Q = model.fit_X_, model.encoder_.transform(test_frame)      # the naive way gets them for free
+        X, Q = model.fit_X_, model.encoder_.transform(test_frame)  # the naive way gets them for free
         start = time.perf_counter()
         naive = np.array([KNeighborsClassifier(k, algorithm="brute").fit(X, y).predict(Q) for k in KS])
         t_naive = time.perf_counter() - start
         agree = np.mean(ours == naive)
-        print(f"   {name:15s} rows={len(X):6d}  ours {t_ours:6.2f} s  naive {t_naive:6.2f} s  "
-              f"ratio {t_naive / t_ours:4.1f}x  (predictions agree on {agree:.2%}; scikit-learn breaks "
-              "distance ties arbitrarily)")
+        print(
+            f"   {name:15s} rows={len(X):6d}  ours {t_ours:6.2f} s  naive {t_naive:6.2f} s  "
+            f"ratio {t_naive / t_ours:4.1f}x  (predictions agree on {agree:.2%}; scikit-learn breaks "
+            "distance ties arbitrarily)"
+        )
         total_ours += t_ours
         total_naive += t_naive
     print(f"   overall ratio {total_naive / total_ours:.1f}x (target >= 4x)")
 
 
 def shared_lattice(dataset, train):
-    print("2. anonymized 1-NN views k = 2..5 on one training fold: one lattice for every k against a fresh "
-          "full-domain search per k")
+    print(
+        "2. anonymized 1-NN views k = 2..5 on one training fold: one lattice for every k against a fresh "
+        "full-domain search per k"
+    )
     hierarchies = adult_hierarchies()
     frame = dataset.X.iloc[train].reset_index(drop=True)
     qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
@@ -89,20 +95,33 @@ def shared_lattice(dataset, train):
             nodes.append(FullDomainGeneralizer(qis, k, hierarchies).fit(frame).node_)
         timings[label] = (time.perf_counter() - start, nodes)
     (t_fresh, a), (t_shared, b) = timings.values()
-    print(f"   fresh {t_fresh:.1f} s, shared {t_shared:.1f} s: ratio {t_fresh / t_shared:.2f}x "
-          f"(same nodes chosen: {a == b})")
+    print(
+        f"   fresh {t_fresh:.1f} s, shared {t_shared:.1f} s: ratio {t_fresh / t_shared:.2f}x "
+        f"(same nodes chosen: {a == b})"
+    )
 
 
 def paper_grid(dataset, folds, jobs, anonymized):
-    print(f"3. paper grid on Adult: {folds} fold(s) of 10, l 2..5, k {KS}, original, identifying, anatomized"
-          f"{', anonymized 1-NN (k = l = 2..5)' if anonymized else ''}; {jobs} parallel fold(s)")
+    print(
+        f"3. paper grid on Adult: {folds} fold(s) of 10, l 2..5, k {KS}, original, identifying, anatomized"
+        f"{', anonymized 1-NN (k = l = 2..5)' if anonymized else ''}; {jobs} parallel fold(s)"
+    )
     start = time.perf_counter()
-    out = cross_validate_knn(dataset, n_neighbors=KS, ls=(2, 3, 4, 5), n_splits=10, random_state=0,
-                             hierarchies=adult_hierarchies() if anonymized else None, folds=range(folds),
-                             n_jobs=jobs)
+    out = cross_validate_knn(
+        dataset,
+        n_neighbors=KS,
+        ls=(2, 3, 4, 5),
+        n_splits=10,
+        random_state=0,
+        hierarchies=adult_hierarchies() if anonymized else None,
+        folds=range(folds),
+        n_jobs=jobs,
+    )
     elapsed = time.perf_counter() - start
-    print(f"   {elapsed:.1f} s for {folds} fold(s), {len(out)} rows; for 10 folds: {elapsed * 10 / folds / 60:.1f} min "
-          "(target < 5 min)")
+    print(
+        f"   {elapsed:.1f} s for {folds} fold(s), {len(out)} rows; for 10 folds: {elapsed * 10 / folds / 60:.1f} min "
+        "(target < 5 min)"
+    )
 
 
 def peak_memory(dataset, train, test):
@@ -113,12 +132,12 @@ def peak_memory(dataset, train, test):
         tracemalloc.start()
         start = time.perf_counter()
         IBkClassifier(max(KS), kinds=dataset.kinds, orders=dataset.orders, factor_column=factor).fit(
-            frame, y).kneighbors(test_frame)
+            frame, y
+        ).kneighbors(test_frame)
         elapsed = time.perf_counter() - start
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print(f"   {label}: fit + search {elapsed:.1f} s, peak traced memory {peak / 2**20:.0f} MiB "
-              f"(target < 4 GiB)")
+        print(f"   {label}: fit + search {elapsed:.1f} s, peak traced memory {peak / 2**20:.0f} MiB (target < 4 GiB)")
     print(f"   process peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
 
 

@@ -10,6 +10,7 @@ failing runs and runs under another prior are printed as such, without a ratio. 
 on counts near 10^5 with a rare value is printed beside the former dense combination of the classes.
 Run: PRIVNB_DATA=... python benchmarks/bench_nbc.py
 """
+
 import math
 import time
 import tracemalloc
@@ -20,10 +21,21 @@ import numpy as np
 import pandas as pd
 
 from privnb.data import load_adult
-from privnb.nbc import NBCViews, SafetyTransform, achieved_r, audit, brute_force_posterior, est, nbc_equivalent, posterior, resolve_ties, step1_remove_zeros
-from privnb.nbc.views import integer_tables as _integer_tables
-from privnb.nbc import hypergeometric
+from privnb.nbc import (
+    NBCViews,
+    SafetyTransform,
+    achieved_r,
+    audit,
+    brute_force_posterior,
+    est,
+    hypergeometric,
+    nbc_equivalent,
+    posterior,
+    resolve_ties,
+    step1_remove_zeros,
+)
 from privnb.nbc.roots import _precision_bits, _rounded_roots
+from privnb.nbc.views import integer_tables as _integer_tables
 
 PAPER_EST_SECONDS = 2.92
 
@@ -70,6 +82,7 @@ def _decimal_roots(views, k, bits):
     down = [(1 - eta / 4) / rho**j for j in range(len(views.labels))]
     logs = {}
     with localcontext(Context(prec=math.ceil((bits + 3) * math.log10(2)) + 12 + len(str(k)))):
+
         def root(value):
             value = Fraction(value)
             if value not in logs:
@@ -77,8 +90,10 @@ def _decimal_roots(views, k, bits):
             return Fraction((logs[value] / k).exp())
 
         p = [root(v) * down[j] for j, v in enumerate(views.class_counts)]
-        tables = [[[root(v) * up[j] for j, v in enumerate(row)] for row in frame.to_numpy().tolist()]
-                  for frame in views.counts.values()]
+        tables = [
+            [[root(v) * up[j] for j, v in enumerate(row)] for row in frame.to_numpy().tolist()]
+            for frame in views.counts.values()
+        ]
     return p, tables
 
 
@@ -109,7 +124,9 @@ def rare_value_views(scale):
     """Class counts near 10^5 x scale with a rare value: (2000, 1000) against (98000, 196000), twice."""
     rare, common = [int(2000 * scale), int(1000 * scale)], [int(98000 * scale), int(196000 * scale)]
     table = pd.DataFrame([rare, common], index=["rare", "common"], columns=[0, 1])
-    return NBCViews(pd.Series([rare[0] + common[0], rare[1] + common[1]], index=[0, 1]), {"A": table, "B": table.copy()})
+    return NBCViews(
+        pd.Series([rare[0] + common[0], rare[1] + common[1]], index=[0, 1]), {"A": table, "B": table.copy()}
+    )
 
 
 def peak_memory(fn):
@@ -134,7 +151,10 @@ def bench_audit_memory():
                 old_mib, old_s, r_old = peak_memory(lambda: achieved_r(views))
             finally:
                 hypergeometric._combine = saved
-            line += f"; former dense {old_mib:.1f} MiB, {old_s:.2f} s ({old_mib / new_mib:.0f}x memory), same r: {r_old == r_new}"
+            line += (
+                f"; former dense {old_mib:.1f} MiB, {old_s:.2f} s ({old_mib / new_mib:.0f}x memory), "
+                f"same r: {r_old == r_new}"
+            )
         else:
             line += "; former dense: not run (its k x s matrix alone would need 96,000 x 190,000 floats, ~136 GiB)"
         print(line)
@@ -145,38 +165,50 @@ def main():
     views = adult_views()
     print(f"Adult views: {views}, P = {views.class_counts.tolist()}")
     st_time, fitted = best_of(lambda: SafetyTransform(2.0, random_state=0).fit(views))
-    print(f"SafetyTransform(gamma=2): {st_time:.3f} s (k={fitted.k_}); another algorithm than the paper's timed EST: "
-          "no ratio")
+    print(
+        f"SafetyTransform(gamma=2): {st_time:.3f} s (k={fitted.k_}); another algorithm than the paper's timed EST: "
+        "no ratio"
+    )
     uniform = {0: 0.5, 1: 0.5}
     uni_time, uni = best_of(lambda: est(views, uniform, 1.3, random_state=0), repeat=7)
     quiet_time, _ = best_of(lambda: est(views, uniform, 1.3, random_state=0, audit_result=False), repeat=7)
     audit_share, _ = best_of(lambda: achieved_r(uni.views, uniform), repeat=7)
     table_time, _ = best_of(lambda: audit(uni.views, uniform), repeat=3)
-    print(f"EST(uniform prior, r=1.3): {uni_time:.3f} s through Split (alpha={uni.power}), SafetyTransform "
-          f"(k={uni.k}) and Merging, success={uni.success}, achieved r={uni.achieved_r:.4f} (another prior than the "
-          f"paper's task: no ratio to 2.92 s); of which the exact achieved r {audit_share:.3f} s (the full audit "
-          f"table would take {table_time:.3f} s); with audit_result=False {quiet_time:.3f} s")
+    print(
+        f"EST(uniform prior, r=1.3): {uni_time:.3f} s through Split (alpha={uni.power}), SafetyTransform "
+        f"(k={uni.k}) and Merging, success={uni.success}, achieved r={uni.achieved_r:.4f} (another prior than the "
+        f"paper's task: no ratio to 2.92 s); of which the exact achieved r {audit_share:.3f} s (the full audit "
+        f"table would take {table_time:.3f} s); with audit_result=False {quiet_time:.3f} s"
+    )
     base = resolve_ties(step1_remove_zeros(views, random_state=0))
     bits = _precision_bits(base, uni.k) + 64  # as EST asks
     roots_time, _ = best_of(lambda: _rounded_roots(base, uni.k, bits), repeat=7)
     old_time, _ = best_of(lambda: _decimal_roots(base, uni.k, bits), repeat=3)
-    print(f"  its Step 2 roots ({len(set(base.all_counts()))} distinct counts, k={uni.k}, {bits} bits): certified "
-          f"Newton brackets {roots_time * 1e3:.1f} ms vs the former Decimal ln/exp {old_time * 1e3:.1f} ms "
-          f"({old_time / roots_time:.1f}x)")
+    print(
+        f"  its Step 2 roots ({len(set(base.all_counts()))} distinct counts, k={uni.k}, {bits} bits): certified "
+        f"Newton brackets {roots_time * 1e3:.1f} ms vs the former Decimal ln/exp {old_time * 1e3:.1f} ms "
+        f"({old_time / roots_time:.1f}x)"
+    )
     est_time, result = best_of(lambda: est(views, {0: 0.75, 1: 0.25}, 1.3, random_state=0))
-    print(f"EST(prior 75%/25%, r=1.3): {est_time:.3f} s, success={result.success} (below the floor "
-          f"r >= {result.r_lower_bound:g}, premise checked: fails before Split); a failure: no ratio to 2.92 s")
+    print(
+        f"EST(prior 75%/25%, r=1.3): {est_time:.3f} s, success={result.success} (below the floor "
+        f"r >= {result.r_lower_bound:g}, premise checked: fails before Split); a failure: no ratio to 2.92 s"
+    )
     successes = []
     for r in (2.5, 10, 100, 283):
         run_time, run = best_of(lambda: est(views, {0: 0.75, 1: 0.25}, r, random_state=0), repeat=1)
-        print(f"EST(prior 75%/25%, r={r}): {run_time:.3f} s, success={run.success}"
-              + ("" if run.success else f" ({run.reason[:60]}...)"))
+        print(
+            f"EST(prior 75%/25%, r={r}): {run_time:.3f} s, success={run.success}"
+            + ("" if run.success else f" ({run.reason[:60]}...)")
+        )
         if run.success:
             successes.append(run_time)
     if successes:
         like = float(np.median(successes))
-        print(f"like for like (successful EST, Adult, the paper's prior): {like:.3f} s; paper 2.92 s / ours = "
-              f"{PAPER_EST_SECONDS / like:.1f}x")
+        print(
+            f"like for like (successful EST, Adult, the paper's prior): {like:.3f} s; paper 2.92 s / ours = "
+            f"{PAPER_EST_SECONDS / like:.1f}x"
+        )
     else:
         print("like for like: EST never publishes Adult under the paper's prior here: no comparison with 2.92 s")
     eq_time, same = best_of(lambda: nbc_equivalent(views, fitted.views_))
@@ -185,33 +217,48 @@ def main():
     small_out = SafetyTransform(2.0, random_state=0).fit(small).views_
     fast, _ = best_of(lambda: nbc_equivalent(small, small_out))
     slow, naive_same = best_of(lambda: naive_equivalent(small, small_out), repeat=1)
-    print(f"nbc_equivalent on Adult ({np.prod(views.domain_sizes):,} tuples, {len(str(fitted.views_.class_counts.iloc[0]))}-digit counts): "
-          f"{eq_time:.3f} s -> {same}; on age x education-num: {fast:.4f} s vs naive big-int {slow:.3f} s "
-          f"({slow / fast:.0f}x, both {naive_same})")
+    print(
+        f"nbc_equivalent on Adult ({np.prod(views.domain_sizes):,} tuples, "
+        f"{len(str(fitted.views_.class_counts.iloc[0]))}-digit counts): "
+        f"{eq_time:.3f} s -> {same}; on age x education-num: {fast:.4f} s vs naive big-int {slow:.3f} s "
+        f"({slow / fast:.0f}x, both {naive_same})"
+    )
     audit_time, report = best_of(lambda: audit(views), repeat=1)
     approx_time, approx = best_of(lambda: audit(views, method="expected"), repeat=1)
     gap = (report.table["posterior"] - approx.table["posterior"]).abs().max()
-    print(f"exact audit of every QI value of Adult (sizes 1-3): {audit_time:.2f} s, {len(report.table)} rows "
-          f"(target < 30 s); the non-default approximation E[K]/sum E[K]: {approx_time:.2f} s, off by up to {gap:.4f}")
+    print(
+        f"exact audit of every QI value of Adult (sizes 1-3): {audit_time:.2f} s, {len(report.table)} rows "
+        f"(target < 30 s); the non-default approximation E[K]/sum E[K]: {approx_time:.2f} s, off by up to {gap:.4f}"
+    )
     audit_st, report_st = best_of(lambda: audit(fitted.views_), repeat=1)
-    print(f"exact audit of SafetyTransform's output (E[S] >= 2^60: the limit is exact): {audit_st:.2f} s, "
-          f"achieved r = {report_st.r_closeness:.4f}")
+    print(
+        f"exact audit of SafetyTransform's output (E[S] >= 2^60: the limit is exact): {audit_st:.2f} s, "
+        f"achieved r = {report_st.r_closeness:.4f}"
+    )
     # the largest tiny case brute-force enumeration finishes (12 rows, 3 attributes, ~10^5 worlds)
-    frame = pd.DataFrame({"a": [0, 0, 0, 1, 1, 2, 0, 1, 1, 2, 2, 2],
-                          "b": [0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1],
-                          "c": [1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1],
-                          "y": [0] * 6 + [1] * 6})
+    frame = pd.DataFrame(
+        {
+            "a": [0, 0, 0, 1, 1, 2, 0, 1, 1, 2, 2, 2],
+            "b": [0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1],
+            "c": [1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1],
+            "y": [0] * 6 + [1] * 6,
+        }
+    )
     tiny = NBCViews.from_frame(frame, ["a", "b", "c"], "y")
     qi = {"a": 0, "b": 1, "c": 1}
     brute, p_brute = best_of(lambda: brute_force_posterior(tiny, qi, max_worlds=10**7), repeat=1)
     chain, p_chain = best_of(lambda: posterior(tiny, qi))
     tiny_audit, tiny_report = best_of(lambda: audit(tiny))
     n_values = int((tiny_report.table["property"] == (0,)).sum())
-    print(f"tiny table (12 rows, 3 attributes): brute force {brute:.2f} s for one QI value vs rational chain "
-          f"{chain * 1e3:.2f} ms ({brute / chain:.0f}x), equal={p_brute.equals(p_chain)}; exact audit of all its "
-          f"{n_values} QI values {tiny_audit * 1e3:.1f} ms ({brute * n_values / tiny_audit:.0f}x brute force per value)")
-    print(f"Adult's exact audit: {audit_time / len(report.table) * 2 * 1e6:.1f} us per QI value against "
-          f"{brute:.2f} s per value by enumeration on the tiny table")
+    print(
+        f"tiny table (12 rows, 3 attributes): brute force {brute:.2f} s for one QI value vs rational chain "
+        f"{chain * 1e3:.2f} ms ({brute / chain:.0f}x), equal={p_brute.equals(p_chain)}; exact audit of all its "
+        f"{n_values} QI values {tiny_audit * 1e3:.1f} ms ({brute * n_values / tiny_audit:.0f}x brute force per value)"
+    )
+    print(
+        f"Adult's exact audit: {audit_time / len(report.table) * 2 * 1e6:.1f} us per QI value against "
+        f"{brute:.2f} s per value by enumeration on the tiny table"
+    )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ E. unless ``--skip-spaces``: the two input spaces (``space="one_hot"``, standard
 
 Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,11 +36,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privnb.data import load_adult
-from privnb.experiments import cross_validate_views, error_rate, method_label
+from privnb.experiments import cross_validate_views, error_rate, method_label, run_svm_grid, svm_views
+from privnb.learn import GeneralizedTraining, OriginalTraining, svm_pipeline
 from privnb.mechanisms import adult_hierarchies
-from privnb.learn import GeneralizedTraining, OriginalTraining
-from privnb.experiments import run_svm_grid, svm_views
-from privnb.learn import svm_pipeline
 
 
 def timed(fn):
@@ -54,12 +53,15 @@ def part_a(adult, hierarchies, rows, seed):
     order = np.random.RandomState(seed).permutation(rows + 4000)
     train, test = order[:rows], order[rows:]
     X, y = sample.X, sample.y
-    mechanisms = {"original": OriginalTraining(None),
-                  "k=2": GeneralizedTraining(None, quasi_identifiers=list(adult.quasi_identifiers), k=2,
-                                             hierarchies=hierarchies)}
-    configs = {"baseline libsvm": dict(solver="libsvm", collapse=False, cache_size=200),
-               "libsvm+collapse": dict(solver="libsvm", collapse=True),
-               "sklearnex+collapse": dict(solver="sklearnex", collapse=True)}
+    mechanisms = {
+        "original": OriginalTraining(None),
+        "k=2": GeneralizedTraining(None, quasi_identifiers=list(adult.quasi_identifiers), k=2, hierarchies=hierarchies),
+    }
+    configs = {
+        "baseline libsvm": dict(solver="libsvm", collapse=False, cache_size=200),
+        "libsvm+collapse": dict(solver="libsvm", collapse=True),
+        "sklearnex+collapse": dict(solver="sklearnex", collapse=True),
+    }
     for view_name, mechanism in mechanisms.items():
         data, seconds = timed(lambda: mechanism.training_view(X.iloc[train].reset_index(drop=True), y[train]))
         mechanism.view_columns_ = list(data.X.columns)
@@ -73,9 +75,12 @@ def part_a(adult, hierarchies, rows, seed):
                 distinct = getattr(model.steps[-1][1], "n_distinct_", len(data.X))
                 if base_pred is None:
                     base_pred, base_time = pred, seconds
-                print(f"  {kernel:6s} {name:20s} {seconds:7.2f} s  ratio {base_time / seconds:5.2f}x  rows "
-                      f"{len(data.X)} (distinct {distinct})  error {error_rate(y[test], pred):.4f}  "
-                      f"predictions differing from baseline {np.mean(pred != base_pred):.3%}", flush=True)
+                print(
+                    f"  {kernel:6s} {name:20s} {seconds:7.2f} s  ratio {base_time / seconds:5.2f}x  rows "
+                    f"{len(data.X)} (distinct {distinct})  error {error_rate(y[test], pred):.4f}  "
+                    f"predictions differing from baseline {np.mean(pred != base_pred):.3%}",
+                    flush=True,
+                )
 
 
 def part_b(adult, hierarchies, sample_size, folds, seed, n_jobs):
@@ -86,64 +91,91 @@ def part_b(adult, hierarchies, sample_size, folds, seed, n_jobs):
     for kernel in ("linear", "rbf"):
         views.update(svm_views(sample, kernel, solver="libsvm", collapse=False, cache_size=200, **grid))
     with threadpool_limits(1):
-        naive, t_naive = timed(lambda: cross_validate_views(sample, views, n_splits=folds, random_state=seed,
-                                                            progress=False))
+        naive, t_naive = timed(
+            lambda: cross_validate_views(sample, views, n_splits=folds, random_state=seed, progress=False)
+        )
     print(f"baseline (cross_validate_views, libsvm, all rows, serial): {t_naive:7.1f} s", flush=True)
-    runs = {"libsvm + collapse + shared mechanisms": dict(solver="libsvm", n_jobs=n_jobs),
-            "sklearnex + collapse + shared mechanisms": dict(solver="sklearnex", n_jobs=1)}
+    runs = {
+        "libsvm + collapse + shared mechanisms": dict(solver="libsvm", n_jobs=n_jobs),
+        "sklearnex + collapse + shared mechanisms": dict(solver="sklearnex", n_jobs=1),
+    }
     for name, config in runs.items():
         rows, seconds = timed(lambda: run_svm_grid(sample, n_splits=folds, random_state=seed, **grid, **config))
         paired = naive.merge(rows, on=["classifier", "method", "param", "fold", "metric"])
         diff = 100 * (paired["value_x"] - paired["value_y"]).abs()
-        print(f"{name} ({config['n_jobs']} jobs): {seconds:7.1f} s  ratio {t_naive / seconds:5.2f}x  error difference "
-              f"over (view, fold): max {diff.max():.3f}, mean {diff.mean():.4f} points", flush=True)
+        print(
+            f"{name} ({config['n_jobs']} jobs): {seconds:7.1f} s  ratio {t_naive / seconds:5.2f}x  error difference "
+            f"over (view, fold): max {diff.max():.3f}, mean {diff.mean():.4f} points",
+            flush=True,
+        )
 
 
 def part_c(adult, sample_size, folds, seed, n_jobs):
     sample = adult.sample(sample_size, random_state=seed)
-    print(f"\n== C. approximate RBF (Nystroem 1000 components + linear SVM) vs exact libsvm: {sample_size} "
-          f"Adult rows, {folds} folds, Org., Id., L=2..5 ==")
+    print(
+        f"\n== C. approximate RBF (Nystroem 1000 components + linear SVM) vs exact libsvm: {sample_size} "
+        f"Adult rows, {folds} folds, Org., Id., L=2..5 =="
+    )
     grid = dict(kernels=("rbf",), ls=(2, 3, 4, 5), n_splits=folds, random_state=seed, n_jobs=n_jobs)
     exact, t_exact = timed(lambda: run_svm_grid(sample, solver="libsvm", **grid))
     approx, t_approx = timed(lambda: run_svm_grid(sample, solver="nystroem", **grid))
     paired = exact.merge(approx, on=["classifier", "method", "param", "fold", "metric"], suffixes=("_exact", "_approx"))
     diff = 100 * (paired["value_approx"] - paired["value_exact"])
     table = paired.assign(diff=diff.abs()).groupby(["method", "param"], dropna=False)["diff"].mean()
-    print(f"exact libsvm {t_exact:.1f} s, nystroem {t_approx:.1f} s (ratio {t_exact / t_approx:.2f}x); mean |error "
-          f"difference| over folds and views {diff.abs().mean():.3f} points (target <= 0.5), signed {diff.mean():+.3f}")
+    print(
+        f"exact libsvm {t_exact:.1f} s, nystroem {t_approx:.1f} s (ratio {t_exact / t_approx:.2f}x); mean |error "
+        f"difference| over folds and views {diff.abs().mean():.3f} points (target <= 0.5), signed {diff.mean():+.3f}"
+    )
     print("  per view: " + ", ".join(f"{method_label(m, p)} {v:.2f}" for (m, p), v in table.items()), flush=True)
 
 
 def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
-    print(f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid "
-          "with sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: "
-          f"{folds} fold(s), {n_jobs} jobs ==")
-    rows, seconds = timed(lambda: run_svm_grid(adult, ls=(2, 3, 4, 5), k_anonymity=(2, 3, 4, 5),
-                                               hierarchies=hierarchies,
-                                               n_splits=n_splits, solver="sklearnex", random_state=seed,
-                                               folds=range(folds), n_jobs=n_jobs))
+    print(
+        f"\n== D. the full Adult paper grid ({len(adult.frame)} rows, {n_splits}-fold split), run_svm_grid "
+        "with sklearnex, shared mechanisms, encodings and lattice, duplicates collapsed: "
+        f"{folds} fold(s), {n_jobs} jobs =="
+    )
+    rows, seconds = timed(
+        lambda: run_svm_grid(
+            adult,
+            ls=(2, 3, 4, 5),
+            k_anonymity=(2, 3, 4, 5),
+            hierarchies=hierarchies,
+            n_splits=n_splits,
+            solver="sklearnex",
+            random_state=seed,
+            folds=range(folds),
+            n_jobs=n_jobs,
+        )
+    )
     views = [method_label(m, p) for m, p in zip(rows["method"], rows["param"])]
     table = rows.assign(view=views).pivot_table(index="classifier", columns="view", values="value")
     print(table[list(dict.fromkeys(views))].round(4).to_string())
     minutes = n_splits * seconds / folds / 60
-    print(f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {minutes:.1f} min on this "
-          "machine now (target < 20 min)")
+    print(
+        f"{folds} fold(s): {seconds:.0f} s -> the full grid ({n_splits} folds) about {minutes:.1f} min on this "
+        "machine now (target < 20 min)"
+    )
 
 
 def part_e(adult, rows, kernels, seed):
     print(f"\n== E. input spaces: {rows} training rows of Adult (fold 0 of a 10-fold split), 4000 test rows ==")
     from privnb.experiments import folds_and_seeds
 
-    (train, test), = [folds_and_seeds(np.asarray(adult.y), 10, seed)[0][0]]
+    ((train, test),) = [folds_and_seeds(np.asarray(adult.y), 10, seed)[0][0]]
     train, test = train[:rows], test[:4000]
     X, y = adult.X, np.asarray(adult.y)
     for solver in ("libsvm", "sklearnex"):
         for kernel in kernels:
             for space in ("one_hot", "appendix_b"):
-                model, seconds = timed(lambda: svm_pipeline(adult, kernel, solver=solver, space=space).fit(
-                    X.iloc[train], y[train]))
-                print(f"  {solver:9s} {kernel:6s} {space:10s} {seconds:8.2f} s  error "
-                      f"{error_rate(y[test], model.predict(X.iloc[test])):.4f}", flush=True)
+                model, seconds = timed(
+                    lambda: svm_pipeline(adult, kernel, solver=solver, space=space).fit(X.iloc[train], y[train])
+                )
+                print(
+                    f"  {solver:9s} {kernel:6s} {space:10s} {seconds:8.2f} s  error "
+                    f"{error_rate(y[test], model.predict(X.iloc[test])):.4f}",
+                    flush=True,
+                )
 
 
 def main():

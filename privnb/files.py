@@ -1,4 +1,5 @@
 """Files written whole or not at all: a temporary file beside the target, then ``os.replace``."""
+
 from __future__ import annotations
 
 import os

@@ -7,8 +7,10 @@
 - :func:`validated_rows`, :func:`resolve_column`, :func:`with_labels`: rows, column roles and labels for
   estimators and mechanisms that work on DataFrames.
 """
+
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections.abc import Mapping
@@ -18,8 +20,17 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import validate_data
 
-__all__ = ["KINDS", "check_int", "as_fraction", "infer_kind", "infer_kinds", "seed_unset_random_states", "with_labels",
-           "resolve_column", "validated_rows"]
+__all__ = [
+    "KINDS",
+    "check_int",
+    "as_fraction",
+    "infer_kind",
+    "infer_kinds",
+    "seed_unset_random_states",
+    "with_labels",
+    "resolve_column",
+    "validated_rows",
+]
 
 KINDS = ("numeric", "ordinal", "nominal")
 """Column kinds: numbers, ordered categories (with their order), unordered categories."""
@@ -70,8 +81,11 @@ def infer_kinds(frame: pd.DataFrame, kinds: Mapping[str, str] | None = None) -> 
 
 def seed_unset_random_states(estimator, seed: int):
     """Give every ``random_state`` parameter left at None (the estimator's own and nested ones) ``seed``."""
-    unset = {name: seed for name, value in estimator.get_params(deep=True).items()
-             if (name == "random_state" or name.endswith("__random_state")) and value is None}
+    unset = {
+        name: seed
+        for name, value in estimator.get_params(deep=True).items()
+        if (name == "random_state" or name.endswith("__random_state")) and value is None
+    }
     return estimator.set_params(**unset) if unset else estimator
 
 
@@ -90,11 +104,16 @@ def resolve_column(frame: pd.DataFrame, column):
     """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
     if column in frame.columns:
         return column
-    if isinstance(column, (int, np.integer)) and not isinstance(column, bool) \
-            and -frame.shape[1] <= column < frame.shape[1]:
+    if (
+        isinstance(column, (int, np.integer))
+        and not isinstance(column, bool)
+        and -frame.shape[1] <= column < frame.shape[1]
+    ):
         return frame.columns[column]
-    raise ValueError(f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
-                     f"position in 0..{frame.shape[1] - 1}.")
+    raise ValueError(
+        f"Column {column!r} is neither a column of X ({list(frame.columns)[:20]}) nor a "
+        f"position in 0..{frame.shape[1] - 1}."
+    )
 
 
 def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.DataFrame:
@@ -113,8 +132,6 @@ def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.D
         return X
     X = validate_data(estimator, X, reset=reset, dtype=None, ensure_all_finite=ensure_all_finite)
     if X.dtype == object:
-        try:
+        with contextlib.suppress(ValueError):  # strings: nominal columns (an unconvertible object raises TypeError)
             X = X.astype(float)
-        except ValueError:  # strings: nominal columns (an unconvertible object raises TypeError)
-            pass
     return pd.DataFrame(X)

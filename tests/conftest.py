@@ -1,4 +1,5 @@
 """Shared fixtures: running a notebook from notebooks/ with papermill, as a sweep point would."""
+
 import os
 from pathlib import Path
 
@@ -20,9 +21,14 @@ def run_notebook(tmp_path):
     def run(name: str, **parameters) -> Path:
         out = tmp_path / "out"
         try:
-            papermill.execute_notebook(str(NOTEBOOKS / name), str(tmp_path / name), cwd=str(NOTEBOOKS),
-                                       parameters={**parameters, "output_dir": str(out)},
-                                       progress_bar=False, kernel_name="python3")
+            papermill.execute_notebook(
+                str(NOTEBOOKS / name),
+                str(tmp_path / name),
+                cwd=str(NOTEBOOKS),
+                parameters={**parameters, "output_dir": str(out)},
+                progress_bar=False,
+                kernel_name="python3",
+            )
         except papermill.PapermillExecutionError as error:
             if error.ename == DataUnavailableError.__name__ and "PRIVNB_DATA" not in os.environ:
                 pytest.skip(f"{name} needs a data set that is not available: {error.evalue}")

@@ -1,4 +1,5 @@
 """Tests of privnb.mechanisms.anatomy: Xiao and Tao's bucketization, IT/ST, the join D_A and D_id (seed 002)."""
+
 from __future__ import annotations
 
 import heapq
@@ -33,14 +34,14 @@ def frames(draw, max_rows=40, max_values=6):
     values = draw(st.lists(st.integers(0, max_values - 1), min_size=n, max_size=n))
     labels = draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n, unique=True))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    return pd.DataFrame({"q": rng.integers(0, 5, n), "s": [f"v{v}" for v in values],
-                         "y": rng.integers(0, 2, n)}, index=labels)
+    return pd.DataFrame(
+        {"q": rng.integers(0, 5, n), "s": [f"v{v}" for v in values], "y": rng.integers(0, 2, n)}, index=labels
+    )
 
 
 def toy():
     """Stand-in for Figure 1 of seed 002: six individuals (2 blue, 4 red), A1 identifying, A2 sensitive."""
-    return pd.DataFrame({"A1": [1.0, 2.0, 5.0, 6.0, 7.0, 8.0], "A2": [1, 2, 3, 4, 5, 6],
-                         "y": [0, 0, 1, 1, 1, 1]})
+    return pd.DataFrame({"A1": [1.0, 2.0, 5.0, 6.0, 7.0, 8.0], "A2": [1, 2, 3, 4, 5, 6], "y": [0, 0, 1, 1, 1, 1]})
 
 
 def test_toy_example_l2_gives_12_instances():
@@ -77,8 +78,7 @@ def test_anatomy_guarantees(data, l, residue, seed):
     # every kept row once in IT, disjoint from the suppressed ones, together all rows
     assert it.index.is_unique and not it.index.isin(anatomy.suppressed).any()
     assert sorted(it.index.append(anatomy.suppressed)) == sorted(data.index)
-    pd.testing.assert_frame_equal(it.drop(columns="gid"), data.loc[it.index, ["q", "y"]],
-                                  check_names=False)
+    pd.testing.assert_frame_equal(it.drop(columns="gid"), data.loc[it.index, ["q", "y"]], check_names=False)
     # ST: one row per individual, each group's values = its members' true values
     assert len(st_) == len(it)
     truth = data.loc[it.index, "s"].groupby(it["gid"].to_numpy()).apply(sorted)
@@ -93,8 +93,7 @@ def test_anatomy_guarantees(data, l, residue, seed):
     if residue == "suppress":
         assert (sizes == l).all() and len(joined) == len(it) * l
     true_pairs = set(zip(data.index, data["s"]))
-    assert {(r, s) for r, s in zip(joined["row_id"], joined["s"])} >= {
-        (r, s) for r, s in true_pairs if r in it.index}
+    assert {(r, s) for r, s in zip(joined["row_id"], joined["s"])} >= {(r, s) for r, s in true_pairs if r in it.index}
     per_row = joined.groupby("row_id").size()
     assert (per_row[it.index].to_numpy() == sizes[it["gid"]].to_numpy()).all()
     candidates = joined.groupby("row_id")["s"].apply(list)
@@ -108,8 +107,7 @@ def test_groups_follow_the_bucketization(data, l, seed):
         return
     anatomy = anatomize(data, "s", l, random_state=seed)
     values = sorted(data["s"].unique())
-    expected = Counter(tuple(values[v] for v in g)
-                       for g in greedy_groups(data["s"].value_counts()[values].tolist(), l))
+    expected = Counter(tuple(values[v] for v in g) for g in greedy_groups(data["s"].value_counts()[values].tolist(), l))
     got = Counter(tuple(sorted(g)) for g in anatomy.st.groupby("gid")["s"].apply(list))
     assert got == expected
 
@@ -150,8 +148,14 @@ def test_random_state_controls_gids_and_order():
 
 def test_join_on_adult_sized_input_keeps_dtypes():
     rng = np.random.default_rng(0)
-    data = pd.DataFrame({"age": rng.integers(17, 90, 5000), "job": rng.choice(["a", "b"], 5000),
-                         "edu": rng.choice(list("pqrstu"), 5000), "y": rng.integers(0, 2, 5000)})
+    data = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, 5000),
+            "job": rng.choice(["a", "b"], 5000),
+            "edu": rng.choice(list("pqrstu"), 5000),
+            "y": rng.integers(0, 2, 5000),
+        }
+    )
     joined = anatomize(data, "edu", 5, random_state=0).join()
     assert joined["age"].dtype == data["age"].dtype and joined["row_id"].dtype.kind == "i"
 
@@ -174,11 +178,14 @@ def test_toy_dataset_from_datasets():
     assert is_l_diverse(anatomy) and len(anatomy.join()) == 12
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(sensitive="nope", l=2), "not among the columns"),
-    (dict(sensitive="s", l=0), "integer >= 1"),
-    (dict(sensitive="s", l=2, residue="drop"), "residue must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(sensitive="nope", l=2), "not among the columns"),
+        (dict(sensitive="s", l=0), "integer >= 1"),
+        (dict(sensitive="s", l=2, residue="drop"), "residue must be"),
+    ],
+)
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         anatomize(pd.DataFrame({"q": [1, 2], "s": ["a", "b"]}), **kwargs)

@@ -1,4 +1,5 @@
 """privnb's shape: layers that import only downwards, no import circle, small modules, short notebook cells."""
+
 import ast
 import json
 from pathlib import Path
@@ -10,8 +11,18 @@ PACKAGE = ROOT / "privnb"
 
 # data <- mechanisms / nbc <- attacks / learn <- experiments <- workbench; files, validation and bounds below
 # them all. Packages of one rank never import each other (an attack uses no learner, a learner no attack).
-RANK = {"files": 0, "validation": 0, "bounds": 0, "data": 1, "mechanisms": 2, "nbc": 2, "attacks": 3, "learn": 3,
-        "experiments": 4, "workbench": 5}
+RANK = {
+    "files": 0,
+    "validation": 0,
+    "bounds": 0,
+    "data": 1,
+    "mechanisms": 2,
+    "nbc": 2,
+    "attacks": 3,
+    "learn": 3,
+    "experiments": 4,
+    "workbench": 5,
+}
 MAX_MODULE_LINES = 550
 MAX_CELL_LINES = 20
 
@@ -59,8 +70,11 @@ def test_layers_import_only_downwards_and_no_private_names_across_layers():
                 continue
             if RANK[_layer(target)] >= RANK[_layer(name)]:
                 problems.append(f"{name} imports {target} (layer {_layer(target)} is not below {_layer(name)})")
-            problems += [f"{name} imports the private {target}.{n}" for n in names
-                         if n.startswith("_") and not n.startswith("__")]
+            problems += [
+                f"{name} imports the private {target}.{n}"
+                for n in names
+                if n.startswith("_") and not n.startswith("__")
+            ]
     assert problems == []
 
 
@@ -82,7 +96,7 @@ def test_no_import_circle_and_no_module_getattr():
         state[node] = 1
         for nxt in graph[node]:
             if state.get(nxt) == 1:
-                pytest.fail("import circle: " + " -> ".join(trail[trail.index(nxt):] + [node, nxt]))
+                pytest.fail("import circle: " + " -> ".join(trail[trail.index(nxt) :] + [node, nxt]))
             if nxt not in state:
                 visit(nxt, trail + [node])
         state[node] = 2

@@ -1,13 +1,19 @@
 """The de Finetti attack on anatomy (Kifer, SIGMOD 2009, Section 5): planted dependence, independence, the
 naive loop, and bad input."""
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.attacks import (definetti_attack, naive_definetti_attack, pruning_disclosure, random_guess,
-                            random_worlds_rate)
+from privnb.attacks import (
+    definetti_attack,
+    naive_definetti_attack,
+    pruning_disclosure,
+    random_guess,
+    random_worlds_rate,
+)
 from privnb.mechanisms import anatomize, prerequisites, prune  # noqa: F401
 
 

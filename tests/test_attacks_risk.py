@@ -1,5 +1,4 @@
 """Risk measures of k-anonymous releases, linkage on containment, DP NBC views: brute force and bad input."""
-import itertools
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,5 @@
 """privnb.bounds.amplification: Statement 1, Lemma 2, Corollary 4, Statement 14 of seed 004 in sympy."""
+
 import math
 
 import pytest
@@ -7,9 +8,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privnb import bounds
-from privnb.bounds import (amplification_symbols, corollary4_ratio, lemma2_m1, lemma2_m2, lemma2_ratio,
-                           lemma2_ratio_alt, lemma2_ratio_value, max_gamma, max_gamma_expr, policy_ratio,
-                           statement14_condition, statement14_limit, statement14_min_r)
+from privnb.bounds import (
+    amplification_symbols,
+    corollary4_ratio,
+    lemma2_m1,
+    lemma2_m2,
+    lemma2_ratio,
+    lemma2_ratio_alt,
+    lemma2_ratio_value,
+    max_gamma,
+    max_gamma_expr,
+    policy_ratio,
+    statement14_condition,
+    statement14_limit,
+    statement14_min_r,
+)
 
 S = amplification_symbols()
 g, C = S["gamma"], S["n_C"]
@@ -62,19 +75,22 @@ def test_corollary4_and_statement14():
     assert statement14_min_r(1, 2, 10, 1, 3) == 1.0
     # F~ = S_M^(log r / ((2n^2+3n) log(M/m))) at the returned r
     r = statement14_min_r(3, 1.5, 100, 1, 2)
-    assert 3 == pytest.approx(1.5 ** (math.log(r) / (14 * math.log(100))))
+    assert pytest.approx(1.5 ** (math.log(r) / (14 * math.log(100)))) == 3
     assert statement14_min_r(3, 1.5, 100, 1, 2, log=True) == pytest.approx(math.log(r))
     # Adult with the paper's own S_M = M1/M2 = 11970/8826 (Lemma 12), F~ = 3, M/m = 24720: ln r ~ 985
     assert statement14_min_r(3, 11970 / 8826, 24720, 1, 3) == math.inf
     assert statement14_min_r(3, 11970 / 8826, 24720, 1, 3, log=True) == pytest.approx(984.5, abs=1)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((0.6, 0.5, 2), "smaller than L2"),
-    ((0.0, 0.5, 2), "strictly between"),
-    ((0.5, 1.0, 2), "strictly between"),
-    ((0.2, 0.5, 1), "n_classes"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((0.6, 0.5, 2), "smaller than L2"),
+        ((0.0, 0.5, 2), "strictly between"),
+        ((0.5, 1.0, 2), "strictly between"),
+        ((0.2, 0.5, 1), "n_classes"),
+    ],
+)
 def test_bad_policy(args, message):
     with pytest.raises(ValueError, match=message):
         max_gamma(*args)

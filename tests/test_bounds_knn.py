@@ -1,14 +1,26 @@
 """privnb.bounds.knn: the k-NN paper's algebra (seed 002) against sympy, brute force and simulation."""
+
 import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privnb.bounds import (
+    AnatomizedGaussians,
+    bayes_error_series,
+    beta,
+    beta_derivation,
+    beta_stated,
+    catalan_sum,
+    convergence_term,
+    expected_rho_squared,
+    knn_error_chain,
+    knn_error_series,
+    knn_majority_error,
+    simulate_rho_squared,
+)
 from privnb.bounds import knn as kb
-from privnb.bounds import (AnatomizedGaussians, bayes_error_series, beta, beta_derivation, beta_stated,
-                           catalan_sum, convergence_term, expected_rho_squared, knn_error_chain,
-                           knn_error_series, knn_majority_error, simulate_rho_squared)
 
 q = sp.Symbol("q", nonnegative=True)
 d = sp.Symbol("d", positive=True, integer=True)
@@ -36,10 +48,10 @@ def test_beta_rejects_bad_dimension(bad):
 
 def test_derivation_parts():
     steps = beta_derivation()
-    u, rho, p, det_a, n_l = (sp.Symbol(s, positive=True) for s in ("u", "rho", "p", "detA", "N_l"))
+    u, rho, _p, _det_a, n_l = (sp.Symbol(s, positive=True) for s in ("u", "rho", "p", "detA", "N_l"))
     # (17) inverts (16): substituting u(rho) gives back rho^2
     back = steps["rho2_of_u"].subs(u, steps["u_of_rho"]).subs(d, 3)
-    assert sp.simplify(back - rho ** 2) == 0
+    assert sp.simplify(back - rho**2) == 0
     # (18) at concrete values against sympy's integral
     n_val, m_val = 3, 6
     integral = m_val * sp.integrate(u ** sp.Rational(2, n_val) * (1 - u) ** (m_val - 1), (u, 0, 1))
@@ -77,8 +89,8 @@ def test_eq2_with_limits_k_plus_1_over_2_is_the_majority_error(k):
 
 def test_small_cases_by_hand():
     xi = sp.Symbol("xi")
-    assert sp.expand(knn_error_series(1, xi)) == 2 * xi            # Cover-Hart: R(x) = 2 q1 q2
-    assert sp.expand(knn_error_series(3, xi)) == xi + 4 * xi ** 2
+    assert sp.expand(knn_error_series(1, xi)) == 2 * xi  # Cover-Hart: R(x) = 2 q1 q2
+    assert sp.expand(knn_error_series(3, xi)) == xi + 4 * xi**2
 
 
 @pytest.mark.parametrize("k", [0, 2, 4, -1])
@@ -120,7 +132,7 @@ def test_anatomized_gaussians_model():
     assert errors["bayes_A"] <= errors["nn_A"] <= 2 * errors["bayes_A"]
     # anatomization blurs the sensitive attribute: the Bayes error can only grow
     assert errors["bayes_A"] >= errors["bayes"]
-    full = AnatomizedGaussians(l=4)        # l = m: s carries no information in D_A
+    full = AnatomizedGaussians(l=4)  # l = m: s carries no information in D_A
     a = np.linspace(-2, 3, 7)
     qa = [full.posterior(a, np.full(7, s), anatomized=True) for s in range(4)]
     assert all(np.allclose(qa[0], other) for other in qa[1:])
@@ -131,7 +143,7 @@ def test_anatomized_sample_law():
     X, y, owner = model.sample_anatomized(4000, random_state=0)
     assert len(X) == 3 * 4000 and np.all(np.bincount(owner) == 3)
     s = (X[:, 1] / model.s_scale).round().astype(int).reshape(-1, 3)
-    assert np.all(np.sort(s, axis=1)[:, 1:] != np.sort(s, axis=1)[:, :-1])   # l distinct values
+    assert np.all(np.sort(s, axis=1)[:, 1:] != np.sort(s, axis=1)[:, :-1])  # l distinct values
     # empirical P_A(s | c) against the model's weights
     weights = model._weights(True)
     for c in (0, 1):

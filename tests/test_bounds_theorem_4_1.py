@@ -1,4 +1,5 @@
 """Theorem 4.1 of seed 003 (Theorem A.1 of seed 000): the bound (4.6) and the algebra of its proof."""
+
 import math
 
 import numpy as np
@@ -8,8 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privnb.bounds as bounds
-from privnb.bounds import (second_term_share, theorem_4_1_bound, theorem_4_1_expr, theorem_4_1_proof_steps,
-                           theorem_4_1_symbols as S, theorem_4_1_terms, rp2_range_from_data, vc_bound_3_5)
+from privnb.bounds import (
+    rp2_range_from_data,
+    second_term_share,
+    theorem_4_1_bound,
+    theorem_4_1_expr,
+    theorem_4_1_proof_steps,
+    theorem_4_1_terms,
+    vc_bound_3_5,
+)
+from privnb.bounds import theorem_4_1_symbols as S
 
 
 def test_exported_through_the_package():
@@ -18,8 +27,7 @@ def test_exported_through_the_package():
 
 
 def test_bound_is_the_papers_formula_4_6():
-    expected = (4 * sp.sqrt(((S.d + 2) * sp.log(S.N + 1) + sp.log(2)) / S.N)
-                + (S.rp2_max - S.rp2_min) / S.N)
+    expected = 4 * sp.sqrt(((S.d + 2) * sp.log(S.N + 1) + sp.log(2)) / S.N) + (S.rp2_max - S.rp2_min) / S.N
     assert sp.simplify(theorem_4_1_expr - expected) == 0
     assert theorem_4_1_bound(S.N, S.d, S.rp2_min, S.rp2_max) == theorem_4_1_expr
 
@@ -54,8 +62,7 @@ def test_proof_algebra_a3_and_a7():
     assert sp.simplify(steps["A.4"] - S.inf_risk - steps["A.5"]) == 0
 
 
-@given(n=st.integers(2, 10**7), dim=st.integers(1, 200), lo=st.floats(1e-3, 1e3),
-       spread=st.floats(0, 1e4))
+@given(n=st.integers(2, 10**7), dim=st.integers(1, 200), lo=st.floats(1e-3, 1e3), spread=st.floats(0, 1e4))
 def test_terms_match_the_expression_and_share_is_a_fraction(n, dim, lo, spread):
     first, second = theorem_4_1_terms(n, dim, lo, lo + spread)
     assert first + second == pytest.approx(theorem_4_1_bound(n, dim, lo, lo + spread))
@@ -72,11 +79,14 @@ def test_rp2_range_from_data():
     assert rp2_range_from_data(2.0, 8.0, 3.0) == (18.0, 72.0)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((0, 3, 1.0, 2.0), "N >= 1"),
-    ((10, 3, 0.0, 2.0), "0 < \\[r_p\\^2\\]min"),
-    ((10, 3, 3.0, 2.0), "rp2_max"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((0, 3, 1.0, 2.0), "N >= 1"),
+        ((10, 3, 0.0, 2.0), "0 < \\[r_p\\^2\\]min"),
+        ((10, 3, 3.0, 2.0), "rp2_max"),
+    ],
+)
 def test_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         theorem_4_1_bound(*args)

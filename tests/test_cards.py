@@ -1,5 +1,6 @@
 """Data cards: a YAML file beside a CSV or Parquet file, loaded by privnb.data.load and checked by
 `privnb data check`."""
+
 import os
 import textwrap
 from pathlib import Path
@@ -16,8 +17,12 @@ from privnb.workbench.cli import main
 CARD = {
     "name": "clinic",
     "file": "clinic.csv",
-    "roles": {"quasi_identifiers": ["age", "zip", "sex", "severity"], "sensitive": "diagnosis",
-              "target": "readmitted", "positive": "yes"},
+    "roles": {
+        "quasi_identifiers": ["age", "zip", "sex", "severity"],
+        "sensitive": "diagnosis",
+        "target": "readmitted",
+        "positive": "yes",
+    },
     "columns": {"severity": {"kind": "ordinal", "order": ["low", "medium", "high"]}, "zip": "nominal"},
     "missing": {"markers": ["?"], "action": "drop"},
 }
@@ -25,15 +30,17 @@ CARD = {
 
 def _frame(n=60):
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "age": rng.integers(18, 90, n),
-        "zip": rng.choice([47906, 47907, 47901], n),
-        "sex": rng.choice(["F", "M"], n),
-        "severity": rng.choice(["low", "medium", "high"], n),
-        "diagnosis": rng.choice(["flu", "asthma", "diabetes", "ulcer"], n),
-        "note": ["x"] * n,
-        "readmitted": np.where(np.arange(n) % 3 == 0, "yes", "no"),
-    })
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "zip": rng.choice([47906, 47907, 47901], n),
+            "sex": rng.choice(["F", "M"], n),
+            "severity": rng.choice(["low", "medium", "high"], n),
+            "diagnosis": rng.choice(["flu", "asthma", "diabetes", "ulcer"], n),
+            "note": ["x"] * n,
+            "readmitted": np.where(np.arange(n) % 3 == 0, "yes", "no"),
+        }
+    )
     frame = frame.astype({"zip": object, "age": object})
     frame.loc[[3, 7], "sex"] = "?"
     frame.loc[5, "age"] = "?"
@@ -61,8 +68,13 @@ def test_card_gives_a_dataset_with_its_roles_kinds_and_order(folder):
     assert data.target_names == ("no", "yes")
     assert len(data.frame) == 57  # three rows with a "?" dropped
     assert data.y.sum() == sum(1 for i in range(60) if i % 3 == 0 and i not in (3, 5, 7))
-    assert data.kinds == {"age": "numeric", "zip": "nominal", "sex": "nominal", "severity": "ordinal",
-                          "diagnosis": "nominal"}
+    assert data.kinds == {
+        "age": "numeric",
+        "zip": "nominal",
+        "sex": "nominal",
+        "severity": "ordinal",
+        "diagnosis": "nominal",
+    }
     assert data.orders == {"severity": ("low", "medium", "high")}
     assert pd.api.types.is_numeric_dtype(data.frame["age"])
 
@@ -79,8 +91,13 @@ def test_inferred_kinds_are_reported(folder):
 
 
 def test_missing_as_a_category(folder):
-    data = load(_card(folder, missing={"markers": ["?"], "action": "category", "category": "unknown"},
-                      columns={**CARD["columns"], "age": "nominal"}))
+    data = load(
+        _card(
+            folder,
+            missing={"markers": ["?"], "action": "category", "category": "unknown"},
+            columns={**CARD["columns"], "age": "nominal"},
+        )
+    )
     assert len(data.frame) == 60
     assert (data.frame["sex"] == "unknown").sum() == 2 and (data.frame["age"] == "unknown").sum() == 1
 
@@ -111,15 +128,23 @@ def test_hierarchies_arx_and_intervals(folder):
 
 BAD = [
     (dict(file="absent.csv"), r"clinic.yaml: file 'absent.csv' not found .*fix 'file:'"),
-    (dict(roles={**CARD["roles"], "quasi_identifiers": ["age", "zipcode"]}),
-     r"clinic.yaml: column 'zipcode' \(roles.quasi_identifiers\) is not in clinic.csv.*fix the name"),
-    (dict(roles={**CARD["roles"], "positive": "maybe"}),
-     r"clinic.yaml: column 'readmitted': positive label 'maybe' not found.*set roles.positive"),
-    (dict(roles={**CARD["roles"], "sensitive": "note", "quasi_identifiers": ["age"]}),
-     r"clinic.yaml: column 'note' \(roles.sensitive\) has 1 distinct value.*at least 2"),
+    (
+        dict(roles={**CARD["roles"], "quasi_identifiers": ["age", "zipcode"]}),
+        r"clinic.yaml: column 'zipcode' \(roles.quasi_identifiers\) is not in clinic.csv.*fix the name",
+    ),
+    (
+        dict(roles={**CARD["roles"], "positive": "maybe"}),
+        r"clinic.yaml: column 'readmitted': positive label 'maybe' not found.*set roles.positive",
+    ),
+    (
+        dict(roles={**CARD["roles"], "sensitive": "note", "quasi_identifiers": ["age"]}),
+        r"clinic.yaml: column 'note' \(roles.sensitive\) has 1 distinct value.*at least 2",
+    ),
     (dict(columns={"zip": "categorical"}), r"clinic.yaml: column 'zip': kind 'categorical' is not one of"),
-    (dict(columns={"severity": {"kind": "ordinal", "order": ["low", "high"]}}),
-     r"clinic.yaml: column 'severity' has values \['medium'\] outside its order.*add them to columns.severity.order"),
+    (
+        dict(columns={"severity": {"kind": "ordinal", "order": ["low", "high"]}}),
+        r"clinic.yaml: column 'severity' has values \['medium'\] outside its order.*add them to columns.severity.order",
+    ),
     (dict(hierarchies={"zip": {"arx": "nowhere.csv"}}), r"clinic.yaml: column 'zip': hierarchy file 'nowhere.csv'"),
     (dict(hierarchies={"sex": {"intervals": {"width": 1}}}), r"column 'sex': interval hierarchies need a numeric"),
 ]
@@ -178,10 +203,20 @@ def _items_card(folder, items):
 
 
 def test_binary_items_as_a_matrix_and_as_transactions(folder):
-    pd.DataFrame({"bread": [1, 0, 1, 1], "milk": [0, 1, 1, 0], "eggs": [1, 1, 0, 0],
-                  "label": ["spam", "ham", "spam", "ham"], "part": [1, 1, 2, 2]}).to_csv(folder / "m.csv", index=False)
-    matrix = load(_items_card(folder, {"file": "m.csv", "format": "matrix", "label": "label", "positive": "spam",
-                                       "folds": "part"}))
+    pd.DataFrame(
+        {
+            "bread": [1, 0, 1, 1],
+            "milk": [0, 1, 1, 0],
+            "eggs": [1, 1, 0, 0],
+            "label": ["spam", "ham", "spam", "ham"],
+            "part": [1, 1, 2, 2],
+        }
+    ).to_csv(folder / "m.csv", index=False)
+    matrix = load(
+        _items_card(
+            folder, {"file": "m.csv", "format": "matrix", "label": "label", "positive": "spam", "folds": "part"}
+        )
+    )
     assert isinstance(matrix, TokenCorpus)
     assert matrix.X.toarray().tolist() == [[1, 0, 1], [0, 1, 1], [1, 1, 0], [1, 0, 0]]
     assert matrix.y.tolist() == [1, 0, 1, 0] and matrix.folds.tolist() == [1, 1, 2, 2]
@@ -228,13 +263,15 @@ def test_readme_card_is_a_complete_card_that_loads(folder):
     assert set(hierarchies_from_card(folder / "readme.yaml")) == {"zip", "age"}
 
 
-needs_data = pytest.mark.skipif("PRIVNB_DATA" not in os.environ,
-                                reason="needs the shared data: set PRIVNB_DATA to the shared data folder")
+needs_data = pytest.mark.skipif(
+    "PRIVNB_DATA" not in os.environ, reason="needs the shared data: set PRIVNB_DATA to the shared data folder"
+)
 
 
 @needs_data
-@pytest.mark.parametrize("name, options", [("adult", {}), ("adult", {"version": "train", "drop_missing": False}),
-                                           ("bank", {}), ("fars", {})])
+@pytest.mark.parametrize(
+    "name, options", [("adult", {}), ("adult", {"version": "train", "drop_missing": False}), ("bank", {}), ("fars", {})]
+)
 def test_builtin_cards_equal_the_loaders(name, options):
     from privnb.data import LOADERS
 
@@ -254,8 +291,9 @@ def test_builtin_pu1_card_and_adult_hierarchies():
     data = load("adult")
     for column, hierarchy in from_card.items():
         for level in range(hierarchy.n_levels):
-            assert list(hierarchy.generalize(data.frame[column], level)) == \
-                list(built[column].generalize(data.frame[column], level))
+            assert list(hierarchy.generalize(data.frame[column], level)) == list(
+                built[column].generalize(data.frame[column], level)
+            )
 
 
 @needs_data

@@ -1,13 +1,14 @@
 """The privnb command: argument handling, exit status, report rebuilding, data listing."""
+
 import sys
 import types
 
 import pandas as pd
 import pytest
+from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 from privnb import workbench as sweep
 from privnb.workbench import cli, runner
-from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 
 def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatch, capsys):
@@ -15,17 +16,28 @@ def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatc
 
     def fake_run_sweeps(specs, **options):
         calls.update(options, specs=specs)
-        records = {"a.quick": [{"point": "x=1", "status": "ok"}, {"point": "x=2", "status": "failed", "error": "boom"},
-                               {"point": "x=3", "status": "failed", "error": "bang"}]}
+        records = {
+            "a.quick": [
+                {"point": "x=1", "status": "ok"},
+                {"point": "x=2", "status": "failed", "error": "boom"},
+                {"point": "x=3", "status": "failed", "error": "bang"},
+            ]
+        }
         return sweep.SweepSummary("results", records)
 
     monkeypatch.setattr(runner, "run_sweeps", fake_run_sweeps)
-    status = cli.main(["sweep", "a.quick.yaml", "b.quick.yaml", "--out", "res", "--workers", "3", "--force",
-                       "--no-progress"])
+    status = cli.main(
+        ["sweep", "a.quick.yaml", "b.quick.yaml", "--out", "res", "--workers", "3", "--force", "--no-progress"]
+    )
     assert status == 1
     assert calls["specs"] == ["a.quick.yaml", "b.quick.yaml"]
-    assert (calls["out"], calls["workers"], calls["force"], calls["progress"], calls["scheduler"]) == \
-        ("res", 3, True, False, None)
+    assert (calls["out"], calls["workers"], calls["force"], calls["progress"], calls["scheduler"]) == (
+        "res",
+        3,
+        True,
+        False,
+        None,
+    )
     out, err = capsys.readouterr()
     assert "3 points" in out and "2 failed" in out and "a.quick/x=2: boom" in err
 
@@ -72,8 +84,14 @@ def test_data_prints_the_table_and_fails_on_a_mismatch(monkeypatch, capsys):
 
     def describe_data(data_home=None, *, verify=True):
         seen.update(data_home=data_home, verify=verify)
-        return pd.DataFrame({"dataset": ["adult", "fars"], "file": ["adult.data", "fars.tsv"],
-                             "location": ["/data/adult.data", "missing"], "sha256": [status, "unverified"]})
+        return pd.DataFrame(
+            {
+                "dataset": ["adult", "fars"],
+                "file": ["adult.data", "fars.tsv"],
+                "location": ["/data/adult.data", "missing"],
+                "sha256": [status, "unverified"],
+            }
+        )
 
     monkeypatch.setitem(sys.modules, "privnb.data.loaders", types.SimpleNamespace(describe_data=describe_data))
     status = "ok"

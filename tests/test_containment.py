@@ -1,16 +1,30 @@
 """Tests of privnb.mechanisms.containment and privnb.learn.feature_selection: Table 1 of seed 001,
 Lemmas 1-3, the utilities' closed forms."""
+
 from itertools import combinations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privnb.mechanisms import CONSTRAINTS, classification_metric, dataset_ac, dataset_anonymity, distcnt, entity_ac, entity_anonymity, feature_hamdist, hamdist, is_k_ac, is_k_anonymous_binary
-from privnb.learn import ContainmentSelector, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
 from privnb.data import feature_selection_table1
+from privnb.learn import ContainmentSelector, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
+from privnb.mechanisms import (
+    CONSTRAINTS,
+    classification_metric,
+    dataset_ac,
+    dataset_anonymity,
+    distcnt,
+    entity_ac,
+    entity_anonymity,
+    feature_hamdist,
+    hamdist,
+    is_k_ac,
+    is_k_anonymous_binary,
+)
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +35,15 @@ def table1():
 
 # ------------------------------------------------------------------ brute force references
 
+
 def brute_entity_ac(X, S):
     P = X[:, S]
-    return np.array([(P >= P[i]).all(axis=1).sum() for i in range(len(P))])
+    return np.array([(P[i] <= P).all(axis=1).sum() for i in range(len(P))])
 
 
 def brute_anonymity(X, S):
     P = X[:, S]
-    return np.array([(P == P[i]).all(axis=1).sum() for i in range(len(P))])
+    return np.array([(P[i] == P).all(axis=1).sum() for i in range(len(P))])
 
 
 def brute_pairs(X, y, S):
@@ -52,11 +67,12 @@ def labels_for(X, seed):
 
 # ------------------------------------------------------------------ Table 1 (seed 001)
 
+
 def test_table1_containment_values(table1):
     X, _ = table1
-    assert entity_ac(X).tolist() == [4, 4, 2, 4, 1, 1]      # u1 is 4-AC with u2, u4, u5
-    assert dataset_ac(X) == 1 and dataset_anonymity(X) == 1   # Table 1 is neither 2-AC nor 2-anonymous
-    for S in ([0, 1, 4], [2, 3, 4]):                           # Table 2: both feature sets are 2-anonymous
+    assert entity_ac(X).tolist() == [4, 4, 2, 4, 1, 1]  # u1 is 4-AC with u2, u4, u5
+    assert dataset_ac(X) == 1 and dataset_anonymity(X) == 1  # Table 1 is neither 2-AC nor 2-anonymous
+    for S in ([0, 1, 4], [2, 3, 4]):  # Table 2: both feature sets are 2-anonymous
         assert is_k_anonymous_binary(X, 2, S) and is_k_ac(X, 2, S)
 
 
@@ -79,6 +95,7 @@ def test_table1_maximal_picks_feature_set_1(table1):
 
 
 # ------------------------------------------------------------------ exactness against brute force
+
 
 @settings(max_examples=60, deadline=None)
 @given(matrices)
@@ -131,14 +148,15 @@ def test_utilities_closed_form_and_set_function_properties(X, seed):
     for S in ham:
         for T in ham:
             if set(S) <= set(T):
-                assert ham[S] <= ham[T] + 1e-12 and dist[S] <= dist[T]       # monotone
+                assert ham[S] <= ham[T] + 1e-12 and dist[S] <= dist[T]  # monotone
                 for f in set(range(d)) - set(T):
                     Sf, Tf = tuple(sorted(S + (f,))), tuple(sorted(T + (f,)))
-                    assert ham[Sf] - ham[S] == pytest.approx(ham[Tf] - ham[T])   # modular
-                    assert dist[Sf] - dist[S] >= dist[Tf] - dist[T]           # submodular
+                    assert ham[Sf] - ham[S] == pytest.approx(ham[Tf] - ham[T])  # modular
+                    assert dist[Sf] - dist[S] >= dist[Tf] - dist[T]  # submodular
 
 
 # ------------------------------------------------------------------ selectors
+
 
 def brute_greedy_distcnt(X, y, k, constraint):
     check = brute_entity_ac if constraint == "k-ac" else brute_anonymity
@@ -148,7 +166,7 @@ def brute_greedy_distcnt(X, y, k, constraint):
         for f in sorted(set(range(X.shape[1])) - set(S)):
             if check(X, S + [f]).min() < k:
                 continue
-            distances, apart = brute_pairs(X, y, S + [f])
+            _distances, apart = brute_pairs(X, y, S + [f])
             _, before = brute_pairs(X, y, S)
             gain = apart.sum() - before.sum()
             if gain > gain_best:
@@ -210,6 +228,7 @@ def test_no_feasible_feature_gives_empty_set_with_ac_n():
 def test_selector_in_a_pipeline(table1):
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
+
     X, y = table1
     model = make_pipeline(ContainmentSelector(k=2, method="maximal"), LinearSVC()).fit(X, y)
     assert model[0].features_.tolist() == [0, 1, 4] and model[0].ac_ == 2
@@ -218,8 +237,10 @@ def test_selector_in_a_pipeline(table1):
 
 # ------------------------------------------------------------------ bad input
 
+
 def test_non_binary_matrix_names_the_column():
     import pandas as pd
+
     with pytest.raises(ValueError, match="'age' \\(column 1\\)"):
         entity_ac(pd.DataFrame({"male": [0, 1], "age": [0, 37]}))
     with pytest.raises(ValueError, match="'race' \\(column 0\\) has dtype"):

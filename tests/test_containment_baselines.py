@@ -1,5 +1,6 @@
 """Tests of seed 001's baselines (privnb.mechanisms.flipping, privnb.mechanisms.dp_release, greedy CM),
 privnb.data.binarize and privnb.experiments.selection."""
+
 from itertools import combinations
 
 import numpy as np
@@ -92,8 +93,8 @@ def test_dp_release_spends_epsilon_and_releases_the_table(mechanism):
     assert out.features.size == 3 and out.X.shape == (out.y.size, 3)
     assert set(np.unique(out.X)) <= {0, 1} and set(np.unique(out.y)) <= {0, 1}
     big = dp_select_release(X, y, 3, 1e4, mechanism=mechanism, random_state=0)
-    assert 0 in big.features                                     # huge epsilon: the informative feature wins
-    assert abs(big.y.size - 300) <= 8                            # and the table is nearly exact
+    assert 0 in big.features  # huge epsilon: the informative feature wins
+    assert abs(big.y.size - 300) <= 8  # and the table is nearly exact
 
 
 def test_dp_bad_input():
@@ -117,11 +118,18 @@ def test_hamdist_sensitivity_bounds_one_row():
 
 
 def test_binarize_adult_on_hand_made_rows():
-    frame = pd.DataFrame({"age": [17, 40, 90], "workclass": ["Private", "State-gov", None],
-                          "education": ["HS-grad", "Masters", "9th"],
-                          "marital-status": ["Never-married", "Divorced", "Widowed"],
-                          "occupation": ["Sales", "Exec-managerial", None], "race": ["White", "Black", "White"],
-                          "sex": ["Male", "Female", "Male"], "hours-per-week": [40, 60, 10]})
+    frame = pd.DataFrame(
+        {
+            "age": [17, 40, 90],
+            "workclass": ["Private", "State-gov", None],
+            "education": ["HS-grad", "Masters", "9th"],
+            "marital-status": ["Never-married", "Divorced", "Widowed"],
+            "occupation": ["Sales", "Exec-managerial", None],
+            "race": ["White", "Black", "White"],
+            "sex": ["Male", "Female", "Male"],
+            "hours-per-week": [40, 60, 10],
+        }
+    )
     B = binarize_adult(frame)
     assert B.shape == (3, 19) and set(np.unique(B)) <= {0, 1}
     assert B.sum(axis=1).tolist() == [3 + 3, 3 + 2, 3 + 2]
@@ -142,7 +150,7 @@ def test_evaluate_methods_tidy_rows_and_summary():
     ac = res[res["metric"] == "ac"]
     assert (ac["value"] >= 3).all()
     rf = res[(res["method"] == "rf") & (res["metric"] == "auc")]
-    assert sorted(rf["fold"]) == [0, 1, 2, 3]                       # run * n_splits + fold
+    assert sorted(rf["fold"]) == [0, 1, 2, 3]  # run * n_splits + fold
     summary = summary_table(res, n_splits=2)
     assert summary.loc[summary["method"] == "rf", "runs"].tolist() == [2]
     assert summary["auc"].between(0, 1).all()
@@ -151,8 +159,9 @@ def test_evaluate_methods_tidy_rows_and_summary():
 
 
 def test_side_by_side_ranks_the_papers_tables():
-    side = side_by_side(pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std",
-                                                 "flipped_share"]))
+    side = side_by_side(
+        pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std", "flipped_share"])
+    )
     adult5 = side[(side["dataset"] == "adult") & (side["k"] == 5)].set_index("method")
     assert adult5.loc["Full-Feature-Set", "rank_paper"] == 1 and adult5.loc["RF", "rank_paper"] == 2
     assert len(side) == 2 * 8 * 3

@@ -1,24 +1,22 @@
 """Data that is what it claims to be: local copies are checked against their pinned sha256 (once per file
 state), the matching one of a plain and a gzipped copy is used, damage is an error naming the file, and an
 unpinned download that is an HTML page is never cached."""
+
 import dataclasses
 import gzip
-import hashlib
 import os
 import shutil
 import stat
 import urllib.request
-import warnings
 from pathlib import Path
 
 import pytest
+from test_datasets import ADULT_LINES, ADULT_TEST, pin, write  # tests/ is on sys.path under pytest
 
 from privnb import data as datasets
-from privnb.data import DataUnavailableError, describe_data
-from privnb.data import sources
+from privnb.data import DataUnavailableError, describe_data, sources
 from privnb.data.sources import DataIntegrityError
 from privnb.workbench import cli
-from test_datasets import ADULT_LINES, ADULT_TEST, pin, sha, write  # tests/ is on sys.path under pytest
 
 SHARED = Path(os.environ.get("PRIVNB_DATA", "/nonexistent"))
 
@@ -60,7 +58,7 @@ def test_verification_is_cached_by_path_size_and_mtime(adult_home, monkeypatch):
     path = adult_home / "adult/adult.test.gz"
     path.write_bytes(gzip.compress(ADULT_TEST.replace("|1x3", "|1x4").encode()))
     os.utime(path, ns=(1, 1))
-    with pytest.raises(DataIntegrityError, match="adult.test"):
+    with pytest.raises(DataIntegrityError, match=r"adult.test"):
         datasets.load_adult()
 
 
@@ -116,7 +114,7 @@ def test_an_html_download_without_a_checksum_is_never_cached(tmp_path, monkeypat
     page.write_bytes(b"\n<!DOCTYPE html>\n<html><body>Dataset moved</body></html>\n")
     spec = dataclasses.replace(datasets.FILES["ipums/ipums.la.97"], url=page.as_uri())
     monkeypatch.setenv("PRIVNB_DATA", str(tmp_path / "empty"))
-    with pytest.raises(DataUnavailableError, match="HTML"):
+    with pytest.raises(DataUnavailableError, match=r"HTML"):
         sources.fetch(spec, opener=urllib.request.urlopen)
     assert not list(sources.user_cache_dir().rglob("ipums*"))
     # one cached earlier (before this check) is not served: it is dropped and fetched again
@@ -131,5 +129,5 @@ def test_a_copy_of_the_shared_adult_with_an_emptied_file_fails(tmp_path):
     home = tmp_path / "copy"
     shutil.copytree(SHARED / "adult", home / "adult")
     (home / "adult/adult.data.gz").write_bytes(gzip.compress(b""))
-    with pytest.raises(DataIntegrityError, match="adult.data.gz"):
+    with pytest.raises(DataIntegrityError, match=r"adult.data.gz"):
         datasets.load_adult(data_home=home)

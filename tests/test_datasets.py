@@ -1,4 +1,5 @@
 """Tests of privnb.data: loaders on the shared data, toy tables, sampling, file resolution, downloads."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,32 +22,42 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privnb import data as datasets
 from privnb import files
+from privnb.data import (
+    Dataset,
+    DataUnavailableError,
+    anatomy_toy,
+    describe_data,
+    feature_selection_table1,
+    loaders,
+    nbc_figure1_databases,
+)
 from privnb.data import sources as _fetch
-from privnb.data import Dataset, anatomy_toy, describe_data, feature_selection_table1, nbc_figure1_databases
-from privnb.data import DataUnavailableError
-from privnb.data import loaders
 
 SHARED = Path(os.environ.get("PRIVNB_DATA", "/nonexistent"))
 
 
 def needs(*paths):
     """Skip without a data folder; with PRIVNB_DATA set, a missing file fails the test (no silent pass)."""
-    return pytest.mark.skipif("PRIVNB_DATA" not in os.environ,
-                              reason=f"needs {', '.join(paths)}: set PRIVNB_DATA to the shared data folder")
+    return pytest.mark.skipif(
+        "PRIVNB_DATA" not in os.environ, reason=f"needs {', '.join(paths)}: set PRIVNB_DATA to the shared data folder"
+    )
 
 
 @pytest.fixture(autouse=True)
 def no_internet(monkeypatch):
     """Downloads may only reach 127.0.0.1 (the local server of these tests) or file:// URLs."""
+
     def opener(url):
         parsed = urllib.parse.urlparse(url)
         if parsed.scheme == "file" or parsed.hostname == "127.0.0.1":
             return urllib.request.urlopen(url, timeout=10)
         raise urllib.error.URLError(f"tests are offline ({url})")
+
     monkeypatch.setattr(_fetch, "_default_opener", opener)
 
 
@@ -58,8 +69,7 @@ def server(tmp_path):
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *args: None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
@@ -72,6 +82,7 @@ def sha(data: bytes) -> str:
 
 def closed_port_url():
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -84,7 +95,7 @@ def closed_port_url():
 @needs("adult/adult.data", "adult/adult.test")
 def test_adult_rows_and_classes():
     merged = datasets.load_adult()
-    assert len(merged.frame) == 45222                      # 30162 + 15060 rows without '?'
+    assert len(merged.frame) == 45222  # 30162 + 15060 rows without '?'
     train_all = datasets.load_adult(version="train", drop_missing=False)
     assert len(train_all.frame) == 32561
     assert np.bincount(train_all.y).tolist() == [24720, 7841]
@@ -115,18 +126,22 @@ def test_bank_marketing():
     assert bank.target == "housing" and bank.target_names == ("no", "yes")
     assert bank.orders["age"] == datasets.BANK_AGE_ORDER
     assert set(bank.frame["age"]) <= set(datasets.BANK_AGE_ORDER)
-    assert bank.frame["age"].nunique() >= 5                 # l-diversity up to 5 is possible
+    assert bank.frame["age"].nunique() >= 5  # l-diversity up to 5 is possible
 
 
 @needs("bank/bank-full.csv")
 def test_bank_age_bins_are_wekas_equal_width_bins():
-    raw = pd.read_csv(next(p for p in [SHARED / "bank/bank-full.csv", SHARED / "bank/bank-full.csv.gz"]
-                           if p.exists()), sep=";")
+    raw = pd.read_csv(
+        next(p for p in [SHARED / "bank/bank-full.csv", SHARED / "bank/bank-full.csv.gz"] if p.exists()), sep=";"
+    )
     ages = raw.loc[raw["y"] == "no", "age"].to_numpy()
-    edges = np.linspace(ages.min(), ages.max(), 11)      # Weka: 10 equal-width bins over the range
+    edges = np.linspace(ages.min(), ages.max(), 11)  # Weka: 10 equal-width bins over the range
     expected = np.clip(np.searchsorted(edges[1:-1], ages, side="left"), 0, 9)
-    got = pd.Series(datasets.load_bank_marketing().frame["age"]).map(
-        {label: i for i, label in enumerate(datasets.BANK_AGE_ORDER)}).to_numpy()
+    got = (
+        pd.Series(datasets.load_bank_marketing().frame["age"])
+        .map({label: i for i, label in enumerate(datasets.BANK_AGE_ORDER)})
+        .to_numpy()
+    )
     assert (got == expected).all()
 
 
@@ -136,7 +151,7 @@ def test_bank_equal_frequency_cuts_follow_wekas_rule():
     # a heavy value: its bin takes it whole, the cut lands on the nearer side of the ideal size
     values = [1] * 6 + [2, 3, 4, 5]
     assert loaders.weka_equal_frequency_cuts(values, 2).tolist() == [1.5]
-    with pytest.raises(ValueError, match="age_bins"):
+    with pytest.raises(ValueError, match=r"age_bins"):
         datasets.load_bank_marketing(age_bins="quantile")
 
 
@@ -154,12 +169,13 @@ def test_bank_age_bins_pin_the_suppression_of_each_paper(reading):
 
     bank = datasets.load_bank_marketing(age_bins=reading)
     assert bank.frame["age"].nunique() == 10 and list(bank.orders["age"]) == sorted(
-        bank.orders["age"], key=lambda label: int(label.split("-")[0]))
+        bank.orders["age"], key=lambda label: int(label.split("-")[0])
+    )
     got = [len(anatomize(bank.frame, "age", l, random_state=l).suppressed) for l in (2, 3, 4, 5)]
     assert got == BANK_SUPPRESSION[reading]
     if reading == "equal-frequency":
         counts = bank.frame["age"].value_counts()
-        assert counts.max() < 2 * counts.min()              # about equal frequencies
+        assert counts.max() < 2 * counts.min()  # about equal frequencies
 
 
 @needs("fars/fars.tsv", "fars/pmlb_fars_metadata.yaml")
@@ -185,28 +201,39 @@ def test_pu1():
     assert np.bincount(corpus.folds[corpus.y == 1], minlength=11)[1:].tolist() == [48] * 9 + [49]
     assert corpus.X.shape[1] == len(corpus.tokens) and (np.diff(corpus.tokens) > 0).all()
     assert datasets.load_pu1(version="lemm_stop").X.shape[0] == 1099
-    with pytest.raises(ValueError, match="version"):
+    with pytest.raises(ValueError, match=r"version"):
         datasets.load_pu1(version="stemmed")
 
 
 @needs("pu1/pu1_encoded.tar.gz")
 def test_pu1_subject_tokens_are_counted():
     spec = datasets.FILES["pu1/pu1_encoded.tar.gz"]
-    with _fetch.open_binary(spec, _fetch.fetch(spec, SHARED)) as handle, \
-            tarfile.open(fileobj=io.BytesIO(handle.read())) as archive:
+    with (
+        _fetch.open_binary(spec, _fetch.fetch(spec, SHARED)) as handle,
+        tarfile.open(fileobj=io.BytesIO(handle.read())) as archive,
+    ):
         name = sorted(n for n in archive.getnames() if "/bare/part1/" in n and n.endswith(".txt"))[0]
         text = archive.extractfile(name).read().decode()
     corpus = datasets.load_pu1()
     expected = set(map(int, text.replace("Subject:", " ").split()))
-    row = corpus.X[0].indices                               # messages are sorted by part, then name
+    row = corpus.X[0].indices  # messages are sorted by part, then name
     assert set(corpus.tokens[row].tolist()) == expected
 
 
 @needs(*[f"adult_hierarchies/adult_hierarchy_{a}.csv" for a in ("age", "education", "workclass")])
 def test_adult_hierarchies():
     tables = datasets.load_adult_hierarchies()
-    levels = {"age": 5, "education": 4, "marital-status": 3, "native-country": 3, "occupation": 3,
-              "race": 2, "salary-class": 2, "sex": 2, "workclass": 3}
+    levels = {
+        "age": 5,
+        "education": 4,
+        "marital-status": 3,
+        "native-country": 3,
+        "occupation": 3,
+        "race": 2,
+        "salary-class": 2,
+        "sex": 2,
+        "workclass": 3,
+    }
     assert {k: v.shape[1] for k, v in tables.items()} == levels
     assert all((t.iloc[:, -1] == "*").all() for t in tables.values())
     adult = datasets.load_adult(version="train")
@@ -240,7 +267,7 @@ def test_feature_selection_table1_facts():
     table = feature_selection_table1()
     assert table.shape == (6, 6) and list(table.index) == [f"u{i}" for i in range(1, 7)]
     X = table[list("abcde")].to_numpy().astype(bool)
-    contains = (X[None, :, :] | ~X[:, None, :]).all(axis=2)   # contains[i, j]: row j contains row i's set
+    contains = (X[None, :, :] | ~X[:, None, :]).all(axis=2)  # contains[i, j]: row j contains row i's set
     ac = contains.sum(axis=1)
     assert ac[0] == 4 and set(np.flatnonzero(contains[0])) == {0, 1, 3, 4}
     assert ac.min() == 1 and set(np.flatnonzero(ac == 1)) == {4, 5}
@@ -248,7 +275,7 @@ def test_feature_selection_table1_facts():
     fs2 = ["".join(map(str, r)) for r in table[["c", "d", "e"]].to_numpy()]
     assert fs1 == ["101"] * 4 + ["111"] * 2 and fs2 == ["101", "101", "011", "101", "101", "011"]
     prediction = np.where(np.array(fs1) == "101", 1, -1)
-    assert (prediction != table["class"].to_numpy()).sum() == 1      # "only 1 mistake out of 6"
+    assert (prediction != table["class"].to_numpy()).sum() == 1  # "only 1 mistake out of 6"
     pos, neg = table["class"] == 1, table["class"] == -1
     assert sorted(np.array(fs2)[pos]) == sorted(np.array(fs2)[neg])  # FS-2: no correlation
 
@@ -277,8 +304,8 @@ def test_nbc_figure1_databases():
     assert (db_a["Sal"] == "70K").sum() / 7 == pytest.approx(5 / 7)
     worlds_a, post_a = _bob_posterior(db_a)
     worlds_b, post_b = _bob_posterior(db_b)
-    assert (worlds_a, worlds_b) == (10, 6)                  # d1..d10 and d'1..d'6
-    assert post_a == pytest.approx((4 / 5 + 4 * 3 / 4 + 5) / 10)   # 88%
+    assert (worlds_a, worlds_b) == (10, 6)  # d1..d10 and d'1..d'6
+    assert post_a == pytest.approx((4 / 5 + 4 * 3 / 4 + 5) / 10)  # 88%
     assert post_b == pytest.approx((2 / 3 + 1 / 2 + 1 / 2 + 3) / 6)  # 78%
 
 
@@ -287,7 +314,7 @@ def test_anatomy_toy():
     assert len(toy.frame) == 6 and np.bincount(toy.y).tolist() == [2, 4]
     assert toy.target_names == ("blue", "red")
     blue, red = toy.frame[toy.y == 0], toy.frame[toy.y == 1]
-    assert blue["A_1"].max() < red["A_1"].min()               # blue on the left, separable by A_1
+    assert blue["A_1"].max() < red["A_1"].min()  # blue on the left, separable by A_1
     assert toy.frame["A_1"].is_unique and toy.frame["A_2"].is_unique
 
 
@@ -326,26 +353,26 @@ def test_sample_is_reproducible_and_keeps_roles():
 
 @pytest.mark.parametrize("n", [0, 41, 2.5, True, "3"])
 def test_sample_rejects_bad_sizes(n):
-    with pytest.raises(ValueError, match="sample size"):
+    with pytest.raises(ValueError, match=r"sample size"):
         small_dataset([0] * 30 + [1] * 10).sample(n)
 
 
 def test_dataset_validation():
     frame = pd.DataFrame({"q": [1, 2], "s": ["a", "b"], "t": [0, 1]})
     kinds = {"q": "numeric", "s": "ordinal"}
-    with pytest.raises(ValueError, match="ints 0/1"):
+    with pytest.raises(ValueError, match=r"ints 0/1"):
         Dataset("d", frame.assign(t=[1, 2]), ("q",), "s", "t", kinds, {"s": ("a", "b")})
-    with pytest.raises(ValueError, match="kinds must name"):
+    with pytest.raises(ValueError, match=r"kinds must name"):
         Dataset("d", frame, ("q",), "s", "t", {"q": "numeric"}, {})
-    with pytest.raises(ValueError, match="unknown kinds"):
+    with pytest.raises(ValueError, match=r"unknown kinds"):
         Dataset("d", frame, ("q",), "s", "t", {"q": "numeric", "s": "text"}, {})
-    with pytest.raises(ValueError, match="orders"):
+    with pytest.raises(ValueError, match=r"orders"):
         Dataset("d", frame, ("q",), "s", "t", kinds, {})
-    with pytest.raises(ValueError, match="outside its order"):
+    with pytest.raises(ValueError, match=r"outside its order"):
         Dataset("d", frame, ("q",), "s", "t", kinds, {"s": ("a",)})
-    with pytest.raises(ValueError, match="lacks columns"):
+    with pytest.raises(ValueError, match=r"lacks columns"):
         Dataset("d", frame, ("q", "z"), "s", "t", {"q": "numeric", "z": "numeric", "s": "nominal"})
-    with pytest.raises(ValueError, match="overlap"):
+    with pytest.raises(ValueError, match=r"overlap"):
         Dataset("d", frame, ("q", "s"), "s", "t", kinds, {"s": ("a", "b")})
     ok = Dataset("d", frame.set_index(pd.Index([5, 7])), ("q",), "s", "t", kinds, {"s": ("a", "b")})
     assert isinstance(ok.frame.index, pd.RangeIndex) and ok.y.tolist() == [0, 1]
@@ -363,7 +390,7 @@ ADULT_LINES = (
     "0, 0, 40, United-States, >50K\n"
     "\n"
 )
-ADULT_TEST = ("|1x3 Cross validator\n" + ADULT_LINES.replace("K\n", "K.\n"))
+ADULT_TEST = "|1x3 Cross validator\n" + ADULT_LINES.replace("K\n", "K.\n")
 
 
 def write(path: Path, text: str, gz: bool = False) -> Path:
@@ -398,7 +425,7 @@ def test_adult_from_plain_or_gzipped_files(tmp_path, gz, monkeypatch):
     assert train.frame.loc[1, ["workclass", "occupation", "native-country"]].isna().all()
     merged = datasets.load_adult(data_home=tmp_path)
     assert len(merged.frame) == 4 and merged.y.tolist() == [0, 1, 0, 1]
-    with pytest.raises(ValueError, match="version"):
+    with pytest.raises(ValueError, match=r"version"):
         datasets.load_adult(data_home=tmp_path, version="test")
 
 
@@ -414,10 +441,10 @@ def test_resolution_order(tmp_path, monkeypatch):
     assert _fetch.fetch(spec, arg).read_text() == "arg"
     assert _fetch.fetch(spec).read_text() == "env"
     (env / spec.path).unlink()
-    assert _fetch.fetch(spec).read_text() == "privnb"      # falls back to the user cache
+    assert _fetch.fetch(spec).read_text() == "privnb"  # falls back to the user cache
     monkeypatch.delenv("PRIVNB_DATA")
     assert _fetch.fetch(spec).read_text() == "privnb"
-    with pytest.raises(DataUnavailableError):               # data_home is the only place looked at
+    with pytest.raises(DataUnavailableError):  # data_home is the only place looked at
         _fetch.fetch(spec, tmp_path / "empty")
 
 
@@ -439,8 +466,8 @@ def test_download_verifies_and_writes(server, tmp_path):
     home = tmp_path / "home"
     path = _fetch.fetch(spec, home)
     assert path == home / "demo/file.csv" and path.read_bytes() == payload
-    assert sorted(p.name for p in (home / "demo").iterdir()) == ["file.csv"]   # no temp left
-    assert _fetch.fetch(spec, home) == path                                      # found, not downloaded
+    assert sorted(p.name for p in (home / "demo").iterdir()) == ["file.csv"]  # no temp left
+    assert _fetch.fetch(spec, home) == path  # found, not downloaded
 
 
 def test_download_of_gzip_payload_is_stored_gzipped_and_checked_uncompressed(server, tmp_path):
@@ -462,11 +489,10 @@ def test_download_extracts_a_zip_member(server, tmp_path):
         archive.writestr("bank-full.csv", content)
         archive.writestr("bank.csv", b"other")
     (root / "bank.zip").write_bytes(buffer.getvalue())
-    spec = _fetch.FileSpec("demo", "demo/bank-full.csv", f"{base}/bank.zip", sha(content),
-                           member="bank-full.csv")
+    spec = _fetch.FileSpec("demo", "demo/bank-full.csv", f"{base}/bank.zip", sha(content), member="bank-full.csv")
     assert _fetch.fetch(spec, tmp_path).read_bytes() == content
     missing = dataclasses.replace(spec, path="demo/other.csv", member="nope.csv")
-    with pytest.raises(DataUnavailableError, match="nope.csv"):
+    with pytest.raises(DataUnavailableError, match=r"nope.csv"):
         _fetch.fetch(missing, tmp_path)
 
 
@@ -492,15 +518,16 @@ def test_offline_error_names_file_url_and_variable(tmp_path, monkeypatch):
     assert all(s in str(info.value) for s in ("demo/file.csv", url, "PRIVNB_DATA"))
     assert not any(tmp_path.rglob("*"))
     no_url = _fetch.FileSpec("demo", "demo/file.csv", None, None)
-    with pytest.raises(DataUnavailableError, match="no download address"):
+    with pytest.raises(DataUnavailableError, match=r"no download address"):
         _fetch.fetch(no_url, tmp_path)
 
 
 def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
+
     monkeypatch.setattr(files.os, "replace", broken_replace)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OSError, match=r"disk full"):
         files.write_bytes(tmp_path / "f.bin", b"data")
     assert not any(tmp_path.iterdir())
 
@@ -514,6 +541,7 @@ def test_injectable_opener_with_file_url(tmp_path):
     def opener(url):
         seen.append(url)
         return urllib.request.urlopen(url)
+
     path = _fetch.download(spec, [tmp_path / "home"], tmp_path / "home", opener)
     assert seen == [source.as_uri()] and path.read_bytes() == b"hello\n"
 
@@ -521,8 +549,9 @@ def test_injectable_opener_with_file_url(tmp_path):
 def test_loader_downloads_into_data_home(server, tmp_path, monkeypatch):
     root, base = server
     (root / "adult.data").write_text(ADULT_LINES)
-    spec = dataclasses.replace(datasets.FILES["adult/adult.data"], url=f"{base}/adult.data",
-                               sha256=sha(ADULT_LINES.encode()))
+    spec = dataclasses.replace(
+        datasets.FILES["adult/adult.data"], url=f"{base}/adult.data", sha256=sha(ADULT_LINES.encode())
+    )
     monkeypatch.setitem(datasets.FILES, "adult/adult.data", spec)
     home = tmp_path / "home"
     adult = datasets.load_adult(data_home=home, version="train")
@@ -532,7 +561,7 @@ def test_loader_downloads_into_data_home(server, tmp_path, monkeypatch):
 def test_loader_without_data_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("PRIVNB_DATA", str(tmp_path / "empty"))
-    with pytest.raises(DataUnavailableError, match="ipums.la.97.*ipums-mld/ipums.la.97.gz.*PRIVNB_DATA"):
+    with pytest.raises(DataUnavailableError, match=r"ipums.la.97.*ipums-mld/ipums.la.97.gz.*PRIVNB_DATA"):
         datasets.load_ipums()
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("ipums*"))
 
@@ -548,8 +577,10 @@ def ipums_line(**values):
 
 def test_ipums_parses_the_uci_format(tmp_path):
     lines = {
-        "ipums.la.97": [ipums_line(year=70, age=35, sex=1, educrec=7, inctot=12000, hrswork2=5),
-                        ipums_line(year=70, age=52, sex=2, educrec=9, inctot=50001, hrswork2=6)],
+        "ipums.la.97": [
+            ipums_line(year=70, age=35, sex=1, educrec=7, inctot=12000, hrswork2=5),
+            ipums_line(year=70, age=52, sex=2, educrec=9, inctot=50001, hrswork2=6),
+        ],
         "ipums.la.98": [ipums_line(year=80, age=41, raceg=2, educrec=8, inctot=50000, classwkg=2)],
         "ipums.la.99": [ipums_line(year=90, age=29, migplac5=6, vetstat=1, educrec=3, inctot=75000)],
     }
@@ -557,7 +588,7 @@ def test_ipums_parses_the_uci_format(tmp_path):
         write(tmp_path / "ipums" / name, "".join(rows), gz=bool(i % 2))
     ipums = datasets.load_ipums(data_home=tmp_path)
     assert len(ipums.frame) == 4
-    assert ipums.y.tolist() == [0, 1, 0, 1]                  # inctot > 50000
+    assert ipums.y.tolist() == [0, 1, 0, 1]  # inctot > 50000
     assert ipums.frame["age"].tolist() == [35, 52, 41, 29]
     assert ipums.sensitive == "educrec" and ipums.quasi_identifiers == datasets.IPUMS_QUASI_IDENTIFIERS
     assert ipums.orders["educrec"] == (3, 7, 8, 9)
@@ -568,7 +599,7 @@ def test_ipums_parses_the_uci_format(tmp_path):
 def test_ipums_rejects_a_wrong_layout(tmp_path):
     for name in ("ipums.la.97", "ipums.la.98", "ipums.la.99"):
         write(tmp_path / "ipums" / name, "1,2,3\n4,5,6\n")
-    with pytest.raises(ValueError, match="61 comma-separated"):
+    with pytest.raises(ValueError, match=r"61 comma-separated"):
         datasets.load_ipums(data_home=tmp_path)
 
 
@@ -588,22 +619,27 @@ def write_pu1(home: Path, messages: dict[str, str]) -> None:
 
 
 def test_pu1_parses_a_tiny_archive(tmp_path, monkeypatch):
-    write_pu1(tmp_path, {
-        "bare/part1/3legit1.txt": "Subject: 5 7\n\n7 9 9 11\n",
-        "bare/part2/1spmsg2.txt": "Subject: 11\n\n2\n",
-        "bare/part1/2spmsg1.txt": "Subject:\n\n5\n",
-        "stop/part1/3legit1.txt": "Subject: 1\n\n1\n",
-    })
+    write_pu1(
+        tmp_path,
+        {
+            "bare/part1/3legit1.txt": "Subject: 5 7\n\n7 9 9 11\n",
+            "bare/part2/1spmsg2.txt": "Subject: 11\n\n2\n",
+            "bare/part1/2spmsg1.txt": "Subject:\n\n5\n",
+            "stop/part1/3legit1.txt": "Subject: 1\n\n1\n",
+        },
+    )
     pin(monkeypatch, "pu1/pu1_encoded.tar.gz", (tmp_path / "pu1" / "pu1_encoded.tar.gz").read_bytes())
     corpus = datasets.load_pu1(data_home=tmp_path)
     assert corpus.tokens.tolist() == [2, 5, 7, 9, 11]
-    assert corpus.X.toarray().tolist() == [[0, 1, 0, 0, 0],     # part1/2spmsg1
-                                           [0, 1, 1, 1, 1],     # part1/3legit1 (subject + body, binary)
-                                           [1, 0, 0, 0, 1]]     # part2/1spmsg2
+    assert corpus.X.toarray().tolist() == [
+        [0, 1, 0, 0, 0],  # part1/2spmsg1
+        [0, 1, 1, 1, 1],  # part1/3legit1 (subject + body, binary)
+        [1, 0, 0, 0, 1],
+    ]  # part2/1spmsg2
     assert corpus.y.tolist() == [1, 0, 1] and corpus.folds.tolist() == [1, 1, 2]
-    corpus.X.data[:] = 0                                        # callers get copies of the cache
+    corpus.X.data[:] = 0  # callers get copies of the cache
     assert datasets.load_pu1(data_home=tmp_path).X.sum() == 7
-    with pytest.raises(ValueError, match="no messages"):
+    with pytest.raises(ValueError, match=r"no messages"):
         datasets.load_pu1(data_home=tmp_path, version="lemm")
 
 

@@ -1,10 +1,10 @@
 """The DP feature selection of seed 001's Laplace-DP: report-noisy-max at the correct scale, the budget booked
 with diffprivlib's BudgetAccountant, and the paper's literal reading kept apart as not epsilon-DP as booked."""
+
 import numpy as np
 import pytest
 
-from privnb.mechanisms import DP_MECHANISMS, dp_select_release, hamdist_sensitivity, selection_noise_scale
-from privnb.mechanisms import dp_release
+from privnb.mechanisms import DP_MECHANISMS, dp_release, dp_select_release, hamdist_sensitivity, selection_noise_scale
 
 
 class RecordingState(np.random.RandomState):
@@ -39,9 +39,9 @@ def test_noisy_max_draws_fresh_noise_per_pick_at_two_delta_over_eps(epsilon):
     state = RecordingState(0)
     out = dp_select_release(X, y, 3, epsilon, random_state=state)
     delta, per_pick = hamdist_sensitivity(y), epsilon / (2 * 3)
-    assert [size for _, size in state.laplace_calls] == [10, 9, 8]       # one noisy max per pick, over the rest
+    assert [size for _, size in state.laplace_calls] == [10, 9, 8]  # one noisy max per pick, over the rest
     assert all(s == pytest.approx(2 * delta / per_pick) for s, _ in state.laplace_calls)
-    assert out.sound and out.epsilon_spent == pytest.approx(epsilon)     # the accountant's total
+    assert out.sound and out.epsilon_spent == pytest.approx(epsilon)  # the accountant's total
 
 
 def test_paper_reading_adds_noise_once_and_is_flagged_unsound():
@@ -49,7 +49,7 @@ def test_paper_reading_adds_noise_once_and_is_flagged_unsound():
     state = RecordingState(0)
     out = dp_select_release(X, y, 3, 1.0, mechanism="laplace-paper", random_state=state)
     assert state.laplace_calls == [(pytest.approx(hamdist_sensitivity(y) / (1.0 / 6)), 10)]
-    assert not out.sound and out.epsilon_spent == pytest.approx(1.0)     # booked, not guaranteed
+    assert not out.sound and out.epsilon_spent == pytest.approx(1.0)  # booked, not guaranteed
     assert "NOT epsilon-DP as booked" in dp_select_release.__doc__
     assert "laplace-paper" in DP_MECHANISMS and "NOT epsilon-DP as booked" in dp_release.__doc__
 
@@ -68,7 +68,7 @@ def test_budget_accountant_spends_exactly_the_booked_epsilon(mechanism, monkeypa
     monkeypatch.setattr(BudgetAccountant, "spend", spy)
     X, y = _data()
     out = dp_select_release(X, y, 4, 0.8, mechanism=mechanism, random_state=0)
-    assert spent[:4] == [pytest.approx(0.1)] * 4                         # eps / (2 n) per pick
+    assert spent[:4] == [pytest.approx(0.1)] * 4  # eps / (2 n) per pick
     assert sum(spent) == pytest.approx(0.8) and out.epsilon_spent == pytest.approx(0.8)
 
 

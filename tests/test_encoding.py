@@ -1,4 +1,5 @@
 """Tests of privnb.learn.encoding: Weka IBk's distance and the standard scheme."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -8,8 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.pipeline import make_pipeline
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
 
 from privnb.learn import FrameEncoder
 
@@ -20,12 +21,14 @@ ORDERS = {"edu": ("low", "mid", "high")}
 @st.composite
 def tables(draw):
     n = draw(st.integers(2, 12))
-    return pd.DataFrame({
-        "age": draw(st.lists(st.integers(0, 90), min_size=n, max_size=n)),
-        "edu": draw(st.lists(st.sampled_from(ORDERS["edu"]), min_size=n, max_size=n)),
-        "job": draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)),
-        "sex": draw(st.lists(st.sampled_from(["F", "M"]), min_size=n, max_size=n)),
-    })
+    return pd.DataFrame(
+        {
+            "age": draw(st.lists(st.integers(0, 90), min_size=n, max_size=n)),
+            "edu": draw(st.lists(st.sampled_from(ORDERS["edu"]), min_size=n, max_size=n)),
+            "job": draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)),
+            "sex": draw(st.lists(st.sampled_from(["F", "M"]), min_size=n, max_size=n)),
+        }
+    )
 
 
 def ibk_distance(u, v, frame):
@@ -51,14 +54,25 @@ def test_ibk_squared_distance_is_wekas(frame):
 
 
 def test_ibk_values_and_names():
-    frame = pd.DataFrame({"age": [20, 40, 60], "edu": ["low", "high", "mid"],
-                          "job": ["a", "b", "a"], "sex": ["F", "F", "M"]})
+    frame = pd.DataFrame(
+        {"age": [20, 40, 60], "edu": ["low", "high", "mid"], "job": ["a", "b", "a"], "sex": ["F", "F", "M"]}
+    )
     encoder = FrameEncoder(KINDS, ORDERS).fit(frame)
     w = 1 / np.sqrt(2)
-    np.testing.assert_allclose(encoder.transform(frame), [
-        [0.0, 0.0, w, 0, 0, w, 0, 0], [0.5, 1.0, 0, w, 0, w, 0, 0], [1.0, 0.5, w, 0, 0, 0, w, 0]])
-    assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job=a", "job=b", "job=<unseen>",
-                                                        "sex=F", "sex=M", "sex=<unseen>"]
+    np.testing.assert_allclose(
+        encoder.transform(frame),
+        [[0.0, 0.0, w, 0, 0, w, 0, 0], [0.5, 1.0, 0, w, 0, w, 0, 0], [1.0, 0.5, w, 0, 0, 0, w, 0]],
+    )
+    assert encoder.get_feature_names_out().tolist() == [
+        "age",
+        "edu",
+        "job=a",
+        "job=b",
+        "job=<unseen>",
+        "sex=F",
+        "sex=M",
+        "sex=<unseen>",
+    ]
     # test rows outside the training range are not clipped; an unseen category sets its own column, so that
     # it differs by 1 from every training value (Weka's overlap metric)
     out = encoder.transform(pd.DataFrame({"age": [80], "edu": ["mid"], "job": ["z"], "sex": ["M"]}))
@@ -104,8 +118,14 @@ def test_bad_input_messages():
 
 
 def test_from_dataset_and_pipeline():
-    frame = pd.DataFrame({"age": [20, 30, 60, 70], "edu": ["low", "low", "high", "high"],
-                          "job": ["a", "a", "b", "b"], "sex": ["F", "M", "F", "M"]})
+    frame = pd.DataFrame(
+        {
+            "age": [20, 30, 60, 70],
+            "edu": ["low", "low", "high", "high"],
+            "job": ["a", "a", "b", "b"],
+            "sex": ["F", "M", "F", "M"],
+        }
+    )
     dataset = SimpleNamespace(kinds=KINDS, orders=ORDERS)
     model = make_pipeline(FrameEncoder.from_dataset(dataset), KNeighborsClassifier(1))
     model.fit(frame, [0, 0, 1, 1])
@@ -123,31 +143,39 @@ def test_from_a_real_dataset():
 
 # --- scheme "appendix_b": Appendix B of seed 000 as a fitted transformer ---------------------------------
 
+
 def test_appendix_b_scheme_is_the_pruning_preprocessing_on_its_own_training_rows():
     """Fitted and applied on the same rows it equals appendix_b_preprocess (one column per attribute)."""
     from privnb.mechanisms.pruning import appendix_b_preprocess
 
-    frame = pd.DataFrame({"age": [20, 30, 40, 50], "edu": ["low", "mid", "mid", "high"],
-                          "job": ["a", "b", "b", "c"], "sex": ["F", "M", "M", "M"]})
+    frame = pd.DataFrame(
+        {
+            "age": [20, 30, 40, 50],
+            "edu": ["low", "mid", "mid", "high"],
+            "job": ["a", "b", "b", "c"],
+            "sex": ["F", "M", "M", "M"],
+        }
+    )
     for center in ("mean", "mode"):
         encoder = FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center=center)
         out = encoder.fit_transform(frame)
         assert out.shape == (4, 4)
         np.testing.assert_allclose(out, appendix_b_preprocess(frame, KINDS, orders=ORDERS, ordinal_center=center))
-    np.testing.assert_allclose(out[:, 0], [-15, -5, 5, 15])              # age minus its mean 35
-    np.testing.assert_allclose(out[:, 1], [-1, 0, 0, 1])                 # codes 1, 2, 2, 3 minus the mode 2
-    np.testing.assert_allclose(out[:, 2:], [[1, 1], [0, 0], [0, 0], [1, 0]])   # nominal: mode 0, others 1
+    np.testing.assert_allclose(out[:, 0], [-15, -5, 5, 15])  # age minus its mean 35
+    np.testing.assert_allclose(out[:, 1], [-1, 0, 0, 1])  # codes 1, 2, 2, 3 minus the mode 2
+    np.testing.assert_allclose(out[:, 2:], [[1, 1], [0, 0], [0, 0], [1, 0]])  # nominal: mode 0, others 1
     assert encoder.get_feature_names_out().tolist() == ["age", "edu", "job", "sex"]
 
 
 def test_appendix_b_scheme_learns_on_training_rows_only_and_applies_to_raw_test_rows():
-    train = pd.DataFrame({"age": [10, 20, 30], "edu": ["low", "low", "high"], "job": ["a", "a", "b"],
-                          "sex": ["F", "F", "M"]})
+    train = pd.DataFrame(
+        {"age": [10, 20, 30], "edu": ["low", "low", "high"], "job": ["a", "a", "b"], "sex": ["F", "F", "M"]}
+    )
     test = pd.DataFrame({"age": [100], "edu": ["mid"], "job": ["zzz"], "sex": ["F"]})
     mean = FrameEncoder(KINDS, ORDERS, scheme="appendix_b").fit(train)
     mode = FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center="mode").fit(train)
-    np.testing.assert_allclose(mean.transform(test), [[80, 2 - 5 / 3, 1, 0]])   # unseen job: "another value"
-    np.testing.assert_allclose(mode.transform(test), [[80, 1, 1, 0]])           # mode code 1 ("low")
+    np.testing.assert_allclose(mean.transform(test), [[80, 2 - 5 / 3, 1, 0]])  # unseen job: "another value"
+    np.testing.assert_allclose(mode.transform(test), [[80, 1, 1, 0]])  # mode code 1 ("low")
     with pytest.raises(ValueError, match="outside its order"):
         mean.transform(test.assign(edu="phd"))
     with pytest.raises(ValueError, match="ordinal_center"):

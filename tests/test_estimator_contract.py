@@ -27,6 +27,7 @@ Checks marked not applicable, and why:
   repr, tags, mixin order) run; fit, NotFittedError and a transform that does not refit are tested in
   test_safety_transform_contract.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -66,27 +67,51 @@ from privnb.nbc import NBCViews, SafetyTransform
 WIDE = {0: Hierarchy.intervals(-10000, 10000, width=1, name="x0")}
 
 CONTAINMENT_DATA_CHECKS = [
-    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimator_sparse_tag",
-    "check_estimator_sparse_array", "check_estimator_sparse_matrix", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_transformer_data_not_an_array", "check_transformer_general",
-    "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature", "check_dict_unchanged",
-    "check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d",
+    "check_fit_score_takes_y",
+    "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input",
+    "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit",
+    "check_estimators_dtypes",
+    "check_dtype_object",
+    "check_pipeline_consistency",
+    "check_estimators_nan_inf",
+    "check_estimator_sparse_tag",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_transformer_data_not_an_array",
+    "check_transformer_general",
+    "check_transformer_preserve_dtypes",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1sample",
+    "check_fit2d_1feature",
+    "check_dict_unchanged",
+    "check_fit_idempotent",
+    "check_fit_check_is_fitted",
+    "check_n_features_in",
+    "check_fit2d_predict1d",
     "check_requires_y_none",
 ]
-WEIGHTS_BY_TOLERANCE = ("libsvm and liblinear solve the weighted and the repeated problem only to their "
-                        "stopping tolerance (scikit-learn marks SVC and LinearSVC alike)")
+WEIGHTS_BY_TOLERANCE = (
+    "libsvm and liblinear solve the weighted and the repeated problem only to their "
+    "stopping tolerance (scikit-learn marks SVC and LinearSVC alike)"
+)
 EXPECTED_FAILURES = {
     "SensitiveDropper": {
         "check_classifiers_train": "the mechanism drops the sensitive column, one of the blobs' 2 features",
     },
-    "NystroemSVM": {"check_sample_weight_equivalence_on_dense_data":
-                    WEIGHTS_BY_TOLERANCE + "; the Nystroem landmarks are sampled from the rows"},
-    "ContainmentSelector": {name: "needs a binary 0/1 matrix; the generic data are real-valued"
-                            for name in CONTAINMENT_DATA_CHECKS},
+    "NystroemSVM": {
+        "check_sample_weight_equivalence_on_dense_data": WEIGHTS_BY_TOLERANCE
+        + "; the Nystroem landmarks are sampled from the rows"
+    },
+    "ContainmentSelector": dict.fromkeys(
+        CONTAINMENT_DATA_CHECKS, "needs a binary 0/1 matrix; the generic data are real-valued"
+    ),
 }
 
 
@@ -140,10 +165,17 @@ def binary_rows(n=60, d=8, seed=0):
     return X, y
 
 
-API_CHECKS = [sk.check_estimator_cloneable, sk.check_estimator_tags_renamed, sk.check_valid_tag_types,
-              sk.check_estimator_repr, sk.check_no_attributes_set_in_init, sk.check_mixin_order,
-              sk.check_do_not_raise_errors_in_init_or_set_params, sk.check_get_params_invariance,
-              sk.check_set_params]
+API_CHECKS = [
+    sk.check_estimator_cloneable,
+    sk.check_estimator_tags_renamed,
+    sk.check_valid_tag_types,
+    sk.check_estimator_repr,
+    sk.check_no_attributes_set_in_init,
+    sk.check_mixin_order,
+    sk.check_do_not_raise_errors_in_init_or_set_params,
+    sk.check_get_params_invariance,
+    sk.check_set_params,
+]
 
 
 def test_containment_selector_contract_on_binary_data():
@@ -193,7 +225,8 @@ def test_safety_transform_contract():
     published, steps = transform.views_, transform.steps_
     assert transform.transform(views) is published and transform.steps_ is steps  # no refit
     assert clone(transform).fit_transform(views) == published  # clone-able, seeded
-    other = NBCViews.from_frame(pd.DataFrame({"a": list("xyxy"), "b": list("ppqq"), "y": [0, 1, 1, 0]}),
-                                ["a", "b"], "y")
+    other = NBCViews.from_frame(
+        pd.DataFrame({"a": list("xyxy"), "b": list("ppqq"), "y": [0, 1, 1, 0]}), ["a", "b"], "y"
+    )
     with pytest.raises(ValueError, match="fit"):
         transform.transform(other)

@@ -3,20 +3,31 @@
 The training views of privnb.learn.training are replaced by small stand-in estimators here, so these tests
 check the evaluation machinery alone.
 """
+
 import math
 import types
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joblib import parallel_config
-from hypothesis import given, settings, strategies as st
 from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.naive_bayes import GaussianNB
 
-from privnb.experiments import COLUMNS, cross_validate_views, error_rate, method_label, method_sort_key, paired_t_test, t_test_table, tidy_frame
+from privnb.experiments import (
+    COLUMNS,
+    cross_validate_views,
+    error_rate,
+    method_label,
+    method_sort_key,
+    paired_t_test,
+    t_test_table,
+    tidy_frame,
+)
 
 
 class NotBuildable(ValueError):
@@ -36,7 +47,7 @@ class StandInView(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         if self.l is not None and self.l > 3:
             raise NotBuildable(f"l={self.l} exceeds the 3 sensitive values")
-        self.estimator_ = clone(self.estimator).fit(X.iloc[self.drop:], y[self.drop:])
+        self.estimator_ = clone(self.estimator).fit(X.iloc[self.drop :], y[self.drop :])
         self.n_train_, self.n_suppressed_ = len(X) - self.drop, self.drop
         self.classes_ = self.estimator_.classes_
         return self
@@ -60,13 +71,17 @@ def toy():
 
 def views():
     dummy = DummyClassifier(strategy="most_frequent")
-    return {"original": StandInView(dummy), ("anatomized", 2): StandInView(dummy, drop=4, l=2),
-            ("anatomized", 5): StandInView(dummy, l=5)}
+    return {
+        "original": StandInView(dummy),
+        ("anatomized", 2): StandInView(dummy, drop=4, l=2),
+        ("anatomized", 5): StandInView(dummy, l=5),
+    }
 
 
 def run(toy, **kwargs):
-    return cross_validate_views(toy, views(), n_splits=4, random_state=0, na_errors=(NotBuildable,),
-                                progress=False, **kwargs)
+    return cross_validate_views(
+        toy, views(), n_splits=4, random_state=0, na_errors=(NotBuildable,), progress=False, **kwargs
+    )
 
 
 def test_rows_have_exactly_the_contract_columns(toy):
@@ -87,8 +102,14 @@ def test_na_views_give_nan_rows_with_the_reason(toy):
 
 def test_other_errors_propagate(toy):
     with pytest.raises(RuntimeError, match="a bug"):
-        cross_validate_views(toy, {"original": Exploding(DummyClassifier())}, n_splits=2, random_state=0,
-                             na_errors=(NotBuildable,), progress=False)
+        cross_validate_views(
+            toy,
+            {"original": Exploding(DummyClassifier())},
+            n_splits=2,
+            random_state=0,
+            na_errors=(NotBuildable,),
+            progress=False,
+        )
 
 
 def test_every_row_is_tested_once_brute_force(toy):
@@ -119,8 +140,14 @@ def test_same_seed_same_table_and_parallel_folds_agree(toy):
 
 
 def test_keys_may_name_the_classifier(toy):
-    rows = cross_validate_views(toy, {("1-NN", "original", None): StandInView(DummyClassifier())}, n_splits=2,
-                                random_state=0, na_errors=(), progress=False)
+    rows = cross_validate_views(
+        toy,
+        {("1-NN", "original", None): StandInView(DummyClassifier())},
+        n_splits=2,
+        random_state=0,
+        na_errors=(),
+        progress=False,
+    )
     assert set(rows["classifier"]) == {"1-NN"}
 
 
@@ -140,18 +167,37 @@ def test_error_rate():
     assert error_rate([0, 1, 1, 0], [0, 0, 1, 1]) == 0.5
 
 
-@pytest.mark.parametrize("method, param, label", [
-    ("original", None, "Org."), ("identifying", math.nan, "Id."), ("anatomized", 2, "L=2"),
-    ("pruned", 5.0, "L=5"), ("generalized", 3.0, "k=3"), ("custom", None, "custom"), ("custom", 0.5, "custom=0.5")])
+@pytest.mark.parametrize(
+    "method, param, label",
+    [
+        ("original", None, "Org."),
+        ("identifying", math.nan, "Id."),
+        ("anatomized", 2, "L=2"),
+        ("pruned", 5.0, "L=5"),
+        ("generalized", 3.0, "k=3"),
+        ("custom", None, "custom"),
+        ("custom", 0.5, "custom=0.5"),
+    ],
+)
 def test_method_label(method, param, label):
     assert method_label(method, param) == label
 
 
 def test_method_sort_key_follows_the_papers_figures():
-    views = [("generalized", 2.0), ("anatomized", 3.0), ("identifying", math.nan), ("anatomized", 2.0),
-             ("original", math.nan)]
-    assert [method_label(*v) for v in sorted(views, key=lambda v: method_sort_key(*v))] == \
-        ["Org.", "Id.", "L=2", "L=3", "k=2"]
+    views = [
+        ("generalized", 2.0),
+        ("anatomized", 3.0),
+        ("identifying", math.nan),
+        ("anatomized", 2.0),
+        ("original", math.nan),
+    ]
+    assert [method_label(*v) for v in sorted(views, key=lambda v: method_sort_key(*v))] == [
+        "Org.",
+        "Id.",
+        "L=2",
+        "L=3",
+        "k=2",
+    ]
 
 
 @settings(max_examples=40)
@@ -171,27 +217,33 @@ def test_paired_t_test_matches_the_textbook_formula(pairs):
     assert paired_t_test(b, a).pvalue == pytest.approx(result.pvalue, rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("a, b, message", [([0.1], [0.2], "length >= 2"), ([0.1, 0.2], [0.1], "same length"),
-                                           ([0.1, math.nan], [0.1, 0.2], "NaN")])
+@pytest.mark.parametrize(
+    "a, b, message",
+    [([0.1], [0.2], "length >= 2"), ([0.1, 0.2], [0.1], "same length"), ([0.1, math.nan], [0.1, 0.2], "NaN")],
+)
 def test_paired_t_test_rejects_bad_samples(a, b, message):
     with pytest.raises(ValueError, match=message):
         paired_t_test(a, b)
 
 
 def tidy(classifier, method, param, values, dataset="adult"):
-    return [(dataset, classifier, method, param, fold, "error", value, 100, 0, "" if value == value else "N/A: l")
-            for fold, value in enumerate(values)]
+    return [
+        (dataset, classifier, method, param, fold, "error", value, 100, 0, "" if value == value else "N/A: l")
+        for fold, value in enumerate(values)
+    ]
 
 
 def test_t_test_table_has_the_papers_layout():
     base = [0.20, 0.21, 0.19, 0.22, 0.20]
-    rows = tidy_frame(tidy("1-NN", "original", math.nan, base)
-                      + tidy("1-NN", "anatomized", 2.0, [v + 0.05 + 0.001 * i for i, v in enumerate(base)])
-                      + tidy("1-NN", "anatomized", 3.0, [0.21, 0.20, 0.20, 0.21, 0.20])
-                      + tidy("1-NN", "anatomized", 5.0, [math.nan] * 5)
-                      + tidy("1-NN", "identifying", math.nan, [0.5] * 5)
-                      + tidy("3-NN", "original", math.nan, base)
-                      + tidy("3-NN", "anatomized", 2.0, base))
+    rows = tidy_frame(
+        tidy("1-NN", "original", math.nan, base)
+        + tidy("1-NN", "anatomized", 2.0, [v + 0.05 + 0.001 * i for i, v in enumerate(base)])
+        + tidy("1-NN", "anatomized", 3.0, [0.21, 0.20, 0.20, 0.21, 0.20])
+        + tidy("1-NN", "anatomized", 5.0, [math.nan] * 5)
+        + tidy("1-NN", "identifying", math.nan, [0.5] * 5)
+        + tidy("3-NN", "original", math.nan, base)
+        + tidy("3-NN", "anatomized", 2.0, base)
+    )
     table = t_test_table(rows)
     assert list(table.columns) == ["Org. vs L=2", "Org. vs L=3", "Org. vs L=5"]
     assert table.index.name == "classifier" and list(table.index) == ["1-NN", "3-NN"]
@@ -200,8 +252,9 @@ def test_t_test_table_has_the_papers_layout():
 
 
 def test_t_test_table_refuses_to_mix_datasets():
-    rows = tidy_frame(tidy("SVC", "original", math.nan, [0.1, 0.2]) + tidy("SVC", "original", math.nan, [0.1, 0.2],
-                                                                           dataset="bank"))
+    rows = tidy_frame(
+        tidy("SVC", "original", math.nan, [0.1, 0.2]) + tidy("SVC", "original", math.nan, [0.1, 0.2], dataset="bank")
+    )
     with pytest.raises(ValueError, match="add 'dataset' to rows"):
         t_test_table(rows)
     assert t_test_table(rows, rows="dataset").empty  # no private view: no column

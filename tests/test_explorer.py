@@ -1,5 +1,6 @@
 """The tour's explorer computes what privnb's own functions compute, and degrades to static output; the display
 helpers render math, tables and captions with readable plain-text fallbacks."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,16 +19,25 @@ QI = ["num", "let", "col"]
 def data():
     rng = np.random.default_rng(0)
     n = 200
-    frame = pd.DataFrame({"num": rng.integers(0, 16, n), "let": rng.choice(list("abcd"), n),
-                          "col": rng.choice(list("xyz"), n), "y": rng.integers(0, 2, n)})
+    frame = pd.DataFrame(
+        {
+            "num": rng.integers(0, 16, n),
+            "let": rng.choice(list("abcd"), n),
+            "col": rng.choice(list("xyz"), n),
+            "y": rng.integers(0, 2, n),
+        }
+    )
     return Dataset("synthetic", frame, tuple(QI), None, "y", {"num": "numeric", "let": "nominal", "col": "nominal"})
 
 
 @pytest.fixture(scope="module")
 def hierarchies():
     letters = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
-    return {"num": Hierarchy.intervals(0, 16, width=2, name="num"), "let": Hierarchy.from_arx(letters, name="let"),
-            "col": Hierarchy.from_arx(pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]]), name="col")}
+    return {
+        "num": Hierarchy.intervals(0, 16, width=2, name="num"),
+        "let": Hierarchy.from_arx(letters, name="let"),
+        "col": Hierarchy.from_arx(pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]]), name="col"),
+    }
 
 
 @pytest.mark.parametrize("l, k, gamma", [(2, 3, 2.0), (4, 10, 100.0), (5, 5, 1.5)])
@@ -57,8 +67,13 @@ def test_tour_state_matches_privnb(data, hierarchies, l, k, gamma):
 def test_state_renders_every_table_as_html_and_text(data, hierarchies):
     state = tour_state(4, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies)
     html, text = state._repr_html_(), repr(state)
-    for needle in ("1 group of l = 4", "2 rows suppressed", "Joined training data D_A (16 rows)",
-                   "Equivalence classes by method", "Achieved r (Definition 5)"):
+    for needle in (
+        "1 group of l = 4",
+        "2 rows suppressed",
+        "Joined training data D_A (16 rows)",
+        "Equivalence classes by method",
+        "Achieved r (Definition 5)",
+    ):
         assert needle in html and needle in text
     assert "<table" in html and "<table" not in text
 
@@ -70,7 +85,10 @@ def test_explorer_sliders_recompute_and_display_writes_a_static_copy(data, hiera
 
     explorer = tour_explorer(data=data, quasi_identifiers=QI, hierarchies=hierarchies, l=3, k=5, gamma=2.0)
     assert {name: type(w).__name__ for name, w in explorer.controls.items()} == {
-        "l": "IntSlider", "k": "IntSlider", "gamma": "FloatLogSlider"}
+        "l": "IntSlider",
+        "k": "IntSlider",
+        "gamma": "FloatLogSlider",
+    }
     assert explorer.controls["l"].max == anatomy_toy().frame["A_2"].nunique()
     explorer.controls["l"].value = 4
     explorer.controls["k"].value = 8

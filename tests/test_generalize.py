@@ -1,4 +1,5 @@
 """Tests for privnb.mechanisms (hierarchy, lattice, full_domain, mondrian): hierarchies, full-domain and Mondrian."""
+
 import itertools
 import math
 import os
@@ -10,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
-from privnb.mechanisms import FullDomainGeneralizer, MondrianGeneralizer, is_k_anonymous
-from privnb.mechanisms import Hierarchy
-from privnb.mechanisms.lattice import _GroupSizes, _classify_lattice, _minimal
+from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
+from privnb.mechanisms.lattice import _classify_lattice, _GroupSizes, _minimal
 
 DATA = os.environ.get("PRIVNB_DATA", "")
 HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
@@ -22,24 +22,30 @@ COLOURS = pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]])
 
 
 def small_hierarchies():
-    return {"num": Hierarchy.intervals(0, 16, width=2, name="num"),
-            "let": Hierarchy.from_arx(LETTERS, name="let"),
-            "col": Hierarchy.from_arx(COLOURS, name="col")}
+    return {
+        "num": Hierarchy.intervals(0, 16, width=2, name="num"),
+        "let": Hierarchy.from_arx(LETTERS, name="let"),
+        "col": Hierarchy.from_arx(COLOURS, name="col"),
+    }
 
 
-frames = st.integers(1, 30).flatmap(lambda n: st.builds(
-    lambda num, let, col: pd.DataFrame({"num": num, "let": let, "col": col, "y": np.arange(n) % 2}),
-    st.lists(st.integers(0, 15), min_size=n, max_size=n),
-    st.lists(st.sampled_from("abcd"), min_size=n, max_size=n),
-    st.lists(st.sampled_from("xyz"), min_size=n, max_size=n)))
+frames = st.integers(1, 30).flatmap(
+    lambda n: st.builds(
+        lambda num, let, col: pd.DataFrame({"num": num, "let": let, "col": col, "y": np.arange(n) % 2}),
+        st.lists(st.integers(0, 15), min_size=n, max_size=n),
+        st.lists(st.sampled_from("abcd"), min_size=n, max_size=n),
+        st.lists(st.sampled_from("xyz"), min_size=n, max_size=n),
+    )
+)
 
 QI = ["num", "let", "col"]
 
 
 # -- hierarchies ---------------------------------------------------------------------------
 def test_arx_table_levels_labels_and_midpoints():
-    age = pd.DataFrame([[str(v), f"{v // 5 * 5}-{v // 5 * 5 + 4}", f"{v // 10 * 10}-{v // 10 * 10 + 9}", "*"]
-                        for v in range(1, 41)])
+    age = pd.DataFrame(
+        [[str(v), f"{v // 5 * 5}-{v // 5 * 5 + 4}", f"{v // 10 * 10}-{v // 10 * 10 + 9}", "*"] for v in range(1, 41)]
+    )
     h = Hierarchy.from_arx(age, name="age")
     assert h.numeric and h.n_levels == 4 and (h.low, h.high) == (1, 40)
     assert h.generalize([39, 3], 1).tolist() == ["35-39", "0-4"]
@@ -98,9 +104,11 @@ def test_is_k_anonymous():
 
 # -- the lattice search ----------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(1, 4), min_size=1, max_size=4).flatmap(
-    lambda hs: st.tuples(st.just(hs), st.lists(st.tuples(*(st.integers(0, h - 1) for h in hs)),
-                                               max_size=4))))
+@given(
+    st.lists(st.integers(1, 4), min_size=1, max_size=4).flatmap(
+        lambda hs: st.tuples(st.just(hs), st.lists(st.tuples(*(st.integers(0, h - 1) for h in hs)), max_size=4))
+    )
+)
 def test_classify_lattice_matches_brute_force(case):
     """A random monotone predicate (an up-set of random generators) is classified exactly."""
     heights, generators = np.array(case[0]), np.array(case[1]).reshape(-1, len(case[0]))
@@ -112,8 +120,7 @@ def test_classify_lattice_matches_brute_force(case):
     assert len(nodes) == np.prod(heights) and n_checks <= len(nodes)
     assert anon.tolist() == [truth(v) for v in nodes]
     minimal = {tuple(v) for v in nodes[_minimal(nodes, heights, anon)]}
-    expected = {tuple(g) for g in generators if not any(
-        (o <= g).all() and (o != g).any() for o in generators)}
+    expected = {tuple(g) for g in generators if not any((o <= g).all() and (o != g).any() for o in generators)}
     assert minimal == expected
 
 
@@ -134,8 +141,13 @@ def random_lattice_table(n_rows, heights, seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.integers(1, 300), st.integers(0, 2**32 - 1),
-       st.sampled_from([1, 10**3, 10**7]), st.sampled_from([(1, 1), (3, 2), (64, 16)]))
+@given(
+    st.lists(st.integers(1, 4), min_size=1, max_size=6),
+    st.integers(1, 300),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([1, 10**3, 10**7]),
+    st.sampled_from([(1, 1), (3, 2), (64, 16)]),
+)
 def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budget, slots):
     """Roll-ups, part ids, anchors and the cache give every node's group sizes exactly."""
     maps, raw = random_lattice_table(n_rows, heights, seed)
@@ -169,8 +181,11 @@ def brute_force(frame, hierarchies, k, max_suppression):
     heights = [hierarchies[a].n_levels for a in QI]
     budget = math.floor(max_suppression * len(frame) + 1e-9)
     result = {}
-    labels = {(a, lv): pd.factorize(hierarchies[a].generalize(frame[a], lv))[0]
-              for a in QI for lv in range(hierarchies[a].n_levels)}
+    labels = {
+        (a, lv): pd.factorize(hierarchies[a].generalize(frame[a], lv))[0]
+        for a in QI
+        for lv in range(hierarchies[a].n_levels)
+    }
     for node in itertools.product(*(range(h) for h in heights)):
         rows = np.column_stack([labels[a, lv] for a, lv in zip(QI, node)])
         sizes = np.unique(rows, axis=0, return_counts=True)[1]
@@ -194,8 +209,11 @@ def fitted_against_brute_force(frame, hierarchies, k, max_suppression):
 
 def minimal_nodes(truth):
     """The nodes of a brute-force table within the budget none of whose immediate predecessors is."""
-    return {node for node, (ok, _, _) in truth.items() if ok and not any(
-        truth[node[:i] + (node[i] - 1,) + node[i + 1:]][0] for i in range(len(node)) if node[i] > 0)}
+    return {
+        node
+        for node, (ok, _, _) in truth.items()
+        if ok and not any(truth[node[:i] + (node[i] - 1,) + node[i + 1 :]][0] for i in range(len(node)) if node[i] > 0)
+    }
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -212,7 +230,7 @@ def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression
     for node in found:
         for i in range(len(node)):
             if node[i]:
-                assert not truth[node[:i] + (node[i] - 1,) + node[i + 1:]][0]
+                assert not truth[node[:i] + (node[i] - 1,) + node[i + 1 :]][0]
     # the chosen node has the smallest discernibility among the minimal nodes
     chosen = tuple(gen.node_[a] for a in QI)
     assert truth[chosen][2] == min(truth[node][2] for node in expected)
@@ -272,7 +290,7 @@ def test_loss_metric_choice(frame, k):
 
     table = gen.minimal_nodes_
     for row in table.itertuples(index=False):
-        assert getattr(row, "loss") == pytest.approx(loss(tuple(getattr(row, a) for a in QI)))
+        assert row.loss == pytest.approx(loss(tuple(getattr(row, a) for a in QI)))
     assert table["loss"].iloc[0] == table["loss"].min()
 
 
@@ -325,8 +343,9 @@ def contains(label: str, value, attribute: str, hierarchy: Hierarchy | None) -> 
 @given(frames, st.integers(1, 5), st.booleans())
 def test_mondrian_is_k_anonymous_and_only_generalizes(frame, k, with_hierarchy):
     hierarchies = {"let": Hierarchy.from_arx(LETTERS, name="let")} if with_hierarchy else None
-    gen = MondrianGeneralizer(QI, k, kinds={"num": "numeric", "let": "nominal", "col": "nominal"},
-                              hierarchies=hierarchies)
+    gen = MondrianGeneralizer(
+        QI, k, kinds={"num": "numeric", "let": "nominal", "col": "nominal"}, hierarchies=hierarchies
+    )
     if len(frame) < k:
         with pytest.raises(ValueError, match="at least k"):
             gen.fit(frame)
@@ -348,8 +367,11 @@ def test_mondrian_is_k_anonymous_and_only_generalizes(frame, k, with_hierarchy):
 
 
 @settings(max_examples=40, deadline=None)
-@given(frames, st.integers(1, 3), st.lists(st.tuples(st.floats(-5, 20), st.sampled_from("abcd"),
-                                                     st.sampled_from("wxyz")), min_size=1, max_size=8))
+@given(
+    frames,
+    st.integers(1, 3),
+    st.lists(st.tuples(st.floats(-5, 20), st.sampled_from("abcd"), st.sampled_from("wxyz")), min_size=1, max_size=8),
+)
 def test_mondrian_test_rows_are_recoded_like_their_region(frame, k, rows):
     if len(frame) < k:
         return
@@ -372,11 +394,9 @@ def test_mondrian_test_rows_are_recoded_like_their_region(frame, k, rows):
 
 def test_mondrian_ordinal_order_and_errors():
     frame = pd.DataFrame({"edu": ["lo", "mid", "hi", "lo", "mid", "hi"], "n": [1, 2, 3, 4, 5, 6]})
-    gen = MondrianGeneralizer(["edu"], 2, kinds={"edu": "ordinal"},
-                              orders={"edu": ["lo", "mid", "hi"]}).fit(frame)
+    gen = MondrianGeneralizer(["edu"], 2, kinds={"edu": "ordinal"}, orders={"edu": ["lo", "mid", "hi"]}).fit(frame)
     assert sorted(set(gen.generalized_["edu"])) == ["hi", "lo", "mid"]
-    gen1 = MondrianGeneralizer(["edu"], 3, kinds={"edu": "ordinal"},
-                               orders={"edu": ["lo", "mid", "hi"]}).fit(frame)
+    gen1 = MondrianGeneralizer(["edu"], 3, kinds={"edu": "ordinal"}, orders={"edu": ["lo", "mid", "hi"]}).fit(frame)
     assert set(gen1.generalized_["edu"]) <= {"{lo,mid}", "{mid,hi}", "lo", "hi", "*"}
     with pytest.raises(ValueError, match="not in its order"):
         gen.transform(pd.DataFrame({"edu": ["top"], "n": [1]}))
@@ -401,8 +421,7 @@ def test_adult_full_domain_and_mondrian():
     assert is_k_anonymous(gen.generalized_, qi, 5)
     assert len(gen.suppressed_) <= 0.02 * len(sample)
     assert gen.n_checks_ < gen.lattice_size_
-    mondrian = MondrianGeneralizer(list(ds.quasi_identifiers), 5, kinds=ds.kinds,
-                                   hierarchies=hierarchies).fit(sample)
+    mondrian = MondrianGeneralizer(list(ds.quasi_identifiers), 5, kinds=ds.kinds, hierarchies=hierarchies).fit(sample)
     assert is_k_anonymous(mondrian.generalized_, list(ds.quasi_identifiers), 5)
     encoded = mondrian.transform(ds.frame.iloc[:200])
     assert encoded["age"].dtype == float and encoded["hours-per-week"].notna().all()

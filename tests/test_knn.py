@@ -1,5 +1,6 @@
 """privnb.learn.knn and privnb.experiments.knn: exact neighbour search, tie rules, IBk distance and the seed 002
 experiments."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,10 +10,8 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 import privnb.learn.knn as knn_module
 from privnb.data import Dataset, anatomy_toy
-from privnb.experiments import COLUMNS
-from privnb.learn import IBkClassifier, kneighbors, nearest_per_part, vote
-from privnb.experiments import convergence_curves, cross_validate_knn
-from privnb.learn import AnatomizedTraining
+from privnb.experiments import COLUMNS, convergence_curves, cross_validate_knn
+from privnb.learn import AnatomizedTraining, IBkClassifier, kneighbors, nearest_per_part, vote
 
 
 def brute(X, Q, k):
@@ -46,7 +45,7 @@ def test_ties_broken_by_position_brute_force(seed, k, levels):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, levels + 1, size=(60, 2)) / max(levels, 1)
     Q = rng.integers(0, levels + 1, size=(15, 2)) / max(levels, 1)
-    sq, idx = kneighbors(X, Q, k, chunk_bytes=8 * 64 * 3)      # tiny chunks: 3 queries at a time
+    sq, idx = kneighbors(X, Q, k, chunk_bytes=8 * 64 * 3)  # tiny chunks: 3 queries at a time
     ref_sq, ref_idx = brute(X, Q, k)
     assert np.array_equal(idx, ref_idx)
     assert np.allclose(sq, ref_sq)
@@ -54,7 +53,7 @@ def test_ties_broken_by_position_brute_force(seed, k, levels):
 
 def test_smaller_k_is_a_prefix_and_chunks_do_not_matter():
     rng = np.random.default_rng(3)
-    X = np.repeat(rng.random((50, 3)).round(1), 4, axis=0)     # every row four times: heavy ties
+    X = np.repeat(rng.random((50, 3)).round(1), 4, axis=0)  # every row four times: heavy ties
     Q = rng.random((40, 3)).round(1)
     _, big = kneighbors(X, Q, 9)
     for k in (1, 3, 5, 7):
@@ -93,7 +92,7 @@ def test_ibk_distance_is_weka_overlap_and_min_max():
     dist, idx = model.kneighbors(pd.DataFrame({"age": [30.0], "job": ["b"]}))
     # to row 1: (0.25)^2 + 0 ; to row 0: 0.25^2 + 1 ; to row 2: 0.75^2 + 1
     assert idx.tolist() == [[1, 0, 2]]
-    assert np.allclose(dist ** 2, [[0.0625, 1.0625, 1.5625]])
+    assert np.allclose(dist**2, [[0.0625, 1.0625, 1.5625]])
 
 
 def test_predict_many_equals_predict_per_k():
@@ -120,8 +119,9 @@ def test_figure_2_toy_anatomized_3nn_is_right():
 
 def _small_dataset(n=120, seed=0, domain=3):
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"x": rng.random(n), "c": rng.choice(list("ab"), n),
-                          "s": rng.choice([f"s{i}" for i in range(domain)], n)})
+    frame = pd.DataFrame(
+        {"x": rng.random(n), "c": rng.choice(list("ab"), n), "s": rng.choice([f"s{i}" for i in range(domain)], n)}
+    )
     frame["y"] = ((frame["x"] + (frame["c"] == "a") * 0.3 + rng.normal(0, 0.2, n)) > 0.6).astype(np.int64)
     return Dataset("small", frame, ("x", "c"), "s", "y", {"x": "numeric", "c": "nominal", "s": "nominal"})
 
@@ -158,7 +158,7 @@ def test_cross_validate_knn_reproducible_and_validates():
     data = _small_dataset(seed=1)
     a = cross_validate_knn(data, n_neighbors=(1, 3), ls=(2,), n_splits=2, random_state=4)
     b = cross_validate_knn(data, n_neighbors=(1, 3), ls=(2,), n_splits=2, random_state=4, n_jobs=2)
-    pd.testing.assert_frame_equal(a, b)     # folds in parallel processes: the same table
+    pd.testing.assert_frame_equal(a, b)  # folds in parallel processes: the same table
     with pytest.raises(ValueError, match="unknown views"):
         cross_validate_knn(data, views=("original", "pruned"), n_splits=2)
     with pytest.raises(ValueError, match="ls must be integers >= 2"):
@@ -208,8 +208,9 @@ def test_factored_search_equals_plain_search(seed, k, l):
 def test_factor_column_gives_the_same_predictions():
     data = _small_dataset(n=150, seed=4, domain=4)
     plain = AnatomizedTraining(IBkClassifier(5, kinds=data.kinds), sensitive="s", l=3, random_state=1)
-    factored = AnatomizedTraining(IBkClassifier(5, kinds=data.kinds, factor_column="s"), sensitive="s", l=3,
-                                  random_state=1)
+    factored = AnatomizedTraining(
+        IBkClassifier(5, kinds=data.kinds, factor_column="s"), sensitive="s", l=3, random_state=1
+    )
     test = data.X.iloc[:60]
     a = plain.fit(data.X, data.y).estimator_.kneighbors(test)
     b = factored.fit(data.X, data.y).estimator_.kneighbors(test)
@@ -230,10 +231,11 @@ def test_repeated_training_rows_are_searched_by_distinct_row(seed, k):
     assert model._factored is not None
     sq, index = brute(model.fit_X_, model.encoder_.transform(test), k)
     distances, found = model.kneighbors(test)
-    assert np.array_equal(found, index) and np.allclose(distances ** 2, sq)
+    assert np.array_equal(found, index) and np.allclose(distances**2, sq)
 
 
 # --- Weka IBk's rules (seed 002 names IBk): tied neighbours, vote ties, running ranges -------------------
+
 
 def weka_reference(train, y, queries, k, class_order, ranges="weka"):
     """Weka IBk written plainly, one query at a time: numeric columns only, min-max ranges updated with
@@ -247,7 +249,7 @@ def weka_reference(train, y, queries, k, class_order, ranges="weka"):
             low, high = np.minimum(low, q), np.maximum(high, q)
         width = high - low
         scaled = np.where(width > 0, (train - q) / np.where(width > 0, width, 1), 0.0)
-        d = np.round((scaled ** 2).sum(axis=1), 9)
+        d = np.round((scaled**2).sum(axis=1), 9)
         kth = np.sort(d)[k - 1]
         dist = {c: 1 / len(train) for c in class_order}
         for label in y[d <= kth]:
@@ -269,16 +271,16 @@ def test_ibk_keeps_every_row_tied_with_the_kth_distance():
     assert IBkClassifier(1).fit(train, y).predict(query).tolist() == [0]
     assert IBkClassifier(1, ties="exact-k").fit(train, y).predict(query).tolist() == [1]
     proba = IBkClassifier(1).fit(train, y).predict_proba(query)[0]
-    assert np.allclose(proba, np.array([2.25, 1.25]) / 3.5)      # IBk: 1/n prior, +1 per neighbour
+    assert np.allclose(proba, np.array([2.25, 1.25]) / 3.5)  # IBk: 1/n prior, +1 per neighbour
 
 
 def test_ibk_even_split_goes_to_the_class_declared_first():
     train = pd.DataFrame({"a": [0.0, 0.0, 1.0]})
     y = np.array(["yes", "no", "yes"])
     query = pd.DataFrame({"a": [0.0]})
-    assert IBkClassifier(1).fit(train, y).predict(query).tolist() == ["no"]          # sorted: "no" first
+    assert IBkClassifier(1).fit(train, y).predict(query).tolist() == ["no"]  # sorted: "no" first
     assert IBkClassifier(1, class_order=("yes", "no")).fit(train, y).predict(query).tolist() == ["yes"]
-    assert IBkClassifier(1, ties="exact-k").fit(train, y).predict(query).tolist() == ["yes"]   # nearest row
+    assert IBkClassifier(1, ties="exact-k").fit(train, y).predict(query).tolist() == ["yes"]  # nearest row
     with pytest.raises(ValueError, match="class_order"):
         IBkClassifier(1, class_order=("yes",)).fit(train, y)
     with pytest.raises(ValueError, match="ties"):
@@ -300,7 +302,7 @@ def test_ibk_ranges_grow_with_each_query_as_weka_does():
 @settings(max_examples=40, deadline=None)
 def test_ibk_matches_a_plain_weka_reference_for_every_k_from_one_search(seed, levels):
     rng = np.random.default_rng(seed)
-    train = rng.integers(0, levels + 1, size=(50, 2)).astype(float)     # few levels: heavy distance ties
+    train = rng.integers(0, levels + 1, size=(50, 2)).astype(float)  # few levels: heavy distance ties
     queries = rng.integers(-1, levels + 3, size=(20, 2)).astype(float)  # some beyond the training ranges
     y = rng.integers(0, 3, 50)
     order = tuple(rng.permutation(3).tolist())
@@ -324,8 +326,7 @@ def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
     X = np.hstack([A[a_index], S[s_index]])
     Q_a, Q_s = rng.integers(0, 3, size=(12, 2)) / 2, S[rng.integers(0, 4, 12)]
     plain = kneighbors(X, np.hstack([Q_a, Q_s]), k, ties=True)
-    factored = knn_module.kneighbors_factored(A, S, a_index, s_index, Q_a, Q_s, k, chunk_bytes=8 * 32 * 5,
-                                              ties=True)
+    factored = knn_module.kneighbors_factored(A, S, a_index, s_index, Q_a, Q_s, k, chunk_bytes=8 * 32 * 5, ties=True)
     assert np.array_equal(plain.offsets, factored.offsets) and np.array_equal(plain.index, factored.index)
     sizes = np.diff(plain.offsets)
     assert (sizes >= k).all()
@@ -334,9 +335,16 @@ def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
 def test_knn_views_read_the_sensitive_attribute_as_weka_does():
     from privnb.experiments.knn import ibk_kinds, weka_class_order
 
-    adult_like = Dataset("adult", _small_dataset().frame, ("x", "c"), "s", "y",
-                         {"x": "numeric", "c": "nominal", "s": "ordinal"}, {"s": ("s0", "s1", "s2")})
-    assert ibk_kinds(adult_like)["s"] == "nominal"                      # Weka: education is nominal
+    adult_like = Dataset(
+        "adult",
+        _small_dataset().frame,
+        ("x", "c"),
+        "s",
+        "y",
+        {"x": "numeric", "c": "nominal", "s": "ordinal"},
+        {"s": ("s0", "s1", "s2")},
+    )
+    assert ibk_kinds(adult_like)["s"] == "nominal"  # Weka: education is nominal
     assert ibk_kinds(adult_like, sensitive_kind="as-dataset")["s"] == "ordinal"
     assert weka_class_order(adult_like) == tuple(pd.unique(adult_like.y))
     # a mismatch of the nominal sensitive attribute adds exactly 1 to the squared distance

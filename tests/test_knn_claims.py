@@ -1,4 +1,5 @@
 """The claims of seed 002 (privnb.experiments.knn_claims) on small results tables with known verdicts."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,11 +21,15 @@ from privnb.experiments.knn_claims import ASPECT_COLUMNS, CLAIM_COLUMNS
 # per-fold errors of three folds, (classifier, method, param) -> values. Org. vs L=2 is significant for
 # 1-NN (a steady shift) and not for 3-NN (a noisy one); Org. vs L=3 the other way round.
 ERRORS = {
-    ("1-NN", "original", None): [0.20, 0.22, 0.21], ("1-NN", "identifying", None): [0.19] * 3,
-    ("1-NN", "anatomized", 2): [0.24, 0.255, 0.255], ("1-NN", "anatomized", 3): [0.31, 0.15, 0.23],
+    ("1-NN", "original", None): [0.20, 0.22, 0.21],
+    ("1-NN", "identifying", None): [0.19] * 3,
+    ("1-NN", "anatomized", 2): [0.24, 0.255, 0.255],
+    ("1-NN", "anatomized", 3): [0.31, 0.15, 0.23],
     ("1-NN", "generalized", 2): [0.30] * 3,
-    ("3-NN", "original", None): [0.15, 0.17, 0.16], ("3-NN", "identifying", None): [0.18] * 3,
-    ("3-NN", "anatomized", 2): [0.16, 0.19, 0.16], ("3-NN", "anatomized", 3): [0.20, 0.215, 0.215],
+    ("3-NN", "original", None): [0.15, 0.17, 0.16],
+    ("3-NN", "identifying", None): [0.18] * 3,
+    ("3-NN", "anatomized", 2): [0.16, 0.19, 0.16],
+    ("3-NN", "anatomized", 3): [0.20, 0.215, 0.215],
 }
 
 
@@ -41,9 +46,14 @@ def results_table(errors=ERRORS, dataset="adult", na=()):
 
 def curves_table(curves, dataset="adult"):
     """Convergence rows: (method, param) -> error at 1, 2, 3 parts, the same in both folds."""
-    return tidy_frame([(dataset, "1-NN", method, param, fold, "incremental_error", value, 10 * (j + 1), 0, "")
-                       for (method, param), values in curves.items() for fold in (0, 1)
-                       for j, value in enumerate(values)])
+    return tidy_frame(
+        [
+            (dataset, "1-NN", method, param, fold, "incremental_error", value, 10 * (j + 1), 0, "")
+            for (method, param), values in curves.items()
+            for fold in (0, 1)
+            for j, value in enumerate(values)
+        ]
+    )
 
 
 def verdicts(claims):
@@ -64,9 +74,9 @@ def test_adult_claims_and_t_test_cells():
     tests = claims[claims["source"] == "t-test table"].set_index("claim")
     assert list(tests.index) == ["1-NN, Org. vs L=2", "1-NN, Org. vs L=3", "3-NN, Org. vs L=2", "3-NN, Org. vs L=3"]
     assert tests["privnb"].tolist() == ["P", "F", "F", "P"]
-    assert tests["paper"].tolist() == ["F", "F", "F", "P"]         # Table 1 of seed 002, rows k = 1, 3
+    assert tests["paper"].tolist() == ["F", "F", "F", "P"]  # Table 1 of seed 002, rows k = 1, 3
     assert tests["agree"].tolist() == [False, True, True, True]
-    assert claims["agree"].sum() == 5 + 3                          # five "yes" claims, three t-test cells
+    assert claims["agree"].sum() == 5 + 3  # five "yes" claims, three t-test cells
 
 
 def test_verdicts_follow_the_measurements():
@@ -78,9 +88,13 @@ def test_verdicts_follow_the_measurements():
 
 
 def test_convergence_claims_read_the_incremental_rows():
-    curves = curves_table({("original", np.nan): [0.30, 0.25, 0.20],      # drop 0.10
-                           ("anatomized", 2.0): [0.40, 0.30, 0.20],       # drop 0.20: faster
-                           ("anatomized", 3.0): [0.30, 0.28, 0.26]})      # drop 0.04: slower
+    curves = curves_table(
+        {
+            ("original", np.nan): [0.30, 0.25, 0.20],  # drop 0.10
+            ("anatomized", 2.0): [0.40, 0.30, 0.20],  # drop 0.20: faster
+            ("anatomized", 3.0): [0.30, 0.28, 0.26],
+        }
+    )  # drop 0.04: slower
     drops = convergence_drops(curves)
     assert drops.to_dict() == pytest.approx({"Org.": 0.10, "L=2": 0.20, "L=3": 0.04})
     both = pd.concat([results_table(dataset="fars"), curves], ignore_index=True)
@@ -88,8 +102,8 @@ def test_convergence_claims_read_the_incremental_rows():
     assert got["anatomized 1-NN converges faster for l = 2"] == "yes"
     assert got["anatomized 1-NN converges slower for l = 3, 4"] == "yes"
     got = verdicts(knn_claims(pd.concat([results_table(), curves], ignore_index=True), "adult"))
-    assert got["anatomized 1-NN converges faster for l = 2, 3"] == "no"     # l = 3 is slower
-    assert got["anatomized 1-NN converges slower for l = 4, 5"] == "no"     # no l = 4, 5 measured
+    assert got["anatomized 1-NN converges faster for l = 2, 3"] == "no"  # l = 3 is slower
+    assert got["anatomized 1-NN converges slower for l = 4, 5"] == "no"  # no l = 4, 5 measured
     # the convergence rows change neither the mean errors nor the t-tests
     pd.testing.assert_series_equal(knn_mean_errors(both), knn_mean_errors(results_table(dataset="fars")))
 
@@ -108,11 +122,11 @@ def test_aspects():
     aspects = knn_aspects(results_table()).set_index(["k", "l"])
     assert aspects.index.tolist() == [(1, 2), (1, 3), (3, 2), (3, 3)]
     assert aspects.loc[(1, 2), "L"] == pytest.approx(0.25) and aspects.loc[(3, 3), "Org."] == pytest.approx(0.16)
-    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[0]]                 # 0.25 > 0.21
-    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[1]]                 # identifying 0.19 beats original 0.21
-    assert aspects.loc[(1, 3), ASPECT_COLUMNS[3]] is None            # no anonymized 1-NN with k = 3
+    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[0]]  # 0.25 > 0.21
+    assert not aspects.loc[(1, 2), ASPECT_COLUMNS[1]]  # identifying 0.19 beats original 0.21
+    assert aspects.loc[(1, 3), ASPECT_COLUMNS[3]] is None  # no anonymized 1-NN with k = 3
     assert bool(aspects.loc[(1, 2), ASPECT_COLUMNS[3]]) and aspects.loc[(3, 2), ASPECT_COLUMNS[3]] is None
-    assert bool(aspects.loc[(3, 2), ASPECT_COLUMNS[2]])               # 0.16 <= 0.17 <= 0.18
+    assert bool(aspects.loc[(3, 2), ASPECT_COLUMNS[2]])  # 0.16 <= 0.17 <= 0.18
 
 
 def test_rho_squared_table_and_theorem_17():
@@ -130,14 +144,22 @@ def test_rho_squared_table_and_theorem_17():
 def test_both_na_counted_apart_and_both_t_test_readings():
     from privnb.experiments.claims import count_verdicts, verdict
 
-    assert [verdict("N/A", "N/A"), verdict("F", "N/A"), verdict("yes", "n/a"), verdict("P", "P")] == \
-        ["both N/A", "differ", "n/a", "agree"]
+    assert [verdict("N/A", "N/A"), verdict("F", "N/A"), verdict("yes", "n/a"), verdict("P", "P")] == [
+        "both N/A",
+        "differ",
+        "n/a",
+        "agree",
+    ]
     # Fatality has no l = 5 (4 alcohol values): the paper's N/A against privnb's N/A is no agreement
     errors = {**ERRORS, ("1-NN", "anatomized", 5): [0.3] * 3, ("3-NN", "anatomized", 5): [0.3] * 3}
     table = results_table(errors, dataset="fars", na={("1-NN", "anatomized", 5), ("3-NN", "anatomized", 5)})
     claims = knn_claims(table, "fars").set_index("claim")
-    assert claims.loc["1-NN, Org. vs L=5", ["paper", "privnb", "verdict", "agree"]].tolist() == \
-        ["N/A", "N/A", "both N/A", False]
+    assert claims.loc["1-NN, Org. vs L=5", ["paper", "privnb", "verdict", "agree"]].tolist() == [
+        "N/A",
+        "N/A",
+        "both N/A",
+        False,
+    ]
     # paired and unpaired readings side by side: the steady 1-NN shift at l = 2 is significant when paired
     # (0.20, 0.22, 0.21 against 0.24, 0.255, 0.255), and with Student's two-sample test too; the 3-NN shift
     # at l = 3 (0.15, 0.17, 0.16 against 0.20, 0.215, 0.215) likewise; the noisy ones are not
@@ -151,9 +173,13 @@ def test_unpaired_reading_can_differ_from_the_paired_one():
     from privnb.experiments.ttest import paired_t_test, unpaired_t_test
 
     base = np.array([0.10, 0.30, 0.20, 0.40, 0.25])
-    shifted = base + 0.01 + np.array([0.0, 0.001, -0.001, 0.0005, 0.0])     # steady small shift, large spread
+    shifted = base + 0.01 + np.array([0.0, 0.001, -0.001, 0.0005, 0.0])  # steady small shift, large spread
     assert paired_t_test(base, shifted).significant and not unpaired_t_test(base, shifted).significant
-    table = tidy_frame([("adult", "1-NN", m, p, f, "error", v, 100, 0, "")
-                        for m, p, vals in (("original", None, base), ("anatomized", 2, shifted))
-                        for f, v in enumerate(vals)])
+    table = tidy_frame(
+        [
+            ("adult", "1-NN", m, p, f, "error", v, 100, 0, "")
+            for m, p, vals in (("original", None, base), ("anatomized", 2, shifted))
+            for f, v in enumerate(vals)
+        ]
+    )
     assert knn_t_tests(table).iloc[0, 0] == "P" and knn_t_tests(table, paired=False).iloc[0, 0] == "F"

@@ -1,4 +1,5 @@
 """The exact largest-itemsets search behind Maximal (Algorithm 1 of seed 001) against brute force."""
+
 import itertools
 
 import numpy as np
@@ -14,8 +15,12 @@ from privnb.mechanisms import dataset_ac
 def brute_largest(X, k, n):
     """Every itemset, its support by full scan; the maximal frequent ones by (-size, lexicographic)."""
     d = X.shape[1]
-    frequent = [frozenset(s) for r in range(1, d + 1) for s in itertools.combinations(range(d), r)
-                if X[:, list(s)].all(axis=1).sum() >= k]
+    frequent = [
+        frozenset(s)
+        for r in range(1, d + 1)
+        for s in itertools.combinations(range(d), r)
+        if X[:, list(s)].all(axis=1).sum() >= k
+    ]
     top = [tuple(sorted(s)) for s in frequent if not any(s < t for t in frequent)]
     return sorted(top, key=lambda s: (-len(s), s))[:n]
 
@@ -39,7 +44,7 @@ def test_largest_itemsets_match_brute_force(problem):
 def test_every_found_itemset_is_k_ac(problem):
     X, k, n = problem
     for itemset in largest_itemsets(X, k, n):
-        assert dataset_ac(X, list(itemset)) >= k   # Lemma 3
+        assert dataset_ac(X, list(itemset)) >= k  # Lemma 3
 
 
 def test_near_duplicate_rows_keep_the_long_itemset():

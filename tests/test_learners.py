@@ -1,4 +1,5 @@
 """Tests of privnb.learn.training: the training views as scikit-learn meta-estimators."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,9 +13,16 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from privnb.learn import (
+    AnatomizedTraining,
+    FrameEncoder,
+    GeneralizedTraining,
+    IdentifyingTraining,
+    OriginalTraining,
+    TrainingData,
+    TrainingView,
+)
 from privnb.mechanisms import anatomize
-from privnb.learn import FrameEncoder
-from privnb.learn import AnatomizedTraining, GeneralizedTraining, IdentifyingTraining, OriginalTraining, TrainingData, TrainingView
 
 KINDS = {"age": "numeric", "job": "nominal", "edu": "nominal"}
 
@@ -35,7 +43,7 @@ class Recorder(ClassifierMixin, BaseEstimator):
 def frame(n=300, seed=0):
     rng = np.random.default_rng(seed)
     age = rng.integers(18, 80, n)
-    edu = rng.choice(list("abcdef"), n, p=[.3, .2, .2, .1, .1, .1])
+    edu = rng.choice(list("abcdef"), n, p=[0.3, 0.2, 0.2, 0.1, 0.1, 0.1])
     job = rng.choice(["x", "y", "z"], n)
     y = ((age > 45) ^ (rng.random(n) < 0.1)).astype(int)
     return pd.DataFrame({"age": age, "job": job, "edu": edu}), y
@@ -81,8 +89,11 @@ def test_anatomized_trains_on_the_join():
 
 def test_views_inside_cross_validate():
     X, y = frame(400)
-    for view in (OriginalTraining(model()), IdentifyingTraining(model(), sensitive="edu"),
-                 AnatomizedTraining(model(), sensitive="edu", l=2, random_state=0)):
+    for view in (
+        OriginalTraining(model()),
+        IdentifyingTraining(model(), sensitive="edu"),
+        AnatomizedTraining(model(), sensitive="edu", l=2, random_state=0),
+    ):
         scores = cross_validate(view, X, y, cv=3, scoring="accuracy", return_estimator=True)
         assert (scores["test_score"] > 0.7).all()
         assert all(est.n_train_ > 0 for est in scores["estimator"])
@@ -90,8 +101,9 @@ def test_views_inside_cross_validate():
 
 def test_arrays_by_position():
     X, y = frame()
-    codes = X.assign(job=X["job"].map({"x": 0, "y": 1, "z": 2}),
-                     edu=X["edu"].map(dict(zip("abcdef", range(6))))).to_numpy(float)
+    codes = X.assign(
+        job=X["job"].map({"x": 0, "y": 1, "z": 2}), edu=X["edu"].map(dict(zip("abcdef", range(6))))
+    ).to_numpy(float)
     view = AnatomizedTraining(LogisticRegression(), sensitive=2, l=2, random_state=0).fit(codes, y)
     assert view.view_columns_ == [0, 1, 2] and view.n_train_ == 2 * len(view.anatomy_.it)
     assert view.predict_proba(codes).shape == (len(codes), 2)
@@ -120,16 +132,18 @@ def test_errors():
 def test_generalized_mondrian_recodes_training_and_test_rows():
     pytest.importorskip("privnb.mechanisms")
     X, y = frame()
-    view = GeneralizedTraining(Recorder(), quasi_identifiers=["age", "job"], k=10, method="mondrian",
-                               kinds=KINDS).fit(X, y)
+    view = GeneralizedTraining(Recorder(), quasi_identifiers=["age", "job"], k=10, method="mondrian", kinds=KINDS).fit(
+        X, y
+    )
     seen = view.estimator_.X_
     assert seen["age"].dtype.kind == "f"  # interval midpoints
     assert seen.groupby(["age", "job"]).size().min() >= 10  # k-anonymous on the quasi-identifiers
     assert (seen["edu"].to_numpy() == X["edu"].to_numpy()).all() and view.n_suppressed_ == 0
     view.predict(X)
     pd.testing.assert_frame_equal(view.estimator_.seen_.reset_index(drop=True), seen)
-    scores = cross_validate(GeneralizedTraining(model(), quasi_identifiers=["age", "job"], k=10,
-                                                method="mondrian", kinds=KINDS), X, y, cv=3)
+    scores = cross_validate(
+        GeneralizedTraining(model(), quasi_identifiers=["age", "job"], k=10, method="mondrian", kinds=KINDS), X, y, cv=3
+    )
     assert (scores["test_score"] > 0.6).all()
 
 
@@ -137,8 +151,9 @@ def test_generalized_full_domain():
     generalize = pytest.importorskip("privnb.mechanisms")
     X, y = frame()
     hierarchies = {"age": generalize.Hierarchy.intervals(18, 80, width=5, name="age")}
-    view = GeneralizedTraining(Recorder(), quasi_identifiers=["age"], k=20, hierarchies=hierarchies,
-                               max_suppression=0.05).fit(X, y)
+    view = GeneralizedTraining(
+        Recorder(), quasi_identifiers=["age"], k=20, hierarchies=hierarchies, max_suppression=0.05
+    ).fit(X, y)
     seen = view.estimator_.X_
     assert seen["age"].value_counts().min() >= 20
     assert view.n_train_ + view.n_suppressed_ == len(X)
@@ -163,10 +178,13 @@ EXPECTED_FAILURES = {
 
 
 @parametrize_with_checks(
-    [OriginalTraining(LogisticRegression()),
-     IdentifyingTraining(LogisticRegression(), sensitive=0),
-     AnatomizedTraining(LogisticRegression(), sensitive=0, l=2, random_state=0)],
-    expected_failed_checks=lambda est: EXPECTED_FAILURES.get(type(est).__name__, {}))
+    [
+        OriginalTraining(LogisticRegression()),
+        IdentifyingTraining(LogisticRegression(), sensitive=0),
+        AnatomizedTraining(LogisticRegression(), sensitive=0, l=2, random_state=0),
+    ],
+    expected_failed_checks=lambda est: EXPECTED_FAILURES.get(type(est).__name__, {}),
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -175,8 +193,12 @@ def test_toy_anatomized_3nn_classifies_the_red_test_point():
     """Figure 2 of seed 002: the anatomized 3-NN classifier labels a point in the red cluster red."""
     datasets = pytest.importorskip("privnb.data")
     toy = datasets.anatomy_toy()
-    view = AnatomizedTraining(make_pipeline(FrameEncoder.from_dataset(toy), KNeighborsClassifier(3)),
-                              sensitive=toy.sensitive, l=2, random_state=0).fit(toy.X, toy.y)
+    view = AnatomizedTraining(
+        make_pipeline(FrameEncoder.from_dataset(toy), KNeighborsClassifier(3)),
+        sensitive=toy.sensitive,
+        l=2,
+        random_state=0,
+    ).fit(toy.X, toy.y)
     assert view.n_train_ == 12 and view.n_suppressed_ == 0  # "12 instances in total"
     test = pd.DataFrame({"A_1": [6.5], "A_2": [3.0]})
     assert view.predict(test).tolist() == [1]

@@ -1,4 +1,5 @@
 """privnb.nbc: views, eq. (2), Definition 2, and the exact posterior of Section 4 (seed 004)."""
+
 import itertools
 from fractions import Fraction
 
@@ -8,17 +9,28 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privnb.nbc import NBCViews, achieved_r, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior, score_signs
+from privnb.nbc import (
+    NBCViews,
+    achieved_r,
+    audit,
+    brute_force_posterior,
+    min_score_ratio,
+    nbc_equivalent,
+    posterior,
+    score_signs,
+)
 
 
 def figure1():
     """Figure 1 of seed 004 (the package copy is privnb.data.nbc_figure1_databases)."""
     try:
         from privnb.data import nbc_figure1_databases
+
         return nbc_figure1_databases()
     except ImportError:  # pragma: no cover - the datasets helper's module is missing
-        a = pd.DataFrame({"Adr": list("WWWWPWP"), "Age": [40, 40, 40, 40, 30, 40, 30],
-                          "Sal": ["70K"] * 5 + ["50K"] * 2})
+        a = pd.DataFrame(
+            {"Adr": list("WWWWPWP"), "Age": [40, 40, 40, 40, 30, 40, 30], "Sal": ["70K"] * 5 + ["50K"] * 2}
+        )
         b = pd.DataFrame({"Adr": list("WWPWP"), "Age": [40, 40, 30, 40, 30], "Sal": ["70K"] * 3 + ["50K"] * 2})
         return a, b
 
@@ -69,10 +81,12 @@ def random_frames(max_rows=10, max_attributes=3, max_values=3, max_classes=3):
         n_attr = draw(st.integers(1, max_attributes))
         rows = draw(st.integers(2, max_rows))
         n_classes = draw(st.integers(2, max_classes))
-        data = {f"a{i}": draw(st.lists(st.integers(0, max_values - 1), min_size=rows, max_size=rows))
-                for i in range(n_attr)}
+        data = {
+            f"a{i}": draw(st.lists(st.integers(0, max_values - 1), min_size=rows, max_size=rows)) for i in range(n_attr)
+        }
         data["y"] = draw(st.lists(st.integers(0, n_classes - 1), min_size=rows, max_size=rows))
         return pd.DataFrame(data)
+
     return build()
 
 
@@ -93,8 +107,9 @@ def test_score_signs_match_exact_fractions(frame):
 @given(random_frames(), st.integers(1, 5))
 def test_equivalence_is_closed_under_powers_and_class_constant_scaling(frame, power):
     views = NBCViews.from_frame(frame, [c for c in frame if c != "y"], "y")
-    raised = views.with_counts([p**power for p in views.class_counts],
-                               [f.to_numpy() ** power for f in views.counts.values()])
+    raised = views.with_counts(
+        [p**power for p in views.class_counts], [f.to_numpy() ** power for f in views.counts.values()]
+    )
     assert nbc_equivalent(views, raised, ties="strict")
 
 
@@ -138,8 +153,9 @@ def test_audit_exact_and_breaches(views_ab):
     va, vb = views_ab
     result = audit(va, L1=0.51, L2=0.8)
     assert result.method == "exact"
-    row = result.table[(result.table["Adr"] == "W") & (result.table["Age"] == 40)
-                       & (result.table["property"] == ("70K",))]
+    row = result.table[
+        (result.table["Adr"] == "W") & (result.table["Age"] == 40) & (result.table["property"] == ("70K",))
+    ]
     assert row["posterior"].item() == pytest.approx(0.88)
     assert bool(row["upward"].item())  # the 0.51-to-0.8 upward breach of Section 4
     safe = audit(vb, L1=0.51, L2=0.8).table
@@ -147,7 +163,7 @@ def test_audit_exact_and_breaches(views_ab):
     assert not bool(both["upward"].item())
     assert result.r_closeness >= 0.88 / 0.5
     prior = {"50K": 0.3, "70K": 0.7}
-    assert achieved_r(va) == result.r_closeness      # without building the table: the same r
+    assert achieved_r(va) == result.r_closeness  # without building the table: the same r
     assert achieved_r(vb, prior) == audit(vb, prior).r_closeness
 
 
@@ -231,15 +247,18 @@ def test_exact_audit_of_huge_counts_is_the_large_table_limit(views_ab):
         audit(va, method="auto")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"L1": 0.6, "L2": 0.5}, "smaller than L2"),
-    ({"L1": 0.0, "L2": 0.5}, "strictly between 0 and 1"),
-    ({"L1": 0.5, "L2": 1.0}, "strictly between 0 and 1"),
-    ({"L1": 0.5}, "both L1 and L2"),
-    ({"prior": {"50K": 0.0, "70K": 1.0}}, "positive prior"),
-    ({"prior": {"50K": 0.3, "70K": 0.3}}, "sums to"),
-    ({"prior": {"50K": 1.0}}, "exactly the labels"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"L1": 0.6, "L2": 0.5}, "smaller than L2"),
+        ({"L1": 0.0, "L2": 0.5}, "strictly between 0 and 1"),
+        ({"L1": 0.5, "L2": 1.0}, "strictly between 0 and 1"),
+        ({"L1": 0.5}, "both L1 and L2"),
+        ({"prior": {"50K": 0.0, "70K": 1.0}}, "positive prior"),
+        ({"prior": {"50K": 0.3, "70K": 0.3}}, "sums to"),
+        ({"prior": {"50K": 1.0}}, "exactly the labels"),
+    ],
+)
 def test_audit_bad_input(views_ab, kwargs, message):
     with pytest.raises(ValueError, match=message):
         audit(views_ab[0], **kwargs)
@@ -253,5 +272,4 @@ def test_bad_views():
     with pytest.raises(ValueError, match="not in the domain"):
         posterior(NBCViews({0: 1, 1: 2}, {"a": pd.DataFrame({0: [1], 1: [2]}, index=["x"])}), {"a": "z"})
     with pytest.raises(ValueError, match="integer, realistic"):
-        posterior(NBCViews({0: 1, 1: 2}, {"a": pd.DataFrame({0: [Fraction(1, 2)], 1: [2]}, index=["x"])}),
-                  {"a": "x"})
+        posterior(NBCViews({0: 1, 1: 2}, {"a": pd.DataFrame({0: [Fraction(1, 2)], 1: [2]}, index=["x"])}), {"a": "x"})

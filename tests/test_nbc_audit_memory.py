@@ -1,5 +1,6 @@
 """The exact audit of seed 004 in bounded memory: counts near 10^5 with a rare value (the case that needed
 over 100 GiB before the chain was streamed), checked under an address-space limit in a subprocess."""
+
 import subprocess
 import sys
 import textwrap
@@ -34,8 +35,7 @@ def test_audit_of_counts_near_1e5_runs_under_a_memory_limit():
     space, interpreter, NumPy and pandas included."""
     limit = 2 * 2**30
     env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PATH": ""}
-    done = subprocess.run([sys.executable, "-c", SCRIPT.format(limit=limit)], capture_output=True, text=True,
-                          env=env)
+    done = subprocess.run([sys.executable, "-c", SCRIPT.format(limit=limit)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     r = float(done.stdout.strip())
     assert 4.4 < r < 4.5  # the rare value of both attributes: <rare, rare> is mostly class 0
@@ -45,6 +45,7 @@ def test_streamed_audit_agrees_with_the_rational_chain_on_a_scaled_case():
     views = _views((20, 10), (980, 1960))
     exact = posterior(views, {"A": "rare", "B": "rare"})
     from privnb.nbc import audit
+
     table = audit(views).table
     row = table[(table["A"] == "rare") & (table["B"] == "rare") & (table["property"] == (0,))]
     assert row["posterior"].iloc[0] == pytest.approx(float(exact[0]), rel=1e-11)

@@ -1,4 +1,5 @@
 """privnb.experiments.nbc: the Section 8 experiments of seed 004 on small views whose answers are known by hand."""
+
 import math
 from types import SimpleNamespace
 
@@ -49,8 +50,12 @@ def test_corollary4_report_by_hand(views):
     zero_rows, ratios, gammas = corollary4_report(views)
     assert zero_rows == {"x1": 1, "x2": 0}  # x1 = 0 never has class 1
     assert ratios == {"x1": {1: 3.0, 2: 2.0}, "x2": {0: 3.0, 1: 1.5}}
-    assert list(gammas) == ["min_gamma_zeros_kept", "min_gamma_zeros_skipped", "max_ratio_zeros_skipped",
-                            "min_gamma_plus_one"]
+    assert list(gammas) == [
+        "min_gamma_zeros_kept",
+        "min_gamma_zeros_skipped",
+        "max_ratio_zeros_skipped",
+        "min_gamma_plus_one",
+    ]
     assert math.isinf(gammas["min_gamma_zeros_kept"])
     # without the zero row the largest ratio is 3, so Corollary 4's gamma = 3 ** n = 9
     assert gammas["min_gamma_zeros_skipped"] == pytest.approx(9.0)
@@ -62,8 +67,15 @@ def test_corollary4_report_by_hand(views):
 def test_safety_transform_sweep_rows_and_guarantee(views):
     fig8, rows = safety_transform_sweep(views, [2, 30], PRIOR, n_train=9, random_state=0)
     # changed on purpose: no "r_bound" (gamma is not an r-closeness bound), condition (8) from the audit instead
-    assert fig8.columns.tolist() == ["gamma", "k", "achieved_gamma", "r_measured", "r_measured_prior", "condition8",
-                                     "seconds"]
+    assert fig8.columns.tolist() == [
+        "gamma",
+        "k",
+        "achieved_gamma",
+        "r_measured",
+        "r_measured_prior",
+        "condition8",
+        "seconds",
+    ]
     assert fig8["gamma"].tolist() == [2, 30] and (fig8["r_measured"] >= 1).all()
     for gamma, r, c8 in zip(fig8["gamma"], fig8["r_measured"], fig8["condition8"]):
         views_out = SafetyTransform(gamma, random_state=0).fit(views).views_
@@ -71,8 +83,11 @@ def test_safety_transform_sweep_rows_and_guarantee(views):
     # the classifier predicts 1 on some tuple, so against a 25% prior no equivalent views get below r = 2
     assert (fig8["r_measured_prior"] >= 2 - 1e-9).all()
     assert [(r[3], r[5], r[7], r[9]) for r in rows] == [
-        (2, "r_closeness", 9, ""), (2, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
-        (30, "r_closeness", 9, ""), (30, "r_closeness_prior", 9, "prior 0.75 on <=50K")]
+        (2, "r_closeness", 9, ""),
+        (2, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
+        (30, "r_closeness", 9, ""),
+        (30, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
+    ]
     assert all(len(r) == len(COLUMNS) and r[:3] == ["adult", "nbc", "safety_transform"] for r in rows)
     assert [rows[0][6], rows[2][6]] == fig8["r_measured"].tolist()
     fitted = SafetyTransform(2, random_state=0).fit(views)
@@ -85,8 +100,13 @@ def test_exact_audits_count_every_quasi_identifier_value(views):
     assert audits["exact_audit_rows"] == 2 * (3 + 2 + 6)
     assert math.isinf(audits["r_closeness_original"])  # a zero count makes a posterior 0
     assert audits["breaches_original"] > 0 and audits["breaches_published"] == 0
-    assert list(audits) == ["r_closeness_original", "breaches_original", "breaches_published",
-                            "exact_audit_seconds", "exact_audit_rows"]
+    assert list(audits) == [
+        "r_closeness_original",
+        "breaches_original",
+        "breaches_published",
+        "exact_audit_seconds",
+        "exact_audit_rows",
+    ]
 
 
 def test_exact_audits_of_figure1():
@@ -97,8 +117,12 @@ def test_exact_audits_of_figure1():
 
 def test_figure8_metrics():
     fig8 = pd.DataFrame({"r_measured": [1.1, 1.5, 1.9], "r_measured_prior": [2.3, 2.1, 2.6], "seconds": [3, 1, 2]})
-    assert figure8_metrics(fig8, 2.0) == {"r_closeness_at_max_gamma": 1.9, "r_closeness_prior_min": 2.1,
-                                          "r_floor_prior": 2.0, "safety_transform_seconds": 2.0}
+    assert figure8_metrics(fig8, 2.0) == {
+        "r_closeness_at_max_gamma": 1.9,
+        "r_closeness_prior_min": 2.1,
+        "r_floor_prior": 2.0,
+        "safety_transform_seconds": 2.0,
+    }
 
 
 def test_est_experiment_fails_at_the_prior_floor(views):
@@ -119,8 +143,9 @@ def test_figure9_k1_keeps_the_classifier_and_a_huge_k_predicts_the_majority():
     x1 = rng.integers(0, 4, 400)
     frame = pd.DataFrame({"x1": x1, "x2": rng.integers(0, 4, 400), "y": (x1 == 3).astype(int)})
     hierarchies = {a: Hierarchy.intervals(0, 4, cuts=[[1, 2, 3], [2]], name=a) for a in ("x1", "x2")}
-    fig9, rows = figure9(frame, ["x1", "x2"], [1, 200], test_size=0.5, class_column="y", hierarchies=hierarchies,
-                         random_state=0)
+    fig9, rows = figure9(
+        frame, ["x1", "x2"], [1, 200], test_size=0.5, class_column="y", hierarchies=hierarchies, random_state=0
+    )
     assert fig9.columns.tolist() == ["method", "k", "n_suppressed", "accuracy", "recall"]
     assert fig9["method"].tolist() == ["original", "generalized", "generalized"]
     original, k1, k200 = fig9.to_dict("records")
@@ -128,29 +153,55 @@ def test_figure9_k1_keeps_the_classifier_and_a_huge_k_predicts_the_majority():
     assert (k1["accuracy"], k1["recall"], k1["n_suppressed"]) == (1.0, 1.0, 0)
     y_test_share = 1 - frame["y"].mean()  # stratified: the test half holds the same class shares
     assert k200["recall"] == 0.0 and k200["accuracy"] == pytest.approx(y_test_share, abs=0.01)
-    assert [(r[2], r[5]) for r in rows[:4]] == [("original", "accuracy"), ("published", "accuracy"),
-                                                ("original", "recall"), ("published", "recall")]
+    assert [(r[2], r[5]) for r in rows[:4]] == [
+        ("original", "accuracy"),
+        ("published", "accuracy"),
+        ("original", "recall"),
+        ("published", "recall"),
+    ]
     assert rows[0][6] == rows[1][6] and rows[2][6] == rows[3][6]  # the published NBC predicts alike
-    assert [(r[2], r[3], r[5]) for r in rows[4:]] == [("generalized", 1, "accuracy"), ("generalized", 1, "recall"),
-                                                      ("generalized", 200, "accuracy"),
-                                                      ("generalized", 200, "recall")]
+    assert [(r[2], r[3], r[5]) for r in rows[4:]] == [
+        ("generalized", 1, "accuracy"),
+        ("generalized", 1, "recall"),
+        ("generalized", 200, "accuracy"),
+        ("generalized", 200, "recall"),
+    ]
     assert all(r[7] == 200 for r in rows)
 
 
 def test_figure9_metrics():
     fig9 = pd.DataFrame({"accuracy": [0.8, 0.75, 0.7], "recall": [0.5, 0.4, 0.45]})
-    assert figure9_metrics(fig9) == pytest.approx({"accuracy_original": 0.8, "recall_original": 0.5,
-                                                   "accuracy_drop_max": 0.1, "recall_drop_max": 0.1})
+    assert figure9_metrics(fig9) == pytest.approx(
+        {"accuracy_original": 0.8, "recall_original": 0.5, "accuracy_drop_max": 0.1, "recall_drop_max": 0.1}
+    )
 
 
 def _metrics(**changes):
-    metrics = dict(p_negative=24720, p_positive=7841, min_gamma_zeros_skipped=238.0, max_ratio_zeros_skipped=6.2,
-                   min_gamma_plus_one=100.0, tuples=115632, exact_audit_rows=1234, exact_audit_seconds=1.5,
-                   est_seconds=0.25, est_seconds_full=2.5, safety_transform_seconds=0.5, est_success=False,
-                   tuples_predicted_positive=5000, est_r_lower_bound=2.0, statement14_log10_r_s_m=427.7,
-                   lemma12_s_m=1.02, statement14_log10_r_s_min=1.23e6, min_score_ratio=1.0000001,
-                   r_closeness_prior_min=2.0004, r_floor_prior=2.0, accuracy_drop_max=0.05, recall_drop_max=0.3,
-                   recall_original=0.4)
+    metrics = dict(
+        p_negative=24720,
+        p_positive=7841,
+        min_gamma_zeros_skipped=238.0,
+        max_ratio_zeros_skipped=6.2,
+        min_gamma_plus_one=100.0,
+        tuples=115632,
+        exact_audit_rows=1234,
+        exact_audit_seconds=1.5,
+        est_seconds=0.25,
+        est_seconds_full=2.5,
+        safety_transform_seconds=0.5,
+        est_success=False,
+        tuples_predicted_positive=5000,
+        est_r_lower_bound=2.0,
+        statement14_log10_r_s_m=427.7,
+        lemma12_s_m=1.02,
+        statement14_log10_r_s_min=1.23e6,
+        min_score_ratio=1.0000001,
+        r_closeness_prior_min=2.0004,
+        r_floor_prior=2.0,
+        accuracy_drop_max=0.05,
+        recall_drop_max=0.3,
+        recall_original=0.4,
+    )
     return {**metrics, **changes}
 
 
@@ -164,13 +215,15 @@ def test_claims_table():
     assert ours["Figure 1 example: posterior of Alice"] == "88.0%, 77.8% (exact: 22/25, 7/9)"
     assert ours["Adult: class counts"] == "24720 : 7841"
     assert ours["achieved r-closeness well below the bound"] == (
-        "SafetyTransform vs the uniform prior (audited): r = 1.0100 .. 1.2000 for gamma 1.5 .. 283")
+        "SafetyTransform vs the uniform prior (audited): r = 1.0100 .. 1.2000 for gamma 1.5 .. 283"
+    )
     assert ours["Definition 1 with L1 = 0.5, L2 = 0.6"] == "strict (as printed): 0 and 0 breaches; non-strict: 6 and 6"
     assert ours["Lemma 10: k-SIND of SafetyTransform on Figure 1(a)"].startswith("k = 2 ")
     assert ours["EST runtime on Adult"].startswith("not comparable: EST never publishes")
     assert ours["EST with prior 75% and r = 1.3"].startswith("impossible: >50K is predicted on 5,000 of 115,632")
-    assert ours["EST with prior 75% and r = 1.3"].endswith("so r >= 2 for any NBC-equivalent views with large counts "
-                                                           "(premise checked on the data)")
+    assert ours["EST with prior 75% and r = 1.3"].endswith(
+        "so r >= 2 for any NBC-equivalent views with large counts (premise checked on the data)"
+    )
     assert ours["recall (>50K) drop with k-anonymity"] == "up to 30.0% (from 40.0%)"
     success = claims_table(_metrics(est_success=True), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
     assert dict(zip(success["claim"], success["ours"]))["EST with prior 75% and r = 1.3"] == "publishes"
@@ -178,6 +231,7 @@ def test_claims_table():
 
 def test_figure8_est_keeps_failures_as_failures(views):
     from privnb.experiments.nbc import figure8_est, figure8_est_metrics
+
     table = figure8_est(views, [1.5, 3, 1e6], PRIOR, random_state=0)
     assert table.columns.tolist() == ["gamma", "success", "achieved_r", "stage", "seconds", "reason"]
     assert table["stage"].iloc[0] == "prior floor" and not table["success"].iloc[0]  # gamma 1.5 < floor 2
@@ -192,7 +246,8 @@ def test_figure8_est_keeps_failures_as_failures(views):
 
 def test_counterexample_report():
     from privnb.experiments.nbc import counterexample_report
-    found, m = counterexample_report(n_views=20_000, max_count=6, random_state=0)
+
+    _found, m = counterexample_report(n_views=20_000, max_count=6, random_state=0)
     assert m["counterexample_rows"] == 12 and m["counterexample_gamma"] == 9
     assert m["counterexample_r"] == pytest.approx(28 / 3) and m["condition8_rows"] == 6
     assert m["counterexample_views"] == [[7, 5], [[6, 2], [1, 3]], [[1, 3], [6, 2]]]
@@ -206,6 +261,7 @@ def test_claims_compare_timing_only_like_for_like():
     def runtime(**changes):
         table = claims_table(_metrics(**changes), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
         return dict(zip(table["claim"], table["ours"]))["EST runtime on Adult"]
+
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.75).startswith("0.50 s (Python")
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.5).startswith("not comparable: EST publishes")
     assert runtime(est_like_for_like_seconds=None, prior_negative=0.75).startswith("not comparable: EST never")

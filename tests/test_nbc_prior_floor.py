@@ -1,11 +1,12 @@
 """The prior floor of seed 004's EST (r >= 1/(|C| F(c)) for classifier-keeping publications): its premise is
 checked with the exact audit; Adult-like large counts meet it, a small case does not."""
+
 import pytest
+from test_nbc import figure1
 
 from privnb.nbc import NBCViews, achieved_r, est, prior_r_lower_bound
 from privnb.nbc.counterexample import two_attribute_views
 from privnb.nbc.prior_floor import prior_floor
-from test_nbc import figure1
 
 PRIOR = {0: 0.75, 1: 0.25}
 

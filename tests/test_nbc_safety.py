@@ -1,4 +1,5 @@
 """privnb.nbc SafetyTransform (Figures 2-5) and EST (Figure 7) of seed 004."""
+
 import re
 from fractions import Fraction
 
@@ -6,10 +7,30 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from privnb.nbc import NBCViews, SafetyTransform, corollary4_gamma, est, k_sind, merge, nbc_equivalent, prior_r_lower_bound, resolve_ties, safety_transform, satisfies_corollary4, score_signs, split, step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers, synthetic_database, winning_labels
-from privnb.nbc.roots import _RootPlan, _rounded_roots
 from test_nbc import figure1, random_frames
+
+from privnb.nbc import (
+    NBCViews,
+    SafetyTransform,
+    corollary4_gamma,
+    est,
+    k_sind,
+    merge,
+    nbc_equivalent,
+    prior_r_lower_bound,
+    resolve_ties,
+    safety_transform,
+    satisfies_corollary4,
+    score_signs,
+    split,
+    step1_remove_zeros,
+    step2_roots,
+    step3_restore_totals,
+    step4_integers,
+    synthetic_database,
+    winning_labels,
+)
+from privnb.nbc.roots import _RootPlan, _rounded_roots
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,13 +72,19 @@ def test_k_sind_is_the_smallest_class_count_of_the_input_on_figure_1(va):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 10**40), st.integers(1, 10**40), st.integers(1, 40), st.integers(1, 4), st.integers(1, 6),
-       st.integers(1, 120))
+@given(
+    st.integers(1, 10**40),
+    st.integers(1, 10**40),
+    st.integers(1, 40),
+    st.integers(1, 4),
+    st.integers(1, 6),
+    st.integers(1, 120),
+)
 def test_root_bounds_bracket_the_exact_root(numerator, denominator, k, power, divisor, bits):
     # exact reference: low^k <= (v^power / divisor) <= high^k in rationals, and the bracket is tight
     low, high = (Fraction(b) for b in _RootPlan.make(k, power, bits).bounds(numerator, denominator, divisor))
     x = Fraction(numerator, denominator) ** power / divisor
-    assert 0 < low and low**k <= x <= high**k
+    assert low > 0 and low**k <= x <= high**k
     assert high - low <= low / 2 ** (bits + 5)
 
 
@@ -121,8 +148,9 @@ def test_synthetic_database_has_exactly_the_views(va):
 def test_split_and_merge_are_inverse_for_identical_sub_labels(va):
     halves = split(va, {"50K": 1, "70K": 2})
     assert len(halves.labels) == 3
-    assert merge(halves, va.labels) == va.with_counts([Fraction(v) for v in va.class_counts],
-                                                      [f.to_numpy() for f in va.counts.values()])
+    assert merge(halves, va.labels) == va.with_counts(
+        [Fraction(v) for v in va.class_counts], [f.to_numpy() for f in va.counts.values()]
+    )
 
 
 def test_resolve_ties_breaks_every_tie_towards_the_larger_label():
@@ -140,8 +168,11 @@ def test_est_with_a_uniform_prior_is_safety_transform(va):
 
 
 @SETTINGS
-@given(random_frames(max_rows=8, max_attributes=2, max_values=2, max_classes=2),
-       st.sampled_from([(1, 2), (1, 3), (2, 3)]), st.sampled_from([1.3, 10.0, 1e6]))
+@given(
+    random_frames(max_rows=8, max_attributes=2, max_values=2, max_classes=2),
+    st.sampled_from([(1, 2), (1, 3), (2, 3)]),
+    st.sampled_from([1.3, 10.0, 1e6]),
+)
 def test_est_never_returns_a_different_classifier(frame, weights, r):
     views = views_of(frame)
     assume(len(views.labels) == 2)
@@ -177,11 +208,13 @@ def test_est_fails_with_a_reason_on_figure_1(va):
 def test_est_fails_with_a_reason_when_split_needs_too_high_a_power():
     """Scores a factor 1 + 1e-20 apart: float logs of numerator and denominator cancel to 0 there."""
     big = 10**20
-    views = NBCViews({0: 2 * big + 1, 1: 2 * big + 1},
-                     {"a": pd.DataFrame({0: [big + 1, big], 1: [big, big + 1]}, index=["x", "z"])})
+    views = NBCViews(
+        {0: 2 * big + 1, 1: 2 * big + 1}, {"a": pd.DataFrame({0: [big + 1, big], 1: [big, big + 1]}, index=["x", "z"])}
+    )
     result = est(views, {0: Fraction(1, 3), 1: Fraction(2, 3)}, 1e6, random_state=0)
-    assert not result and re.search(r"above max_power=10000000: the smallest score ratio is 1 \+ [0-9.]+e-21 ",
-                                    result.reason)
+    assert not result and re.search(
+        r"above max_power=10000000: the smallest score ratio is 1 \+ [0-9.]+e-21 ", result.reason
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -202,22 +235,26 @@ def test_gamma_must_exceed_one(va, gamma):
         safety_transform(va, gamma)
 
 
-@pytest.mark.parametrize("prior, r, message", [
-    ({"50K": 0.0, "70K": 1.0}, 2, "positive prior"),
-    ({"50K": 0.2, "70K": 0.2}, 2, "sums to"),
-    ({"50K": 0.5, "70K": 0.5}, 1, "r must be"),
-])
+@pytest.mark.parametrize(
+    "prior, r, message",
+    [
+        ({"50K": 0.0, "70K": 1.0}, 2, "positive prior"),
+        ({"50K": 0.2, "70K": 0.2}, 2, "sums to"),
+        ({"50K": 0.5, "70K": 0.5}, 1, "r must be"),
+    ],
+)
 def test_est_bad_input(va, prior, r, message):
     with pytest.raises(ValueError, match=message):
         est(va, prior, r)
 
 
-@pytest.mark.parametrize(("breach", "unsafe"), [("strict", False), ("non-strict", True)])
+@pytest.mark.parametrize("breach, unsafe", [("strict", False), ("non-strict", True)])
 def test_definition1_readings_on_figure_1(va, breach, unsafe):
     """Section 4: "if we had a more strict privacy policy, say L1 = 0.5 and L2 = 0.6, none of those viewsets
     would be safe". The prior of 70K is exactly 1/2 (uniform), so only the non-strict reading flags the
     upward breach (posteriors 88% and 78%); Definition 1 as printed (strict) finds none."""
     from privnb.nbc import audit
+
     _, vb_frame = figure1()
     vb = NBCViews.from_frame(vb_frame, ["Adr", "Age"], "Sal")
     for views in (va, vb):

@@ -1,4 +1,5 @@
 """notebooks/00_tour.ipynb runs end to end with tiny parameters and writes its artifacts."""
+
 import json
 
 import nbformat

@@ -1,4 +1,5 @@
 """notebooks/01_svm_l_diversity.ipynb runs end to end with tiny parameters and writes its artifacts."""
+
 import json
 from pathlib import Path
 
@@ -27,8 +28,9 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
     errors = results[results["metric"] == "error"]
     assert errors["value"].between(0, 1).all() and (results["n_suppressed"] >= 0).all()
-    inputs = results[results["metric"] != "error"].pivot_table(index=["param", "fold"], columns="metric",
-                                                                values="value")
+    inputs = results[results["metric"] != "error"].pivot_table(
+        index=["param", "fold"], columns="metric", values="value"
+    )
     assert len(inputs) == 2 * 2 and (inputs["w_norm"] > 0).all() and (inputs["r2_min"] <= inputs["r2_max"]).all()
     theorem = pd.read_csv(out / "theorem_4_1.csv")
     assert theorem["l"].tolist() == [2, 3]

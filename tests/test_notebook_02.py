@@ -1,4 +1,5 @@
 """notebooks/02_knn_l_diversity.ipynb runs end to end with tiny parameters and writes its artifacts."""
+
 import json
 from pathlib import Path
 
@@ -9,8 +10,19 @@ from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_knn_l_diversity.ipynb"
-TINY = {"dataset": "adult", "sample_size": 300, "n_splits": 2, "ks": [1, 3], "ls": [2, 3], "anonymity_ks": [],
-        "convergence": True, "n_parts": 3, "theorem17_sizes": [50, 100], "mc_repeats": 50, "seed": 1}
+TINY = {
+    "dataset": "adult",
+    "sample_size": 300,
+    "n_splits": 2,
+    "ks": [1, 3],
+    "ls": [2, 3],
+    "anonymity_ks": [],
+    "convergence": True,
+    "n_parts": 3,
+    "theorem17_sizes": [50, 100],
+    "mc_repeats": 50,
+    "seed": 1,
+}
 
 
 def test_conventions_and_defaults():

@@ -1,4 +1,5 @@
 """notebooks/03_feature_selection_k_ac.ipynb runs end to end with tiny parameters and writes its artifacts."""
+
 import json
 from pathlib import Path
 
@@ -9,8 +10,17 @@ from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "03_feature_selection_k_ac.ipynb"
-TINY = {"adult_rows": 600, "datasets": ["adult", "pu1"], "ks": [5], "epsilons": [1.0], "n_splits": 2,
-        "n_runs": 1, "maximal_max_items": 8, "pu1_min_df": 30, "seed": 1}
+TINY = {
+    "adult_rows": 600,
+    "datasets": ["adult", "pu1"],
+    "ks": [5],
+    "epsilons": [1.0],
+    "n_splits": 2,
+    "n_runs": 1,
+    "maximal_max_items": 8,
+    "pu1_min_df": 30,
+    "seed": 1,
+}
 
 
 def test_conventions_and_defaults():
@@ -29,13 +39,26 @@ def test_runs_with_tiny_parameters(run_notebook):
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
     assert set(results["dataset"]) == {"adult", "pu1"}
-    assert {"maximal", "greedy-hamdist", "greedy-distcnt", "cm-greedy", "rf", "full", "laplace-dp",
-            "exponential-dp", "k-anonymity-hamdist", "k-anonymity-distcnt", "laplace-dp-paper", "rf@whole",
-            "rf@both-folds", "full@C=1"} <= set(results["method"])   # the readings and settings add rows
+    assert {
+        "maximal",
+        "greedy-hamdist",
+        "greedy-distcnt",
+        "cm-greedy",
+        "rf",
+        "full",
+        "laplace-dp",
+        "exponential-dp",
+        "k-anonymity-hamdist",
+        "k-anonymity-distcnt",
+        "laplace-dp-paper",
+        "rf@whole",
+        "rf@both-folds",
+        "full@C=1",
+    } <= set(results["method"])  # the readings and settings add rows
     auc = results[results["metric"] == "auc"]["value"]
     assert auc.between(0, 1).all()
     ac = results[results["metric"] == "ac"]
-    assert (ac["value"] >= ac["param"]).all()          # every selection keeps k-AC on its training fold
+    assert (ac["value"] >= ac["param"]).all()  # every selection keeps k-AC on its training fold
     flipped = results[results["metric"] == "flipped_share"]["value"]
     assert flipped.between(0, 1).all()
     metrics = json.loads((out / "metrics.json").read_text())
@@ -44,4 +67,4 @@ def test_runs_with_tiny_parameters(run_notebook):
     side = pd.read_csv(out / "paper_vs_ours.csv")
     assert {"auc_paper", "auc_ours", "rank_paper", "rank_ours"} <= set(side.columns)
     at5 = side[side["k"] == 5]
-    assert len(at5) == 2 * 8 and at5["auc_ours"].notna().all()   # two data sets x eight methods at k = 5
+    assert len(at5) == 2 * 8 and at5["auc_ours"].notna().all()  # two data sets x eight methods at k = 5

@@ -1,4 +1,5 @@
 """notebooks/04_nbc_publishing.ipynb runs end to end with tiny parameters and writes its artifacts."""
+
 import json
 from pathlib import Path
 
@@ -18,8 +19,11 @@ def test_conventions_and_defaults():
     defaults = parameter_defaults(nb)
     assert set(TINY) <= set(defaults) and "output_dir" in defaults
     kept = [c.source for c in nb.cells if "keep_output" in c.metadata.get("tags", [])]
-    assert any("22/25" in "".join(o.get("text", "") for o in c.outputs)
-               for c in nb.cells if "keep_output" in c.metadata.get("tags", []))
+    assert any(
+        "22/25" in "".join(o.get("text", "") for o in c.outputs)
+        for c in nb.cells
+        if "keep_output" in c.metadata.get("tags", [])
+    )
     assert len(kept) == 5  # changed on purpose: Definition 1 readings and the Corollary 4 counterexample
 
 

@@ -1,4 +1,5 @@
 """Every committed notebook follows the conventions of privnb.workbench.notebooks; the checker itself is tested too."""
+
 from pathlib import Path
 
 import nbformat
@@ -29,10 +30,13 @@ def test_parameter_defaults_reads_literals():
     assert parameter_defaults(_notebook()) == {"output_dir": "out", "seed": 0}
 
 
-@pytest.mark.parametrize("source, message", [
-    ("output_dir = make_dir()\n", "not a literal"),
-    ("import os\noutput_dir = 'x'\n", "only `name = literal`"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("output_dir = make_dir()\n", "not a literal"),
+        ("import os\noutput_dir = 'x'\n", "only `name = literal`"),
+    ],
+)
 def test_parameters_cell_must_hold_literals(source, message):
     with pytest.raises(ValueError, match=message):
         parameter_defaults(_notebook(parameters=source))
@@ -69,13 +73,29 @@ def test_write_artifacts_writes_plain_json_and_tidy_parquet(tmp_path):
     from privnb.workbench import write_artifacts
 
     rows = [("toy", "c", "original", np.nan, 0, "error", 0.25, 10, 0, "")]
-    metrics = {"error": np.float64(0.25), "n": np.int64(3), "ok": np.bool_(True), "gamma": float("inf"),
-               "node": {"age": np.int64(1)}, "missing": float("nan")}
-    paths = write_artifacts(tmp_path / "out", results=rows, metrics=metrics,
-                            tables={"claims": pd.DataFrame({"claim": ["a"], "verdict": ["agree"]})})
+    metrics = {
+        "error": np.float64(0.25),
+        "n": np.int64(3),
+        "ok": np.bool_(True),
+        "gamma": float("inf"),
+        "node": {"age": np.int64(1)},
+        "missing": float("nan"),
+    }
+    paths = write_artifacts(
+        tmp_path / "out",
+        results=rows,
+        metrics=metrics,
+        tables={"claims": pd.DataFrame({"claim": ["a"], "verdict": ["agree"]})},
+    )
     assert [p.name for p in paths] == ["results.parquet", "metrics.json", "claims.csv"]
     assert list(pd.read_parquet(tmp_path / "out" / "results.parquet").columns) == list(COLUMNS)
     assert json.loads((tmp_path / "out" / "metrics.json").read_text()) == {
-        "error": 0.25, "n": 3, "ok": True, "gamma": "inf", "node": {"age": 1}, "missing": "nan"}
+        "error": 0.25,
+        "n": 3,
+        "ok": True,
+        "gamma": "inf",
+        "node": {"age": 1},
+        "missing": "nan",
+    }
     assert pd.read_csv(tmp_path / "out" / "claims.csv")["verdict"].tolist() == ["agree"]
     assert not list((tmp_path / "out").glob(".*"))  # no temporary files left

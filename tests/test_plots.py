@@ -1,4 +1,5 @@
 """The papers' figures: box order and labels, convergence curves, bound plots, atomic saving."""
+
 import math
 
 import numpy as np
@@ -10,8 +11,14 @@ from privnb.workbench import bound_plot, convergence_plot, error_boxplot, save_f
 
 
 def rows(classifier="1-NN", dataset="adult"):
-    views = [("generalized", 2.0), ("anatomized", 3.0), ("original", math.nan), ("anatomized", 2.0),
-             ("identifying", math.nan), ("anatomized", 5.0)]
+    views = [
+        ("generalized", 2.0),
+        ("anatomized", 3.0),
+        ("original", math.nan),
+        ("anatomized", 2.0),
+        ("identifying", math.nan),
+        ("anatomized", 5.0),
+    ]
     out = []
     for method, param in views:
         for fold in range(4):
@@ -49,9 +56,14 @@ def test_error_boxplot_draws_into_a_given_axis():
 
 
 def test_convergence_plot_one_curve_per_view():
-    frame = tidy_frame([("adult", "1-NN", m, p, f, "error", 0.3 - n / 1e4, n, 0.0, "")
-                        for m, p in (("original", math.nan), ("anatomized", 2.0))
-                        for n in (100.0, 200.0, 400.0) for f in range(3)])
+    frame = tidy_frame(
+        [
+            ("adult", "1-NN", m, p, f, "error", 0.3 - n / 1e4, n, 0.0, "")
+            for m, p in (("original", math.nan), ("anatomized", 2.0))
+            for n in (100.0, 200.0, 400.0)
+            for f in range(3)
+        ]
+    )
     fig = convergence_plot(frame, logx=True)
     (axis,) = fig.axes
     assert [line.get_label() for line in axis.get_lines()] == ["Org.", "L=2"]

@@ -1,8 +1,9 @@
 """The project's set-up files agree with each other (pyproject.toml is the one list of dependencies)."""
+
 import re
-import tomllib
 from pathlib import Path
 
+import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,9 +40,7 @@ def test_environment_lists_no_package_outside_pyproject():
     project = _pyproject()["project"]
     known = {_requirement_name(s) for s in project["dependencies"]}
     known |= {_requirement_name(s) for extra in project["optional-dependencies"].values() for s in extra}
-    conda_names = {
-        _requirement_name(d) for d in _conda_env()["dependencies"] if isinstance(d, str)
-    } - {"python", "pip"}
+    conda_names = {_requirement_name(d) for d in _conda_env()["dependencies"] if isinstance(d, str)} - {"python", "pip"}
     assert conda_names <= known, f"environment.yml lists {sorted(conda_names - known)} not in pyproject.toml"
 
 

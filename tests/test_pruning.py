@@ -1,4 +1,5 @@
 """Pruning of anatomized data (Definition 13 of seed 003; Figures B.1, B.2 and Appendix B of seed 000)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -70,8 +71,7 @@ def test_class_column_is_not_part_of_the_norm():
 
 
 def test_preprocessing_rules():
-    frame = pd.DataFrame({"age": [20, 30, 40, 50], "edu": ["HS", "BSc", "HS", "MSc"],
-                          "job": ["a", "b", "a", "c"]})
+    frame = pd.DataFrame({"age": [20, 30, 40, 50], "edu": ["HS", "BSc", "HS", "MSc"], "job": ["a", "b", "a", "c"]})
     kinds = {"age": "numeric", "edu": "ordinal", "job": "nominal"}
     enc = appendix_b_preprocess(frame, kinds, orders={"edu": ("HS", "BSc", "MSc")})
     np.testing.assert_allclose(enc[:, 0], [-15, -5, 5, 15])
@@ -79,12 +79,15 @@ def test_preprocessing_rules():
     np.testing.assert_allclose(enc[:, 2], [0, 1, 0, 1])  # mode -> 0, others -> 1
 
 
-@pytest.mark.parametrize("frame, kinds, orders, message", [
-    (pd.DataFrame({"x": [1.0, None]}), {"x": "numeric"}, None, "missing values"),
-    (pd.DataFrame({"x": ["a", "z"]}), {"x": "ordinal"}, {"x": ("a", "b")}, "outside its domain"),
-    (pd.DataFrame({"x": [1, 2]}), {"x": "interval"}, None, "kind 'interval'"),
-    (pd.DataFrame({"x": [1, 2]}), {"y": "numeric"}, None, "no attribute"),
-])
+@pytest.mark.parametrize(
+    "frame, kinds, orders, message",
+    [
+        (pd.DataFrame({"x": [1.0, None]}), {"x": "numeric"}, None, "missing values"),
+        (pd.DataFrame({"x": ["a", "z"]}), {"x": "ordinal"}, {"x": ("a", "b")}, "outside its domain"),
+        (pd.DataFrame({"x": [1, 2]}), {"x": "interval"}, None, "kind 'interval'"),
+        (pd.DataFrame({"x": [1, 2]}), {"y": "numeric"}, None, "no attribute"),
+    ],
+)
 def test_preprocessing_bad_input(frame, kinds, orders, message):
     with pytest.raises(ValueError, match=message):
         appendix_b_preprocess(frame, kinds, orders=orders)
@@ -134,8 +137,9 @@ def test_pruned_training_on_the_papers_toy():
     from privnb.learn import PrunedTraining
 
     toy = anatomy_toy()
-    model = PrunedTraining(SVC(kernel="linear"), sensitive=toy.sensitive, l=2, kinds=toy.kinds,
-                           random_state=0).fit(toy.X, toy.y)
+    model = PrunedTraining(SVC(kernel="linear"), sensitive=toy.sensitive, l=2, kinds=toy.kinds, random_state=0).fit(
+        toy.X, toy.y
+    )
     assert len(model.anatomy_.join()) == 12 and model.n_train_ == 6 and model.n_suppressed_ == 0
     # Figure 4: the pruned toy stays linearly separable, and the hyperplane separates the raw rows
     assert list(model.predict(toy.X)) == list(toy.y)
@@ -167,12 +171,14 @@ def test_ordinal_center_mode_reading_of_appendix_b():
     """Appendix B: "set mode of the discrete values to be mean": the mode reading centres ordinal codes on
     their most frequent code; it can change which candidate row is kept."""
     import pandas as pd
+
     from privnb.mechanisms.pruning import appendix_b_preprocess, prune
 
     frame = pd.DataFrame({"edu": ["lo", "lo", "lo", "mid", "hi"]})
     kinds, orders = {"edu": "ordinal"}, {"edu": ("lo", "mid", "hi")}
     assert appendix_b_preprocess(frame, kinds, orders=orders)[:, 0].tolist() == pytest.approx(
-        [-0.6, -0.6, -0.6, 0.4, 1.4])                                     # codes 1, 2, 3 less their mean 1.6
+        [-0.6, -0.6, -0.6, 0.4, 1.4]
+    )  # codes 1, 2, 3 less their mean 1.6
     assert appendix_b_preprocess(frame, kinds, orders=orders, ordinal_center="mode")[:, 0].tolist() == [0, 0, 0, 1, 2]
     with pytest.raises(ValueError, match="ordinal_center"):
         appendix_b_preprocess(frame, kinds, orders=orders, ordinal_center="median")

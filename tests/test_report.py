@@ -1,6 +1,7 @@
 """Sweep reports: headline numbers first, each point's claims table with its verdict counts, links and paths
 relative to the report (never the machine's absolute paths), and a sweep log free of the kernel's
 "TCP without encryption" warnings."""
+
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from privnb.workbench.notebooks import kernel_options
 
-BODY = '''
+BODY = """
 import json, pathlib
 import pandas as pd
 out = pathlib.Path(output_dir)
@@ -22,7 +23,7 @@ if x == 2:
 pd.DataFrame({"aspect": ["accuracy", "suppression", "bound"], "paper": ["a", "b", "c"],
               "privnb measures": ["1", "2", "3"], "verdict": ["agree", "agree", "differ"]}).to_csv(
     out / "claims.csv", index=False)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +39,13 @@ def swept(tmp_path_factory):
     spec = root / "notebooks" / "sweeps" / "toy.quick.yaml"
     spec.write_text("notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
     out = root / "results"
-    done = subprocess.run([sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out),
-                           "--no-progress"], capture_output=True, text=True, cwd=root,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    done = subprocess.run(
+        [sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     assert done.returncode == 1, done.stderr  # one point fails on purpose
     return root, out, done.stdout + done.stderr
 

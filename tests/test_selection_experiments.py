@@ -1,4 +1,5 @@
 """privnb.experiments.selection's table and loop helpers (seed 001) on small inputs with known answers."""
+
 import math
 from types import SimpleNamespace
 
@@ -57,8 +58,13 @@ def test_dataset_statistics():
     assert stats.loc["Email (PU1)", ["entities", "features", "positive", "negative"]].tolist() == [2, 3, 1, 1]
     assert stats.loc["Adult", "density %"] == pytest.approx(50.0)
     assert stats.loc["Email (PU1)", "density %"] == pytest.approx(100 / 3)
-    assert metrics == {"adult_density": pytest.approx(0.5), "pu1_density": pytest.approx(1 / 3), "pu1_tokens": 3,
-                       "adult_ac_all_features": 1, "pu1_ac_all_features": 1}  # rows 11 and 10/01 are unique
+    assert metrics == {
+        "adult_density": pytest.approx(0.5),
+        "pu1_density": pytest.approx(1 / 3),
+        "pu1_tokens": 3,
+        "adult_ac_all_features": 1,
+        "pu1_ac_all_features": 1,
+    }  # rows 11 and 10/01 are unique
 
 
 def test_evaluate_datasets_runs_evaluate_methods_per_data_set():
@@ -69,27 +75,42 @@ def test_evaluate_datasets_runs_evaluate_methods_per_data_set():
     options = dict(k_ac=[3], epsilons=[1.0], n_splits=2, n_runs=1)
     results, seconds = evaluate_datasets(inputs, ["two", "one"], random_state=4, **options)
     assert list(seconds) == ["two", "one"] and all(s > 0 for s in seconds.values())
-    expected = pd.concat([evaluate_methods(X[:40], y[:40], dataset_name="two", max_items=3, random_state=4, **options),
-                          evaluate_methods(X, y, dataset_name="one", random_state=4, **options)], ignore_index=True)
+    expected = pd.concat(
+        [
+            evaluate_methods(X[:40], y[:40], dataset_name="two", max_items=3, random_state=4, **options),
+            evaluate_methods(X, y, dataset_name="one", random_state=4, **options),
+        ],
+        ignore_index=True,
+    )
     pd.testing.assert_frame_equal(results, expected)
 
 
 def _summary():
-    return pd.DataFrame({
-        "dataset": ["adult"] * 4,
-        "method": ["greedy-hamdist", "rf", "rf", "full"],
-        "param": [5.0, 5.0, 8.0, math.nan],
-        "auc": [0.7712, 0.8, 0.79, 0.82],
-        "n_features": [9.0, 19.0, 19.0, 19.0],
-        "auc_std": [math.nan, 0.0123, math.nan, math.nan],
-        "ac": [6.26, math.nan, math.nan, math.nan],
-        "flipped_share": [math.nan, 0.006, 0.01, math.nan],
-    })
+    return pd.DataFrame(
+        {
+            "dataset": ["adult"] * 4,
+            "method": ["greedy-hamdist", "rf", "rf", "full"],
+            "param": [5.0, 5.0, 8.0, math.nan],
+            "auc": [0.7712, 0.8, 0.79, 0.82],
+            "n_features": [9.0, 19.0, 19.0, 19.0],
+            "auc_std": [math.nan, 0.0123, math.nan, math.nan],
+            "ac": [6.26, math.nan, math.nan, math.nan],
+            "flipped_share": [math.nan, 0.006, 0.01, math.nan],
+        }
+    )
 
 
 def test_auc_tables_cells():
-    tables = auc_tables(pd.concat([_summary(), pd.DataFrame({"dataset": ["adult"], "method": ["laplace-dp"],
-                                                             "param": [0.1], "auc": [0.5], "n_features": [9.0]})]))
+    tables = auc_tables(
+        pd.concat(
+            [
+                _summary(),
+                pd.DataFrame(
+                    {"dataset": ["adult"], "method": ["laplace-dp"], "param": [0.1], "auc": [0.5], "n_features": [9.0]}
+                ),
+            ]
+        )
+    )
     assert tables.index.tolist() == [("adult", "Greedy-HamDist"), ("adult", "RF"), ("adult", "Full-Feature-Set")]
     assert tables.loc[("adult", "Greedy-HamDist"), "k=5"] == "0.771 (9)"
     assert tables.loc[("adult", "RF"), "k=5"] == "0.800±0.012 (0.60%)"  # std over runs
@@ -105,12 +126,18 @@ def test_ac_table():
 
 
 def test_selection_metrics_keys_and_ranks():
-    side = pd.DataFrame({"dataset": ["adult"] * 3 + ["pu1"] * 3, "k": [5] * 6,
-                         "rank_paper": [1, 2, 3, 1, 2, 3], "rank_ours": [1, 2, 3, 3, 2, 1]})
+    side = pd.DataFrame(
+        {
+            "dataset": ["adult"] * 3 + ["pu1"] * 3,
+            "k": [5] * 6,
+            "rank_paper": [1, 2, 3, 1, 2, 3],
+            "rank_ours": [1, 2, 3, 3, 2, 1],
+        }
+    )
     metrics = selection_metrics(_summary(), side, {"adult": 12.5})
     assert metrics["adult_k5_rank_spearman"] == pytest.approx(1.0)
     assert metrics["pu1_k5_rank_spearman"] == pytest.approx(-1.0)
     assert metrics["adult_greedy-hamdist_5_auc"] == 0.7712 and metrics["adult_rf_8_n_features"] == 19.0
     assert metrics["adult_full_auc"] == 0.82 and "adult_full_nan_auc" not in metrics
     assert metrics["adult_seconds"] == 12.5
-    assert len(metrics) == 2 * 2 + 2 * 4 + 1   # rank correlation without and with the full feature set
+    assert len(metrics) == 2 * 2 + 2 * 4 + 1  # rank correlation without and with the full feature set

@@ -1,12 +1,20 @@
 """The three readings of how RF and DP are tested, the SVM settings, the claims table and the rank correlation."""
+
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.experiments import READINGS, evaluate_methods, reading_table, selection_claims, selection_metrics
-from privnb.experiments import summary_table, svm_setting_table
+from privnb.experiments import (
+    READINGS,
+    evaluate_methods,
+    reading_table,
+    selection_claims,
+    selection_metrics,
+    summary_table,
+    svm_setting_table,
+)
 
 
 @pytest.fixture(scope="module")
@@ -14,15 +22,33 @@ def results():
     rng = np.random.default_rng(0)
     X = (rng.random((100, 6)) < 0.4).astype(int)
     y = (X[:, 0] | X[:, 1]).astype(int)
-    return evaluate_methods(X, y, dataset_name="toy", methods=["greedy-distcnt", "rf", "full", "laplace-dp"],
-                            k_ac=[3], epsilons=[1.0], n_splits=2, n_runs=1, readings=READINGS,
-                            svm_settings=("tuned", "default"), random_state=0)
+    return evaluate_methods(
+        X,
+        y,
+        dataset_name="toy",
+        methods=["greedy-distcnt", "rf", "full", "laplace-dp"],
+        k_ac=[3],
+        epsilons=[1.0],
+        n_splits=2,
+        n_runs=1,
+        readings=READINGS,
+        svm_settings=("tuned", "default"),
+        random_state=0,
+    )
 
 
 def test_every_reading_and_setting_has_rows(results):
     methods = set(results["method"])
-    assert {"rf", "rf@whole", "rf@both-folds", "rf@C=1", "full@C=1", "laplace-dp", "laplace-dp@whole",
-            "laplace-dp@both-folds"} <= methods
+    assert {
+        "rf",
+        "rf@whole",
+        "rf@both-folds",
+        "rf@C=1",
+        "full@C=1",
+        "laplace-dp",
+        "laplace-dp@whole",
+        "laplace-dp@both-folds",
+    } <= methods
     assert not any("@whole@" in m or "@both-folds@" in m for m in methods)  # C = 1 only for the first reading
     assert results.loc[results["metric"] == "auc", "value"].between(0, 1).all()
 
@@ -31,8 +57,7 @@ def test_first_reading_alone_gives_the_same_rows_as_before(results):
     rng = np.random.default_rng(0)
     X = (rng.random((100, 6)) < 0.4).astype(int)
     y = (X[:, 0] | X[:, 1]).astype(int)
-    plain = evaluate_methods(X, y, dataset_name="toy", methods=["rf"], k_ac=[3], n_splits=2, n_runs=1,
-                             random_state=0)
+    plain = evaluate_methods(X, y, dataset_name="toy", methods=["rf"], k_ac=[3], n_splits=2, n_runs=1, random_state=0)
     assert set(plain["method"]) == {"rf"}
     with pytest.raises(ValueError, match="readings"):
         evaluate_methods(X, y, dataset_name="toy", readings=("test-fold",))
@@ -49,28 +74,50 @@ def test_reading_and_setting_tables(results):
 
 
 def test_closest_reading_to_the_papers_rf():
-    summary = pd.DataFrame({"dataset": ["pu1"] * 3, "method": ["rf", "rf@whole", "rf@both-folds"],
-                            "param": [5.0] * 3, "auc": [0.99, 0.88, 0.70], "n_features": [10.0] * 3})
+    summary = pd.DataFrame(
+        {
+            "dataset": ["pu1"] * 3,
+            "method": ["rf", "rf@whole", "rf@both-folds"],
+            "param": [5.0] * 3,
+            "auc": [0.99, 0.88, 0.70],
+            "n_features": [10.0] * 3,
+        }
+    )
     table = reading_table(summary)
     assert table["paper"].iloc[0] == 0.87 and table["closest"].iloc[0] == "whole"
 
 
 def test_claims_ties_within_the_margin():
-    methods = ["maximal", "greedy-hamdist", "greedy-distcnt", "cm-greedy", "k-anonymity-hamdist",
-               "k-anonymity-distcnt", "rf", "laplace-dp"]
+    methods = [
+        "maximal",
+        "greedy-hamdist",
+        "greedy-distcnt",
+        "cm-greedy",
+        "k-anonymity-hamdist",
+        "k-anonymity-distcnt",
+        "rf",
+        "laplace-dp",
+    ]
     auc = [0.90, 0.85, 0.95, 0.96, 0.845, 0.80, 0.99, 0.6]
     summary = pd.DataFrame({"dataset": "pu1", "method": methods, "param": [5.0] * 7 + [1.0], "auc": auc})
     claims = selection_claims(summary).set_index("claim")
     assert claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin", "ours"] == "yes"
-    assert claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin", "ours"] == "tie"   # 0.005 < margin
+    assert claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin", "ours"] == "tie"  # 0.005 < margin
     assert claims.loc["every k-AC selector beats CM greedy", "ours"] == "no"
     assert claims.loc["Greedy-DistCnt beats RF", "verdict"] == "differ"
     assert claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin", "paper_table"] == "yes"  # .95 vs .81
 
 
 def test_rank_correlation_leaves_out_the_full_feature_set():
-    side = pd.DataFrame({"dataset": "pu1", "k": 5, "method": ["A", "B", "C", "Full-Feature-Set"],
-                         "rank_paper": [1, 2, 3, 4], "rank_ours": [3, 2, 1, 4]})
+    side = pd.DataFrame(
+        {
+            "dataset": "pu1",
+            "k": 5,
+            "method": ["A", "B", "C", "Full-Feature-Set"],
+            "rank_paper": [1, 2, 3, 4],
+            "rank_ours": [3, 2, 1, 4],
+        }
+    )
     metrics = selection_metrics(pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features"]), side, {})
     assert metrics["pu1_k5_rank_spearman"] == pytest.approx(-1.0)
     assert metrics["pu1_k5_rank_spearman_with_full"] == pytest.approx(0.2)

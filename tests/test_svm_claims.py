@@ -1,4 +1,5 @@
 """The claims of seed 003 (privnb.experiments.svm_claims) on small results tables with known verdicts."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,12 +9,21 @@ from privnb.experiments import COLUMNS, svm_aspects, svm_claims, svm_summary, th
 from privnb.experiments.svm_claims import CLAIM_COLUMNS, THEOREM_4_1_COLUMNS
 
 # per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
-SVC = {("original", None): [0.20, 0.22, 0.21], ("identifying", None): [0.15] * 3,
-       ("pruned", 2): [0.20] * 3, ("pruned", 3): [0.19] * 3, ("pruned", 4): [0.10, 0.26, 0.18],
-       ("pruned", 5): [0.16, 0.185, 0.165], **{("generalized", k): [0.25] * 3 for k in (2, 3, 4, 5)}}
-SVM = {("original", None): [0.10] * 3, ("identifying", None): [0.11] * 3,
-       **{("pruned", l): [0.12 + 0.01 * (l - 2)] * 3 for l in (2, 3, 4, 5)},
-       **{("generalized", k): [0.30] * 3 for k in (2, 3, 4, 5)}}
+SVC = {
+    ("original", None): [0.20, 0.22, 0.21],
+    ("identifying", None): [0.15] * 3,
+    ("pruned", 2): [0.20] * 3,
+    ("pruned", 3): [0.19] * 3,
+    ("pruned", 4): [0.10, 0.26, 0.18],
+    ("pruned", 5): [0.16, 0.185, 0.165],
+    **{("generalized", k): [0.25] * 3 for k in (2, 3, 4, 5)},
+}
+SVM = {
+    ("original", None): [0.10] * 3,
+    ("identifying", None): [0.11] * 3,
+    **{("pruned", l): [0.12 + 0.01 * (l - 2)] * 3 for l in (2, 3, 4, 5)},
+    **{("generalized", k): [0.30] * 3 for k in (2, 3, 4, 5)},
+}
 
 
 def results_table(errors_by_classifier, dataset="adult", na=()):
@@ -23,8 +33,20 @@ def results_table(errors_by_classifier, dataset="adult", na=()):
         for (method, param), values in errors.items():
             for fold, value in enumerate(values):
                 if (classifier, method, param) in na:
-                    rows.append((dataset, classifier, method, param, fold, "error", np.nan, np.nan, np.nan,
-                                 "N/A: not l-diverse"))
+                    rows.append(
+                        (
+                            dataset,
+                            classifier,
+                            method,
+                            param,
+                            fold,
+                            "error",
+                            np.nan,
+                            np.nan,
+                            np.nan,
+                            "N/A: not l-diverse",
+                        )
+                    )
                 else:
                     rows.append((dataset, classifier, method, param, fold, "error", value, 100, 2 * fold, ""))
     return tidy_frame(rows)
@@ -34,17 +56,29 @@ def test_adult_claims_have_the_verdicts_of_the_table():
     claims = svm_claims(results_table({"SVC": SVC, "SVM": SVM}), "adult")
     assert list(claims.columns) == list(CLAIM_COLUMNS)
     assert claims["dataset"].eq("adult").all() and claims["classifier"].tolist() == ["SVC"] * 7 + ["SVM"] * 5
-    assert claims["verdict"].tolist() == ["agree", "agree", "agree", "differ", "differ", "agree", "agree",
-                                          "agree", "agree", "agree", "differ", "agree"]
-    assert claims["line"].str.fullmatch(r"00[03]:\d+").all()      # every claim names its line of the paper
+    assert claims["verdict"].tolist() == [
+        "agree",
+        "agree",
+        "agree",
+        "differ",
+        "differ",
+        "agree",
+        "agree",
+        "agree",
+        "agree",
+        "agree",
+        "differ",
+        "agree",
+    ]
+    assert claims["line"].str.fullmatch(r"00[03]:\d+").all()  # every claim names its line of the paper
     measures = claims["privnb measures"].tolist()
-    assert measures[0] == "4 of 4 l values"         # pruned SVC below original for every l
-    assert measures[1] == "-0.0100"                 # slope of the pruned SVC's error in l
-    assert measures[2:4] == ["F", "P"]              # Table 1 cells
-    assert measures[4] == "F F F P"                 # the text: not significant for every l (C.3)
+    assert measures[0] == "4 of 4 l values"  # pruned SVC below original for every l
+    assert measures[1] == "-0.0100"  # slope of the pruned SVC's error in l
+    assert measures[2:4] == ["F", "P"]  # Table 1 cells
+    assert measures[4] == "F F F P"  # the text: not significant for every l (C.3)
     assert measures[5] == "3 of 3 l values" and measures[8] == "+0.0100"
-    assert measures[9] == "P P P P"                 # Table 2's text: significant for several l
-    assert measures[10] == "0 of 4 l values"        # pruned SVM never beats identifying
+    assert measures[9] == "P P P P"  # Table 2's text: significant for several l
+    assert measures[10] == "0 of 4 l values"  # pruned SVM never beats identifying
 
 
 def test_verdicts_follow_the_measurements():
@@ -52,8 +86,10 @@ def test_verdicts_follow_the_measurements():
     swapped = {**SVC, ("original", None): SVC[("identifying", None)], ("identifying", None): [0.30] * 3}
     claims = svm_claims(results_table({"SVC": swapped}), "adult").set_index("paper")
     assert claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "verdict"] == "differ"
-    assert claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)",
-                      "privnb measures"] == "0 of 3 l values"
+    assert (
+        claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "privnb measures"]
+        == "0 of 3 l values"
+    )
     assert claims.loc["pruned SVC beats original SVC for several l (Fig. 5, C.1)", "verdict"] == "differ"
 
 
@@ -61,7 +97,7 @@ def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
     only_svm = results_table({"SVM": SVM})
     claims = svm_claims(only_svm, "bank")
     assert claims["classifier"].eq("SVM").all() and len(claims) == 3
-    assert claims["verdict"].tolist() == ["agree", "agree", "agree"]    # original and identifying beat pruned
+    assert claims["verdict"].tolist() == ["agree", "agree", "agree"]  # original and identifying beat pruned
     empty = svm_claims(only_svm, "pu1")
     assert empty.empty and list(empty.columns) == list(CLAIM_COLUMNS)
 
@@ -70,8 +106,10 @@ def test_fars_not_applicable_l_reads_as_n_a_in_table_1():
     fars = {key: value for key, value in SVC.items() if key[0] != "generalized"}
     table = results_table({"SVC": fars}, dataset="fars", na={("SVC", "pruned", 5)})
     claims = svm_claims(table, "fars").set_index("paper")
-    assert claims.loc["Table 1: Org. vs L=5 N/A (4 alcohol values)", ["privnb measures", "verdict"]].tolist() == \
-        ["N/A", "both N/A"]                         # no l = 5 on either side: counted apart, not agreement
+    assert claims.loc["Table 1: Org. vs L=5 N/A (4 alcohol values)", ["privnb measures", "verdict"]].tolist() == [
+        "N/A",
+        "both N/A",
+    ]  # no l = 5 on either side: counted apart, not agreement
     # |pruned - original| reaches 3 points at l = 4: not "about equal"
     equal = claims.loc["pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points"]
     assert equal["privnb measures"] == "+0.0300" and equal["verdict"] == "differ"
@@ -86,18 +124,27 @@ def test_summary_and_aspects():
     assert aspects.loc[3, "pruned - original"] == pytest.approx(-0.02)
     assert aspects.loc[2, "pruned - identifying"] == pytest.approx(0.05)
     assert aspects.loc[3, "pruned - generalized(k=l)"] == pytest.approx(-0.06)
-    assert np.isnan(aspects.loc[4, "pruned - generalized(k=l)"])     # k = 4 not among k_anonymity
+    assert np.isnan(aspects.loc[4, "pruned - generalized(k=l)"])  # k = 4 not among k_anonymity
     assert np.isnan(aspects.loc[5, "pruned"]) and np.isnan(aspects.loc[5, "suppressed per fold"])
-    pd.testing.assert_frame_equal(svm_aspects(table, k_anonymity=[2, 3]), aspects.reset_index()[
-        svm_aspects(table).columns])                                  # ls read from the table
+    pd.testing.assert_frame_equal(
+        svm_aspects(table, k_anonymity=[2, 3]), aspects.reset_index()[svm_aspects(table).columns]
+    )  # ls read from the table
 
 
 def test_theorem_4_1_table_from_the_rows_of_the_pruned_svcs():
     base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
-    inputs = {"w_norm": [2.0, 4.0], "r2_min": [1.0, 0.5], "r2_max": [3.0, 2.0], "appendix_b_r2_min": [5.0, 6.0],
-              "appendix_b_r2_max": [9.0, 9.0]}
-    rows = [("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 2 * fold, "")
-            for metric, values in inputs.items() for fold in (0, 1)]
+    inputs = {
+        "w_norm": [2.0, 4.0],
+        "r2_min": [1.0, 0.5],
+        "r2_max": [3.0, 2.0],
+        "appendix_b_r2_min": [5.0, 6.0],
+        "appendix_b_r2_max": [9.0, 9.0],
+    }
+    rows = [
+        ("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 2 * fold, "")
+        for metric, values in inputs.items()
+        for fold in (0, 1)
+    ]
     table = theorem_4_1_table(pd.concat([base, tidy_frame(rows)], ignore_index=True), d=3)
     assert list(table.columns) == list(THEOREM_4_1_COLUMNS) and table["l"].tolist() == [2]
     row = table.iloc[0]
@@ -118,13 +165,13 @@ def test_paired_and_unpaired_readings_side_by_side():
     """The paper says "Student's t-test" only: both verdicts are given, and they can differ."""
     base = [0.10, 0.30, 0.20, 0.40, 0.25]
     steady = [v + 0.01 + d for v, d in zip(base, [0.0, 0.001, -0.001, 0.0005, 0.0])]
-    svc = {("original", None): base, ("identifying", None): [0.1] * 5,
-           **{("pruned", l): steady for l in (2, 3, 4, 5)}}
+    svc = {("original", None): base, ("identifying", None): [0.1] * 5, **{("pruned", l): steady for l in (2, 3, 4, 5)}}
     claims = svm_claims(results_table({"SVC": svc}), "bank").set_index("paper")
     row = claims.loc["Table 1: Org. vs L=4 not significant (F)"]
     assert (row["privnb measures"], row["verdict"]) == ("P", "differ")
     assert (row["privnb measures (unpaired)"], row["verdict (unpaired)"]) == ("F", "agree")
     from privnb.experiments.claims import count_verdicts
+
     counts = count_verdicts(claims.reset_index())
     assert counts.loc["verdict", "agree"] < counts.loc["verdict (unpaired)", "agree"]
 
@@ -135,17 +182,25 @@ def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_space
     base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
 
     def with_inputs(dimension, error_shift=0.0):
-        inputs = {"dimension": [dimension] * 2, "w_norm": [2.0, 4.0], "r2_min": [1.0, 0.5], "r2_max": [3.0, 2.0],
-                  "appendix_b_r2_min": [5.0, 6.0], "appendix_b_r2_max": [9.0, 9.0]}
-        rows = [("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 0, "")
-                for metric, values in inputs.items() for fold in (0, 1)]
+        inputs = {
+            "dimension": [dimension] * 2,
+            "w_norm": [2.0, 4.0],
+            "r2_min": [1.0, 0.5],
+            "r2_max": [3.0, 2.0],
+            "appendix_b_r2_min": [5.0, 6.0],
+            "appendix_b_r2_max": [9.0, 9.0],
+        }
+        rows = [
+            ("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 0, "")
+            for metric, values in inputs.items()
+            for fold in (0, 1)
+        ]
         shifted = base.assign(value=base["value"] + error_shift)
         return pd.concat([shifted, tidy_frame(rows)], ignore_index=True)
 
     one_hot, appendix_b = with_inputs(40.0), with_inputs(4.0, error_shift=0.01)
     assert theorem_4_1_table(appendix_b)["d"].tolist() == [3.0]
-    pd.testing.assert_frame_equal(theorem_4_1_table(appendix_b), theorem_4_1_table(appendix_b, d=3),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(theorem_4_1_table(appendix_b), theorem_4_1_table(appendix_b, d=3), check_dtype=False)
     assert theorem_4_1_table(one_hot)["bound"].iloc[0] > theorem_4_1_table(appendix_b)["bound"].iloc[0]
     with pytest.raises(ValueError, match="pass d"):
         theorem_4_1_table(with_inputs(4.0).query("metric != 'dimension'"))

@@ -1,28 +1,44 @@
 """The SVC/SVM grid of seed 003 (Section 5): exact duplicate collapsing, solvers, the grid runner."""
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.svm import SVC, LinearSVC
 
 from privnb.data import Dataset
-from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, svm_classifier, svm_pipeline
 from privnb.experiments import run_svm_grid
+from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, svm_classifier, svm_pipeline
 
 
 def toy_dataset(n=240, seed=0):
     """Two numeric quasi-identifiers, one nominal, a 3-valued sensitive column; rows repeat."""
     rng = np.random.RandomState(seed)
-    base = pd.DataFrame({"a": rng.randint(0, 6, n).astype(float), "b": rng.randint(0, 4, n).astype(float),
-                         "c": rng.choice(["x", "y"], n), "s": rng.choice(["lo", "mid", "hi"], n)})
+    base = pd.DataFrame(
+        {
+            "a": rng.randint(0, 6, n).astype(float),
+            "b": rng.randint(0, 4, n).astype(float),
+            "c": rng.choice(["x", "y"], n),
+            "s": rng.choice(["lo", "mid", "hi"], n),
+        }
+    )
     score = base["a"] - 2 * base["b"] + (base["c"] == "x") + rng.normal(0, 1, n)
     base["t"] = (score > 0).astype(np.int64)
-    return Dataset("toy", base, ("a", "b", "c"), "s", "t",
-                   {"a": "numeric", "b": "numeric", "c": "nominal", "s": "ordinal"},
-                   {"s": ("lo", "mid", "hi")}, ("neg", "pos"))
+    return Dataset(
+        "toy",
+        base,
+        ("a", "b", "c"),
+        "s",
+        "t",
+        {"a": "numeric", "b": "numeric", "c": "nominal", "s": "ordinal"},
+        {"s": ("lo", "mid", "hi")},
+        ("neg", "pos"),
+    )
 
 
-@pytest.mark.parametrize("estimator", [SVC(kernel="rbf", gamma="auto"), SVC(kernel="linear"),
-                                       LinearSVC(loss="hinge", max_iter=100000, tol=1e-8)])
+@pytest.mark.parametrize(
+    "estimator",
+    [SVC(kernel="rbf", gamma="auto"), SVC(kernel="linear"), LinearSVC(loss="hinge", max_iter=100000, tol=1e-8)],
+)
 def test_collapse_duplicates_solves_the_same_problem(estimator):
     rng = np.random.RandomState(1)
     X = rng.randint(0, 3, size=(300, 3)).astype(float)
@@ -49,9 +65,14 @@ def test_nystroem_approximates_rbf():
     assert np.mean(approx.predict(X) != exact.predict(X)) < 0.05
 
 
-@pytest.mark.parametrize("kernel, solver, message", [
-    ("poly", "libsvm", "kernel must be"), ("rbf", "cuda", "solver must be"), ("linear", "nystroem", "RBF kernel only"),
-])
+@pytest.mark.parametrize(
+    "kernel, solver, message",
+    [
+        ("poly", "libsvm", "kernel must be"),
+        ("rbf", "cuda", "solver must be"),
+        ("linear", "nystroem", "RBF kernel only"),
+    ],
+)
 def test_svm_classifier_bad_input(kernel, solver, message):
     with pytest.raises(ValueError, match=message):
         svm_classifier(kernel, solver=solver)
@@ -86,8 +107,7 @@ def test_grid_is_reproducible_and_collapse_changes_nothing():
 
 
 def test_grid_gives_the_rows_of_cross_validate_views():
-    from privnb.experiments import cross_validate_views
-    from privnb.experiments import svm_views
+    from privnb.experiments import cross_validate_views, svm_views
 
     data = toy_dataset(seed=4)
     fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7)
@@ -118,10 +138,16 @@ def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
     assert set(inputs["classifier"]) == {"SVC"} and set(inputs["method"]) == {"pruned"}
     splits, seeds = folds_and_seeds(np.asarray(data.y), 2, 3)
     for fold, (train, _) in enumerate(splits):
-        view = PrunedTraining(svm_pipeline(data, "linear"), sensitive="s", l=2, kinds=data.kinds, orders=data.orders,
-                              random_state=int(seeds[fold])).fit(data.X.iloc[train], np.asarray(data.y)[train])
+        view = PrunedTraining(
+            svm_pipeline(data, "linear"),
+            sensitive="s",
+            l=2,
+            kinds=data.kinds,
+            orders=data.orders,
+            random_state=int(seeds[fold]),
+        ).fit(data.X.iloc[train], np.asarray(data.y)[train])
         encoded = view.estimator_.steps[0][1].transform(view.anatomy_.join()[view.view_columns_])
-        squared = (encoded ** 2).sum(axis=1)
+        squared = (encoded**2).sum(axis=1)
         got = inputs[inputs["fold"] == fold].set_index("metric")["value"]
         assert got["w_norm"] == pytest.approx(np.sqrt((view.estimator_.steps[-1][1].estimator_.coef_ ** 2).sum()))
         assert (got["r2_min"], got["r2_max"]) == pytest.approx((squared.min(), squared.max()))
@@ -134,8 +160,16 @@ def test_space_appendix_b_is_seed_003s_r_d_plus_1_and_theorem_inputs_record_the_
 
     data = toy_dataset(seed=2)
     for space, width in (("appendix_b", 4), ("one_hot", 5)):
-        rows = run_svm_grid(data, kernels=("linear",), ls=(2,), n_splits=2, random_state=0, theorem_inputs=True,
-                            progress=False, space=space)
+        rows = run_svm_grid(
+            data,
+            kernels=("linear",),
+            ls=(2,),
+            n_splits=2,
+            random_state=0,
+            theorem_inputs=True,
+            progress=False,
+            space=space,
+        )
         assert set(rows.loc[rows["metric"] == "dimension", "value"]) == {float(width)}
         view = svm_views(data, "linear", ls=(2,), space=space)[("SVC", "pruned", 2)]
         assert view.estimator[0].scheme == {"appendix_b": "appendix_b", "one_hot": "standard"}[space]
@@ -152,7 +186,15 @@ def test_compare_ordinal_centers_counts_the_kept_rows_that_move_and_their_error(
     assert (table["kept rows differing"] <= table["rows"]).all() and (table["kept rows differing"] > 0).any()
     np.testing.assert_allclose(table["mode - mean"], table["error (mode)"] - table["error (mean)"])
     # no ordinal attribute: both readings are one preprocessing, nothing moves
-    numeric = Dataset("toy", data.frame.assign(s=data.frame["s"].map({"lo": "p", "mid": "q", "hi": "r"})),
-                      ("a", "b", "c"), "s", "t", {**data.kinds, "s": "nominal"}, {}, ("neg", "pos"))
+    numeric = Dataset(
+        "toy",
+        data.frame.assign(s=data.frame["s"].map({"lo": "p", "mid": "q", "hi": "r"})),
+        ("a", "b", "c"),
+        "s",
+        "t",
+        {**data.kinds, "s": "nominal"},
+        {},
+        ("neg", "pos"),
+    )
     same = compare_ordinal_centers(numeric, ls=(2,), kernels=("linear",), n_splits=2, random_state=0)
     assert (same["kept rows differing"] == 0).all() and (same["mode - mean"] == 0).all()

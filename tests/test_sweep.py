@@ -3,19 +3,21 @@
 Each test writes its own tiny notebook; every kernel start costs seconds, so the integration tests use
 two points each.
 """
+
 import json
 from pathlib import Path
 
 import nbformat
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from privnb import workbench as sweep
-from privnb.workbench import runner
 from privnb.experiments import COLUMNS
+from privnb.workbench import runner
 
-NOTEBOOK_BODY = '''
+NOTEBOOK_BODY = """
 import json, pathlib
 import pandas as pd
 from matplotlib.figure import Figure
@@ -31,7 +33,7 @@ pd.DataFrame({"dataset": ["toy"] * 2, "classifier": "c", "method": ["original", 
               "n_train": 10.0, "n_suppressed": 0.0, "note": ""}).to_parquet(out / "results.parquet")
 (out / "metrics.json").write_text(json.dumps({"error": 0.1 * x, "label": label, "cwd": str(pathlib.Path.cwd())}))
 fig = Figure(); fig.subplots().plot([0, x]); fig.savefig(out / "figures" / "line.png")
-'''
+"""
 
 
 def write_notebook(folder: Path, name: str = "toy.ipynb") -> Path:
@@ -60,6 +62,7 @@ def project(tmp_path):
 
 # ---------------------------------------------------------------- pure parts (no kernel)
 
+
 def test_expand_grid_is_the_cartesian_product_in_spec_order():
     points = sweep.expand_grid({"dataset": ["adult", "bank"], "l": [2, 3, 4]})
     assert points[:3] == [{"dataset": "adult", "l": 2}, {"dataset": "adult", "l": 3}, {"dataset": "adult", "l": 4}]
@@ -67,8 +70,13 @@ def test_expand_grid_is_the_cartesian_product_in_spec_order():
     assert sweep.expand_grid({}) == [{}]
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=8), st.lists(st.integers() | st.text(max_size=30),
-                                                               min_size=1, max_size=3), max_size=4))
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.lists(st.integers() | st.text(max_size=30), min_size=1, max_size=3),
+        max_size=4,
+    )
+)
 def test_point_ids_are_file_name_safe(grid):
     for values in sweep.expand_grid(grid):
         pid = sweep.point_id(values)
@@ -88,24 +96,28 @@ def test_sweep_name_is_the_file_name_without_yaml():
 
 
 def test_load_spec_resolves_the_notebook_from_notebooks(project):
-    spec = sweep.load_spec(write_spec(project, "toy.quick.yaml",
-                                      "notebook: toy.ipynb\nparameters: {label: b}\ngrid: {x: [1, 2]}\n"))
+    spec = sweep.load_spec(
+        write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {label: b}\ngrid: {x: [1, 2]}\n")
+    )
     assert spec.name == "toy.quick" and Path(spec.notebook) == (project / "notebooks" / "toy.ipynb").resolve()
     points = spec.points(project / "results")
     assert [p.parameters for p in points] == [{"label": "b", "x": 1}, {"label": "b", "x": 2}]
     assert Path(points[0].output_dir) == (project / "results" / "toy.quick" / "x=1").resolve()
 
 
-@pytest.mark.parametrize("text, message", [
-    ("notebook: toy.ipynb\ngrid: {x: 3}\n", "non-empty list"),
-    ("notebook: toy.ipynb\ngrid: {x: []}\n", "non-empty list"),
-    ("notebook: toy.ipynb\nparameters: {x: 1}\ngrid: {x: [1]}\n", "both fixed and swept"),
-    ("notebook: toy.ipynb\nparameters: {output_dir: here}\n", "injects"),
-    ("notebook: toy.ipynb\ngrid: {y: [1]}\n", "not in the parameters cell"),
-    ("notebook: missing.ipynb\n", "not found"),
-    ("notebook: toy.ipynb\ngird: {x: [1]}\n", "unknown keys"),
-    ("grid: {x: [1]}\n", "'notebook' key"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("notebook: toy.ipynb\ngrid: {x: 3}\n", "non-empty list"),
+        ("notebook: toy.ipynb\ngrid: {x: []}\n", "non-empty list"),
+        ("notebook: toy.ipynb\nparameters: {x: 1}\ngrid: {x: [1]}\n", "both fixed and swept"),
+        ("notebook: toy.ipynb\nparameters: {output_dir: here}\n", "injects"),
+        ("notebook: toy.ipynb\ngrid: {y: [1]}\n", "not in the parameters cell"),
+        ("notebook: missing.ipynb\n", "not found"),
+        ("notebook: toy.ipynb\ngird: {x: [1]}\n", "unknown keys"),
+        ("grid: {x: [1]}\n", "'notebook' key"),
+    ],
+)
 def test_load_spec_rejects_bad_specs(project, text, message):
     with pytest.raises(ValueError, match=message):
         sweep.load_spec(write_spec(project, "bad.quick.yaml", text))
@@ -125,6 +137,7 @@ def test_report_renderers_escape_and_link():
 
 
 # ---------------------------------------------------------------- running notebooks
+
 
 def test_process_pool_records_a_failure_and_the_other_point_goes_on(project):
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {fail_at: 2}\ngrid: {x: [1, 2]}\n")
@@ -146,7 +159,7 @@ def test_process_pool_records_a_failure_and_the_other_point_goes_on(project):
     assert [(p["point"], p["status"]) for p in listed] == [("x=1", "ok"), ("x=2", "failed")]
 
     results = pd.read_parquet(out / "toy.quick" / "results.parquet")
-    assert list(results.columns[:len(COLUMNS)]) == list(COLUMNS)
+    assert list(results.columns[: len(COLUMNS)]) == list(COLUMNS)
     assert {"sweep", "point", "x", "fail_at"} <= set(results.columns)
     assert set(results["point"]) == {"x=1"} and (results["x"] == 1).all()
 
@@ -170,15 +183,22 @@ def fake_run_point(point, **options):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "notebook.ipynb").write_text("{}")
     status = "failed" if point.parameters.get("x") == 2 else "ok"
-    record = {"point": point.point_id, "parameters": point.parameters, "status": status,
-              "error": "boom" if status == "failed" else "", "duration_s": 0.0}
+    record = {
+        "point": point.point_id,
+        "parameters": point.parameters,
+        "status": status,
+        "error": "boom" if status == "failed" else "",
+        "duration_s": 0.0,
+    }
     (folder / "point.json").write_text(json.dumps(record))
     runs.append(point.point_id)
     return record
 
 
 def test_a_point_whose_data_is_unavailable_is_skipped_not_failed(project):
-    spec = write_spec(project, "toy.paper.yaml", "notebook: toy.ipynb\nparameters: {missing_at: 3}\ngrid: {x: [1, 3]}\n")
+    spec = write_spec(
+        project, "toy.paper.yaml", "notebook: toy.ipynb\nparameters: {missing_at: 3}\ngrid: {x: [1, 3]}\n"
+    )
     out = project / "results"
     summary = sweep.run_sweeps([spec], out=out, progress=False)
     assert summary.n_failed == 0 and summary.n_run == 2
@@ -231,8 +251,9 @@ def test_dask_backend_runs_several_sweeps_and_writes_the_index(project):
     first = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [3]}\n")
     second = write_spec(project, "toy.paper.yaml", "notebook: toy.ipynb\ngrid: {label: [z]}\n")
     out = project / "results"
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         summary = sweep.run_sweeps([first, second], out=out, scheduler=cluster.scheduler_address, progress=False)
     assert summary.n_failed == 0 and summary.n_points == 2, summary.records
     combined = pd.read_parquet(out / "results.parquet")
@@ -253,11 +274,16 @@ def test_rebuild_reports_needs_a_sweep_folder(tmp_path):
 
 def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
     from privnb.experiments import tidy_frame
+
     points = []
-    for pid, params in (("dataset=adult", {"dataset": "adult", "l": 2}), ("dataset=bank", {"dataset": "bank", "l": "x"})):
+    for pid, params in (
+        ("dataset=adult", {"dataset": "adult", "l": 2}),
+        ("dataset=bank", {"dataset": "bank", "l": "x"}),
+    ):
         (tmp_path / pid).mkdir()
-        tidy_frame([(params["dataset"] + "-sample", "c", "original", float("nan"), 0, "error", 0.1, 9, 0, "")]
-                   ).to_parquet(tmp_path / pid / "results.parquet")
+        tidy_frame(
+            [(params["dataset"] + "-sample", "c", "original", float("nan"), 0, "error", 0.1, 9, 0, "")]
+        ).to_parquet(tmp_path / pid / "results.parquet")
         points.append({"point": pid, "parameters": params, "status": "ok", "error": ""})
     (tmp_path / "points.json").write_text(json.dumps({"sweep": "s", "spec": {"name": "s"}, "points": points}))
     results = sweep.collect_results(tmp_path)

@@ -4,6 +4,7 @@ and write its report, a dead worker loses only its own point, damaged results ar
 Most tests stand papermill in with a fake (no kernel); the signal and dead-worker tests run real kernels on a
 tiny notebook and wait for files with bounded waits that fail with a message, never a time limit on the test.
 """
+
 import json
 import os
 import signal
@@ -15,10 +16,10 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 import pytest
+from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 from privnb import workbench as sweep
 from privnb.workbench import cli, runner
-from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 
 def fake_execute(notebook, output_path, parameters, **options):
@@ -27,14 +28,26 @@ def fake_execute(notebook, output_path, parameters, **options):
     Path(output_path).write_text("{}")
     if parameters.get("x") == parameters.get("fail_at"):
         raise RuntimeError(f"boom at x={parameters['x']}")
-    pd.DataFrame({"dataset": ["toy"], "classifier": "c", "method": "original", "param": float("nan"),
-                  "fold": 0, "metric": "error", "value": [0.1 * parameters["x"]], "n_train": 1.0,
-                  "n_suppressed": 0.0, "note": parameters.get("label", "")}).to_parquet(out / "results.parquet")
+    pd.DataFrame(
+        {
+            "dataset": ["toy"],
+            "classifier": "c",
+            "method": "original",
+            "param": float("nan"),
+            "fold": 0,
+            "metric": "error",
+            "value": [0.1 * parameters["x"]],
+            "n_train": 1.0,
+            "n_suppressed": 0.0,
+            "note": parameters.get("label", ""),
+        }
+    ).to_parquet(out / "results.parquet")
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     import papermill
+
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
     write_notebook(tmp_path / "notebooks")
     return tmp_path
@@ -101,8 +114,9 @@ def test_a_finished_point_with_unreadable_results_is_redone(project):
     results.write_bytes(results.read_bytes()[:40])  # truncated
     summary = sweep.run_sweeps([spec], out=out, progress=False)
     assert summary.n_run == 1 and len(pd.read_parquet(results)) == 1
-    assert any("x=1: results.parquet is unreadable" in note and "running the point again" in note
-               for note in summary.notes), summary.notes
+    assert any(
+        "x=1: results.parquet is unreadable" in note and "running the point again" in note for note in summary.notes
+    ), summary.notes
     (out / "toy.quick" / "x=1" / "point.json").write_text("{not json")
     summary = sweep.run_sweeps([spec], out=out, progress=False)
     assert summary.n_run == 1 and any("point.json is damaged" in n for n in summary.notes), summary.notes
@@ -125,7 +139,7 @@ def test_a_second_sweep_on_the_same_folder_is_refused(project, capsys):
     spec = write_spec(project, "toy.quick.yaml", spec_text(fail=False))
     out.mkdir()
     with runner.lock_results(out):  # what a running sweep holds
-        with pytest.raises(runner.SweepError, match="another sweep .*pid %d.* is writing to" % os.getpid()):
+        with pytest.raises(runner.SweepError, match=f"another sweep .*pid {os.getpid()}.* is writing to"):
             sweep.run_sweeps([spec], out=out, progress=False)
         assert not (out / "toy.quick").exists()  # nothing written, nothing run
         with pytest.raises(SystemExit) as exit_info:
@@ -155,12 +169,14 @@ def test_unusable_out_scheduler_or_notebook_are_one_line_errors(project, capsys,
         code, err = cli_error(["sweep", spec, "--out", str(locked), "--no-progress"], capsys)
         assert code == 2 and "cannot write" in err
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.setattr(runner, "_SCHEDULER_TIMEOUT", "1s")
-    code, err = cli_error(["sweep", spec, "--out", str(project / "r"), "--scheduler", f"tcp://127.0.0.1:{port}",
-                           "--no-progress"], capsys)
+    code, err = cli_error(
+        ["sweep", spec, "--out", str(project / "r"), "--scheduler", f"tcp://127.0.0.1:{port}", "--no-progress"], capsys
+    )
     assert code == 2 and "cannot reach the dask scheduler" in err
     code, err = cli_error(["notebooks", str(project / "missing.ipynb")], capsys)
     assert code == 2 and "missing.ipynb not found" in err
@@ -169,6 +185,7 @@ def test_unusable_out_scheduler_or_notebook_are_one_line_errors(project, capsys,
 def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
     def broken(specs, **options):
         raise KeyError("points")
+
     monkeypatch.setattr(runner, "run_sweeps", broken)
     code, err = cli_error(["sweep", "s.quick.yaml"], capsys)
     assert code == 3 and "internal error: KeyError" in err
@@ -176,7 +193,7 @@ def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
 
 # ---------------------------------------------------------------- real kernels: signals and dead workers
 
-HOLD_BODY = '''
+HOLD_BODY = """
 import os, pathlib, time
 out = pathlib.Path(output_dir)
 out.mkdir(parents=True, exist_ok=True)
@@ -186,7 +203,7 @@ waited = 0.0
 while x == hold_at and hold.exists() and waited < 300:
     time.sleep(0.1); waited += 0.1
 (out / "metrics.json").write_text("{}")
-'''
+"""
 
 
 def write_hold_notebook(folder: Path) -> None:
@@ -219,9 +236,23 @@ def alive(pid: int) -> bool:
 
 
 def sweep_process(spec: Path, out: Path, workers: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out),
-                             "--workers", str(workers), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "privnb.workbench.cli",
+            "sweep",
+            str(spec),
+            "--out",
+            str(out),
+            "--workers",
+            str(workers),
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 2), (signal.SIGTERM, 1)])
@@ -229,15 +260,19 @@ def test_a_signal_stops_the_sweep_keeps_finished_points_and_writes_the_report(tm
     write_hold_notebook(tmp_path / "notebooks")
     hold = tmp_path / "hold"
     hold.write_text("")
-    spec = write_spec(tmp_path, "hold.quick.yaml",
-                      f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}'}}\ngrid: {{x: [1, 2, 3]}}\n")
+    spec = write_spec(
+        tmp_path,
+        "hold.quick.yaml",
+        f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}'}}\ngrid: {{x: [1, 2, 3]}}\n",
+    )
     out = tmp_path / "results"
     process = sweep_process(spec, out, workers)
     try:
         held = out / "hold.quick" / "x=2"
         wait_for(lambda: (out / "hold.quick" / "x=1" / "point.json").exists(), "point x=1 to finish")
-        kernel = int(wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(),
-                              "point x=2 to start").split()[0])
+        kernel = int(
+            wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "point x=2 to start").split()[0]
+        )
         process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=120)  # a bounded wait: the sweep must stop promptly
     finally:
@@ -262,15 +297,18 @@ def test_a_worker_killed_from_outside_fails_only_its_own_point(tmp_path):
     write_hold_notebook(tmp_path / "notebooks")
     hold = tmp_path / "hold"
     hold.write_text("")
-    spec = write_spec(tmp_path, "hold.quick.yaml",
-                      f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}', hold_at: 1}}\n"
-                      "grid: {x: [1, 2, 3]}\n")
+    spec = write_spec(
+        tmp_path,
+        "hold.quick.yaml",
+        f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}', hold_at: 1}}\ngrid: {{x: [1, 2, 3]}}\n",
+    )
     out = tmp_path / "results"
     process = sweep_process(spec, out, 2)
     try:
         held = out / "hold.quick" / "x=1"
-        worker = int(wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(),
-                              "point x=1 to start").split()[1])
+        worker = int(
+            wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "point x=1 to start").split()[1]
+        )
         wait_for(lambda: (out / "hold.quick" / "x=2" / "point.json").exists(), "point x=2 to finish")
         os.kill(worker, signal.SIGKILL)
         stdout, stderr = process.communicate(timeout=300)

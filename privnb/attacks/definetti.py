@@ -20,6 +20,7 @@ What could not be checked against the paper's text: its Section 5 pseudo-code wa
 the initialization, the Laplace smoothing, the binning of numeric quasi-identifiers and the stopping
 rule are our choices (parameters below), the iteration itself follows the paper's description.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -33,8 +34,16 @@ from sklearn.utils import check_random_state
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
-__all__ = ["AnatomyAttack", "encode_quasi_identifiers", "random_worlds_rate", "definetti_attack",
-           "naive_definetti_attack", "pruning_disclosure", "check_anatomy", "random_guess"]
+__all__ = [
+    "AnatomyAttack",
+    "encode_quasi_identifiers",
+    "random_worlds_rate",
+    "definetti_attack",
+    "naive_definetti_attack",
+    "pruning_disclosure",
+    "check_anatomy",
+    "random_guess",
+]
 
 MAX_GROUP = 6
 """Largest group the attack enumerates (6! = 720 assignments per group)."""
@@ -65,8 +74,10 @@ class AnatomyAttack:
         """Share of individuals whose sensitive value the attack guesses right (``truth`` by ``row_id``)."""
         true = truth.reindex(self.guess.index)
         if true.isna().any():
-            raise ValueError("truth lacks the sensitive value of some attacked individuals; pass the original "
-                             "sensitive column indexed by the anatomized rows' labels")
+            raise ValueError(
+                "truth lacks the sensitive value of some attacked individuals; pass the original "
+                "sensitive column indexed by the anatomized rows' labels"
+            )
         return float(np.mean(true.to_numpy() == self.guess.to_numpy()))
 
 
@@ -77,12 +88,16 @@ def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
     if l is not None:
         l = check_int(l, "l")
         if not is_l_diverse(anatomy.st, anatomy.sensitive, l):
-            raise ValueError(f"the release is not {l}-diverse (some group has a value with frequency above 1/{l}); "
-                             f"pass the l the release was built with (anatomy.l = {anatomy.l})")
+            raise ValueError(
+                f"the release is not {l}-diverse (some group has a value with frequency above 1/{l}); "
+                f"pass the l the release was built with (anatomy.l = {anatomy.l})"
+            )
     sizes = anatomy.st["gid"].value_counts()
     if len(sizes) and sizes.max() > MAX_GROUP:
-        raise ValueError(f"a group holds {sizes.max()} rows; the attack enumerates each group's assignments and "
-                         f"takes groups of at most {MAX_GROUP} rows (l <= {MAX_GROUP}, residue='suppress')")
+        raise ValueError(
+            f"a group holds {sizes.max()} rows; the attack enumerates each group's assignments and "
+            f"takes groups of at most {MAX_GROUP} rows (l <= {MAX_GROUP}, residue='suppress')"
+        )
     if len(anatomy.it) == 0:
         raise ValueError("the release holds no grouped individual: nothing to attack")
 
@@ -127,8 +142,10 @@ def _log_model(codes, sizes, n_values, weights, alpha):
     log_prior = np.log(prior / prior.sum())
     tables = []
     for j, k in enumerate(sizes):
-        counts = np.stack([np.bincount(codes[:, j], weights=weights[:, v], minlength=k) for v in range(n_values)],
-                          axis=1) + alpha
+        counts = (
+            np.stack([np.bincount(codes[:, j], weights=weights[:, v], minlength=k) for v in range(n_values)], axis=1)
+            + alpha
+        )
         tables.append(np.log(counts / counts.sum(axis=0)))
     return log_prior, tables
 
@@ -176,8 +193,7 @@ def _e_step(groups: _Groups, scores: np.ndarray):
         onehot = np.zeros((len(perms), s, s))
         onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
         marginal = np.einsum("gp,pab->gab", post, onehot)  # (G, s, s)
-        np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()),
-                  marginal.ravel())
+        np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), marginal.ravel())
     return weights, total
 
 
@@ -187,8 +203,9 @@ def _guesses(groups: _Groups, weights, n):
     for members, values, _ in groups.batches:
         marg = weights[members[:, :, None], values[:, None, :]]  # (G, s, s)
         best = marg.argmax(axis=2)
-        guess[members] = np.take_along_axis(values[:, None, :].repeat(members.shape[1], 1), best[..., None],
-                                            axis=2)[..., 0]
+        guess[members] = np.take_along_axis(values[:, None, :].repeat(members.shape[1], 1), best[..., None], axis=2)[
+            ..., 0
+        ]
         confidence[members] = marg.max(axis=2)
     return guess, confidence
 
@@ -209,12 +226,25 @@ def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l):
 
 def _result(anatomy, values, guess, confidence, n_iter, history):
     index = anatomy.it.index
-    return AnatomyAttack(pd.Series(values.take(guess), index=index, name=anatomy.sensitive),
-                         pd.Series(confidence, index=index, name="confidence"), n_iter, np.asarray(history))
+    return AnatomyAttack(
+        pd.Series(values.take(guess), index=index, name=anatomy.sensitive),
+        pd.Series(confidence, index=index, name="confidence"),
+        n_iter,
+        np.asarray(history),
+    )
 
 
-def definetti_attack(anatomy: Anatomy, *, quasi_identifiers=None, l: int | None = None, n_iter: int = 20,
-                     tol: float = 1e-6, alpha: float = 1.0, n_bins: int = 10, model_from=None) -> AnatomyAttack:
+def definetti_attack(
+    anatomy: Anatomy,
+    *,
+    quasi_identifiers=None,
+    l: int | None = None,
+    n_iter: int = 20,
+    tol: float = 1e-6,
+    alpha: float = 1.0,
+    n_bins: int = 10,
+    model_from=None,
+) -> AnatomyAttack:
     """Kifer's de Finetti attack on Anatomy (SIGMOD 2009, Section 5), vectorized over groups.
 
     A categorical Naive Bayes model of P(sensitive | quasi-identifiers) is learned from the release alone,
@@ -280,8 +310,15 @@ def _join_weights(groups, n, n_values):
     return weights
 
 
-def naive_definetti_attack(anatomy: Anatomy, *, quasi_identifiers=None, n_iter: int = 20, tol: float = 1e-6,
-                           alpha: float = 1.0, n_bins: int = 10) -> AnatomyAttack:
+def naive_definetti_attack(
+    anatomy: Anatomy,
+    *,
+    quasi_identifiers=None,
+    n_iter: int = 20,
+    tol: float = 1e-6,
+    alpha: float = 1.0,
+    n_bins: int = 10,
+) -> AnatomyAttack:
     """The same EM as :func:`definetti_attack` with a plain Python loop over groups and permutations.
 
     The baseline of ``benchmarks/bench_attacks.py`` and the tests' reference; same result.
@@ -330,7 +367,8 @@ def pruning_disclosure(pruned: pd.DataFrame, sensitive: str, truth: pd.Series, *
 
 def random_guess(anatomy: Anatomy, random_state=None) -> pd.Series:
     """One draw of the random-worlds adversary: each individual's guess is a uniform member of its group's ST
-    values (so a value is drawn with probability freq(v, G)/|G|)."""
+    values (so a value is drawn with probability freq(v, G)/|G|).
+    """
     check_anatomy(anatomy)
     rng = check_random_state(random_state)
     st = anatomy.st.sort_values("gid", kind="stable")

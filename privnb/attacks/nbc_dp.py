@@ -9,6 +9,7 @@ rescaled to sum to the noisy P_c (largest remainders). The same exact audit that
 (:func:`privnb.nbc.achieved_r`, the possible-worlds posterior of Section 4 of seed 004) then gives the
 r-closeness of the DP release, so DP and SafetyTransform face the same adversary.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,8 +28,9 @@ def _noisy(values: np.ndarray, epsilon: float, sensitivity: float, mechanism: st
         mech = Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=rng)
     else:
         mech = Geometric(epsilon=epsilon, sensitivity=int(sensitivity), random_state=rng)
-    return np.array([mech.randomise(int(v) if mechanism == "geometric" else float(v)) for v in values.ravel()],
-                    dtype=float).reshape(values.shape)
+    return np.array(
+        [mech.randomise(int(v) if mechanism == "geometric" else float(v)) for v in values.ravel()], dtype=float
+    ).reshape(values.shape)
 
 
 def _rescale(counts: np.ndarray, total: int) -> np.ndarray:

@@ -15,6 +15,7 @@ For k-anonymity by containment (seed 001), :func:`linkage_attack` is the adversa
 user's row and looks for the rows of the released projection that contain them: the user is singled out
 when exactly one row does.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,11 +70,19 @@ def kanonymity_risk(release: pd.DataFrame, quasi_identifiers, sensitive: str, *,
     distinct = pd.DataFrame({"c": classes, "v": values}).drop_duplicates().groupby("c").size().to_numpy()
     smallest = int(sizes.min())
     if k is not None and smallest < check_int(k, "k"):
-        raise ValueError(f"the release is not {k}-anonymous: its smallest equivalence class holds {smallest} "
-                         f"record(s); pass the k it was built with, or the release after suppression")
-    return {"k": smallest, "n_records": int(len(classes)), "n_classes": int(len(sizes)),
-            "prosecutor_highest": 1.0 / smallest, "prosecutor_mean": len(sizes) / len(classes),
-            "homogeneity": float(sizes[distinct == 1].sum() / len(classes)), "l_diversity": int(distinct.min())}
+        raise ValueError(
+            f"the release is not {k}-anonymous: its smallest equivalence class holds {smallest} "
+            f"record(s); pass the k it was built with, or the release after suppression"
+        )
+    return {
+        "k": smallest,
+        "n_records": len(classes),
+        "n_classes": len(sizes),
+        "prosecutor_highest": 1.0 / smallest,
+        "prosecutor_mean": len(sizes) / len(classes),
+        "homogeneity": float(sizes[distinct == 1].sum() / len(classes)),
+        "l_diversity": int(distinct.min()),
+    }
 
 
 def _known_items(X: sp.csr_array, m: int, rng, on_short: str):
@@ -81,8 +90,10 @@ def _known_items(X: sp.csr_array, m: int, rng, on_short: str):
     counts = np.diff(X.indptr)
     short = counts < m
     if short.any() and on_short == "error":
-        raise ValueError(f"{int(short.sum())} row(s) hold fewer than m={m} items (the fewest: {int(counts.min())}); "
-                         "lower m, or pass on_short='skip' to leave those users out")
+        raise ValueError(
+            f"{int(short.sum())} row(s) hold fewer than m={m} items (the fewest: {int(counts.min())}); "
+            "lower m, or pass on_short='skip' to leave those users out"
+        )
     users = np.flatnonzero(~short)
     # a random rank for every item of a row: the m smallest ranks are the known items
     keys = rng.random_sample(X.nnz)
@@ -116,12 +127,12 @@ def singled_out(X, known: np.ndarray, features=None) -> np.ndarray:
     out = np.empty(len(unique), dtype=np.int64)
     step = max(1, (1 << 24) // (words * max(1, unique.shape[1]) * 8))
     for start in range(0, len(unique), step):
-        block = unique[start:start + step]
+        block = unique[start : start + step]
         if block.shape[1] == 0:
-            out[start:start + step] = n
+            out[start : start + step] = n
             continue
         meet = np.bitwise_and.reduce(packed[block], axis=1)
-        out[start:start + step] = np.bitwise_count(meet).sum(axis=1)
+        out[start : start + step] = np.bitwise_count(meet).sum(axis=1)
     return out[inverse.ravel()]
 
 
@@ -161,5 +172,9 @@ def linkage_attack(X, m: int, features=None, *, on_short: str = "error", random_
     if len(users) == 0:
         raise ValueError(f"no row holds m={m} items: nothing to attack")
     matches = singled_out(X, items, features)
-    return {"singled_out": float(np.mean(matches == 1)), "mean_matches": float(matches.mean()),
-            "n_users": int(len(users)), "n_skipped": int(X.shape[0] - len(users))}
+    return {
+        "singled_out": float(np.mean(matches == 1)),
+        "mean_matches": float(matches.mean()),
+        "n_users": len(users),
+        "n_skipped": int(X.shape[0] - len(users)),
+    }

@@ -5,6 +5,6 @@
 - :mod:`privnb.bounds.amplification`: the amplification criterion of the NBC paper (seed 004).
 """
 
-from .amplification import *  # noqa: F401,F403
-from .knn import *  # noqa: F401,F403
-from .theorem_4_1 import *  # noqa: F401,F403
+from .amplification import *  # noqa: F403
+from .knn import *  # noqa: F403
+from .theorem_4_1 import *  # noqa: F403

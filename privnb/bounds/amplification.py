@@ -5,6 +5,7 @@ amplification ``gamma`` for a privacy policy ``L1 < L2`` (condition (7)), Coroll
 ``gamma**(1/n)`` and Statement 14's condition (21) with its limit form. Each symbolic statement has a
 numeric twin (plain floats) for notebooks and for :mod:`privnb.nbc.safety`.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,10 +16,23 @@ import numpy as np
 import sympy as sp
 
 __all__ = [
-    "amplification_symbols", "amplification_condition", "lemma2_m1", "lemma2_m2", "lemma2_ratio",
-    "lemma2_ratio_alt", "lemma2_ratio_value", "policy_ratio", "max_gamma_expr", "max_gamma",
-    "corollary4_bound", "corollary4_ratio", "statement14_condition", "statement14_limit",
-    "statement14_min_r", "check_policy", "check_gamma",
+    "amplification_symbols",
+    "amplification_condition",
+    "lemma2_m1",
+    "lemma2_m2",
+    "lemma2_ratio",
+    "lemma2_ratio_alt",
+    "lemma2_ratio_value",
+    "policy_ratio",
+    "max_gamma_expr",
+    "max_gamma",
+    "corollary4_bound",
+    "corollary4_ratio",
+    "statement14_condition",
+    "statement14_limit",
+    "statement14_min_r",
+    "check_policy",
+    "check_gamma",
 ]
 
 gamma, n_classes, n_attributes = sp.symbols("gamma n_C n", positive=True)
@@ -55,11 +69,12 @@ _max_gamma_numeric = sp.lambdify((L1, L2, n_classes), max_gamma_expr, "math")
 
 #: Statement 14, condition (21), with alpha the power of the Split step.
 statement14_condition = sp.StrictLessThan(
-    _F, (_S**_alpha / _F) ** (sp.log(_r) / ((2 * n_attributes**2 + 3 * n_attributes)
-                                            * (_alpha * sp.log(_M / _m) + sp.log(_F)))))
+    _F,
+    (_S**_alpha / _F)
+    ** (sp.log(_r) / ((2 * n_attributes**2 + 3 * n_attributes) * (_alpha * sp.log(_M / _m) + sp.log(_F)))),
+)
 #: Its limit form as alpha -> infinity: ``F~ <= S_M ** (log r / ((2n^2+3n) log(M/m)))``.
-statement14_limit = sp.LessThan(
-    _F, _S ** (sp.log(_r) / ((2 * n_attributes**2 + 3 * n_attributes) * sp.log(_M / _m))))
+statement14_limit = sp.LessThan(_F, _S ** (sp.log(_r) / ((2 * n_attributes**2 + 3 * n_attributes) * sp.log(_M / _m))))
 
 
 def check_policy(l1, l2) -> None:
@@ -77,7 +92,7 @@ def _check_classes(count) -> int:
     return int(count)
 
 
-def max_gamma(L1, L2, n_classes) -> float:  # noqa: N803 (the paper's names)
+def max_gamma(L1, L2, n_classes) -> float:
     """The largest amplification gamma that blocks every L1-to-L2 breach (Lemma 2, condition (7)).
 
     Condition (7) is strict, so the value returned is the supremum of the admissible gammas; for two

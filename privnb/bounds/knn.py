@@ -10,10 +10,11 @@
   :func:`bayes_error_series` / :func:`catalan_sum` eq. (3); :func:`knn_error_chain` the chain (7).
 - :class:`AnatomizedGaussians` is a synthetic model with known posteriors for Theorem 17.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -36,12 +37,12 @@ __all__ = [
 ]
 
 _d = sp.Symbol("d", positive=True, integer=True)
-_N = sp.Symbol("N_l", positive=True)          # N*l, the size of the (anatomized) training data
-_u = sp.Symbol("u", positive=True)            # probability mass of the nearest-neighbour ball
-_rho = sp.Symbol("rho", positive=True)        # distance to the nearest neighbour
-_p = sp.Symbol("p", positive=True)            # density p(x) at the test point
-_detA = sp.Symbol("detA", positive=True)      # |A| of the quadratic distance
-_xi = sp.Symbol("xi", nonnegative=True)       # q1(x) q2(x)
+_N = sp.Symbol("N_l", positive=True)  # N*l, the size of the (anatomized) training data
+_u = sp.Symbol("u", positive=True)  # probability mass of the nearest-neighbour ball
+_rho = sp.Symbol("rho", positive=True)  # distance to the nearest neighbour
+_p = sp.Symbol("p", positive=True)  # density p(x) at the test point
+_detA = sp.Symbol("detA", positive=True)  # |A| of the quadratic distance
+_xi = sp.Symbol("xi", nonnegative=True)  # q1(x) q2(x)
 
 
 def _as_dimension(d):
@@ -59,7 +60,7 @@ def beta_stated(d):
     return sp.gamma((d + 3) / 2) ** (2 / n) * sp.gamma(2 / n + 1) / (sp.pi * n)
 
 
-@lru_cache(maxsize=None)
+@cache
 def beta_derivation():
     """Derive E{rho^2} and beta of Theorem 18 (seed 002) step by step, for a symbolic dimension d.
 
@@ -77,17 +78,18 @@ def beta_derivation():
     """
     n = _d + 1
     a = 2 / n
-    u_of_rho = _p * sp.pi ** (n / 2) / sp.gamma((_d + 3) / 2) * _rho ** n * sp.sqrt(_detA)
-    rho_n = _u / (u_of_rho / _rho ** n)                  # (16) solved for rho^(d+1)
-    rho2_of_u = _tidy(sp.powdenest(sp.expand_power_base(rho_n ** a, force=True), force=True))
+    u_of_rho = _p * sp.pi ** (n / 2) / sp.gamma((_d + 3) / 2) * _rho**n * sp.sqrt(_detA)
+    rho_n = _u / (u_of_rho / _rho**n)  # (16) solved for rho^(d+1)
+    rho2_of_u = _tidy(sp.powdenest(sp.expand_power_base(rho_n**a, force=True), force=True))
     # (18): the Beta integral N_l * int_0^1 u^a (1-u)^(N_l-1) du = N_l * B(a+1, N_l)
     e_u = sp.gammasimp(_N * sp.expand_func(sp.beta(a + 1, _N)))
-    coeff = rho2_of_u / _u ** a
+    coeff = rho2_of_u / _u**a
     e_rho2 = coeff * e_u
-    gamma_ratio = sp.gamma(_N + 1) / sp.gamma(_N + a + 1) * _N ** a
-    e_rho2_approx = sp.gammasimp(e_rho2 / gamma_ratio)   # (21): the ratio of (20) replaced by its limit 1
-    beta_expr = sp.powsimp(sp.expand_power_base(e_rho2_approx / n * _N ** a * _detA ** (1 / n) * _p ** a,
-                                                force=True), force=True)
+    gamma_ratio = sp.gamma(_N + 1) / sp.gamma(_N + a + 1) * _N**a
+    e_rho2_approx = sp.gammasimp(e_rho2 / gamma_ratio)  # (21): the ratio of (20) replaced by its limit 1
+    beta_expr = sp.powsimp(
+        sp.expand_power_base(e_rho2_approx / n * _N**a * _detA ** (1 / n) * _p**a, force=True), force=True
+    )
     return {
         "u_of_rho": u_of_rho,
         "rho2_of_u": rho2_of_u,
@@ -101,8 +103,7 @@ def beta_derivation():
 
 def _tidy(expr):
     """Cancel symbolic exponents, e.g. pi**(2*(-d/2 - 1/2)/(d + 1)) -> 1/pi."""
-    return expr.replace(lambda e: e.is_Pow and not e.exp.is_Number,
-                        lambda e: sp.Pow(e.base, sp.cancel(e.exp)))
+    return expr.replace(lambda e: e.is_Pow and not e.exp.is_Number, lambda e: sp.Pow(e.base, sp.cancel(e.exp)))
 
 
 def beta(d):
@@ -137,8 +138,9 @@ def expected_rho_squared(d, n_train, *, density=1.0, det_a=1.0, exact=True):
     step = beta_derivation()
     expr = step["E_rho2"] if exact else step["E_rho2_approx"]
     expr = sp.expand_log(sp.log(expr.subs(_d, d)), force=True)
-    expr = expr.replace(lambda e: isinstance(e, sp.log) and isinstance(e.args[0], sp.gamma),
-                        lambda e: sp.loggamma(e.args[0].args[0]))
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.log) and isinstance(e.args[0], sp.gamma), lambda e: sp.loggamma(e.args[0].args[0])
+    )
     fn = sp.lambdify((_N, _p, _detA), expr, modules=["scipy", "numpy"])
     n_train = np.asarray(n_train, dtype=float)
     if np.any(n_train < 1):
@@ -190,9 +192,8 @@ def knn_error_series(k, xi=_xi, *, upper=None):
     k = _check_k(k)
     m = (k + 1) // 2
     top = m if upper is None else int(upper)
-    head = sum((sp.Rational(1, i) * sp.binomial(2 * i - 2, i - 1) * xi ** i for i in range(1, top + 1)),
-               sp.Integer(0))
-    return head + sp.Rational(1, 2) * sp.binomial(k + 1, m) * xi ** m
+    head = sum((sp.Rational(1, i) * sp.binomial(2 * i - 2, i - 1) * xi**i for i in range(1, top + 1)), sp.Integer(0))
+    return head + sp.Rational(1, 2) * sp.binomial(k + 1, m) * xi**m
 
 
 def knn_majority_error(k, q=None):
@@ -202,8 +203,10 @@ def knn_majority_error(k, q=None):
     """
     k = _check_k(k)
     q = sp.Symbol("q", nonnegative=True) if q is None else q
+
     def majority(p):
-        return sum(sp.binomial(k, j) * p ** j * (1 - p) ** (k - j) for j in range(k // 2 + 1, k + 1))
+        return sum(sp.binomial(k, j) * p**j * (1 - p) ** (k - j) for j in range(k // 2 + 1, k + 1))
+
     return sp.expand(q * majority(1 - q) + (1 - q) * majority(q))
 
 
@@ -211,8 +214,9 @@ def bayes_error_series(n_terms, xi=_xi):
     """Partial sum of eq. (3) of seed 002: sum_{i=1}^{n_terms} (1/i) C(2i-2, i-1) xi^i -> min(q1, q2)."""
     if not isinstance(n_terms, (int, np.integer)) or n_terms < 1:
         raise ValueError(f"n_terms must be a positive integer, got {n_terms!r}")
-    return sum((sp.Rational(1, i) * sp.binomial(2 * i - 2, i - 1) * xi ** i for i in range(1, n_terms + 1)),
-               sp.Integer(0))
+    return sum(
+        (sp.Rational(1, i) * sp.binomial(2 * i - 2, i - 1) * xi**i for i in range(1, n_terms + 1)), sp.Integer(0)
+    )
 
 
 def catalan_sum():
@@ -223,7 +227,7 @@ def catalan_sum():
     Returns the closed form (sympy picks the branch xi <= 1/4, which always holds for xi = q1 q2).
     """
     i = sp.Symbol("i", integer=True, positive=True)
-    total = sp.summation(sp.binomial(2 * i - 2, i - 1) / i * _xi ** i, (i, 1, sp.oo))
+    total = sp.summation(sp.binomial(2 * i - 2, i - 1) / i * _xi**i, (i, 1, sp.oo))
     if isinstance(total, sp.Piecewise):
         total = total.args[0][0]
     return sp.simplify(total)
@@ -322,7 +326,7 @@ class AnatomizedGaussians:
         rng = check_random_state(random_state)
         _, y, a, s = self.sample(n, random_state=rng)
         keys = rng.random_sample((n, self.m))
-        keys[np.arange(n), s] = -1.0                      # own value first, then l-1 random others
+        keys[np.arange(n), s] = -1.0  # own value first, then l-1 random others
         values = np.argsort(keys, axis=1)[:, : self.l]
         rows = np.repeat(np.arange(n), self.l)
         return self.features(a[rows], values.ravel()), y[rows], rows

@@ -7,6 +7,7 @@ The generalization bound of the pruned linear SVC,
 built from the margin bound (3.4) and the VC bound (3.5) of the original SVC. The proof's steps
 (A.2)-(A.7) are kept as sympy relations so that tests and the notebook can check the algebra.
 """
+
 from __future__ import annotations
 
 from numbers import Real
@@ -16,8 +17,15 @@ import numpy as np
 import sympy as sp
 
 __all__ = [
-    "theorem_4_1_symbols", "margin_bound_3_4", "vc_bound_3_5", "theorem_4_1_expr", "theorem_4_1_bound",
-    "theorem_4_1_terms", "theorem_4_1_proof_steps", "second_term_share", "rp2_range_from_data",
+    "theorem_4_1_symbols",
+    "margin_bound_3_4",
+    "vc_bound_3_5",
+    "theorem_4_1_expr",
+    "theorem_4_1_bound",
+    "theorem_4_1_terms",
+    "theorem_4_1_proof_steps",
+    "second_term_share",
+    "rp2_range_from_data",
 ]
 
 N = sp.Symbol("N", positive=True, integer=True)
@@ -30,9 +38,17 @@ E_rp2 = sp.Symbol("E[r_p^2]", positive=True)
 max_risk_original = sp.Symbol("max R(f_N)", nonnegative=True)
 inf_risk = sp.Symbol("inf R(f)", nonnegative=True)
 #: The named symbols of (3.4), (3.5), (4.6) and (A.2)-(A.7) (kept out of ``privnb.bounds``' namespace).
-theorem_4_1_symbols = SimpleNamespace(N=N, d=d, rp2_min=rp2_min, rp2_max=rp2_max, epsilon=epsilon,
-                                      E_r2=E_r2, E_rp2=E_rp2, max_risk_original=max_risk_original,
-                                      inf_risk=inf_risk)
+theorem_4_1_symbols = SimpleNamespace(
+    N=N,
+    d=d,
+    rp2_min=rp2_min,
+    rp2_max=rp2_max,
+    epsilon=epsilon,
+    E_r2=E_r2,
+    E_rp2=E_rp2,
+    max_risk_original=max_risk_original,
+    inf_risk=inf_risk,
+)
 _ARGS = (N, d, rp2_min, rp2_max)
 
 #: (3.4): E[R(f_N)] <= E[(R ||w||)^2] / N for the maximum-margin SVC on separable data.
@@ -48,15 +64,15 @@ _numeric = sp.lambdify(_ARGS, (vc_bound_3_5, (rp2_max - rp2_min) / N), "numpy")
 def _check(n, dim, lo, hi):
     values = [np.asarray(v, dtype=float) for v in (n, dim, lo, hi)]
     if np.any(values[0] < 1) or np.any(values[1] < 1):
-        raise ValueError("Theorem 4.1 needs N >= 1 instances and d >= 1 identifying attributes; "
-                         f"got N={n!r}, d={dim!r}")
+        raise ValueError(
+            f"Theorem 4.1 needs N >= 1 instances and d >= 1 identifying attributes; got N={n!r}, d={dim!r}"
+        )
     if np.any(values[2] <= 0) or np.any(values[3] < values[2]):
-        raise ValueError("Theorem 4.1 assumes 0 < [r_p^2]min <= [r_p^2]max < inf; "
-                         f"got rp2_min={lo!r}, rp2_max={hi!r}")
+        raise ValueError(f"Theorem 4.1 assumes 0 < [r_p^2]min <= [r_p^2]max < inf; got rp2_min={lo!r}, rp2_max={hi!r}")
     return values
 
 
-def theorem_4_1_bound(N, d, rp2_min, rp2_max):  # noqa: N803 (the paper's names)
+def theorem_4_1_bound(N, d, rp2_min, rp2_max):
     """The right-hand side of bound (4.6) of Theorem 4.1 (seed 003).
 
     Parameters
@@ -87,7 +103,7 @@ def theorem_4_1_bound(N, d, rp2_min, rp2_max):  # noqa: N803 (the paper's names)
     return theorem_4_1_expr.subs(dict(zip(_ARGS, args)))
 
 
-def theorem_4_1_terms(N, d, rp2_min, rp2_max):  # noqa: N803
+def theorem_4_1_terms(N, d, rp2_min, rp2_max):
     """The two terms of (4.6), vectorized over numpy arrays: (VC term (3.5), pruning term).
 
     Raises
@@ -100,7 +116,7 @@ def theorem_4_1_terms(N, d, rp2_min, rp2_max):  # noqa: N803
     return np.asarray(first, dtype=float), np.asarray(second, dtype=float)
 
 
-def second_term_share(N, d, rp2_min, rp2_max):  # noqa: N803
+def second_term_share(N, d, rp2_min, rp2_max):
     """The pruning term's share of bound (4.6): second / (first + second), vectorized."""
     first, second = theorem_4_1_terms(N, d, rp2_min, rp2_max)
     return second / (first + second)
@@ -113,8 +129,10 @@ def rp2_range_from_data(r2_min, r2_max, w_norm):
     anatomized rows (Figure B.1), so [r_p^2] = R^2 ||w_p||^2 at both ends (Section 4.3 of seed 003).
     """
     if r2_min <= 0 or r2_max < r2_min:
-        raise ValueError(f"need 0 < r2_min <= r2_max, got {r2_min!r}, {r2_max!r}; a zero smallest squared "
-                         "norm means a row sits at the centre: Theorem 4.1 requires [r_p^2]min > 0")
+        raise ValueError(
+            f"need 0 < r2_min <= r2_max, got {r2_min!r}, {r2_max!r}; a zero smallest squared "
+            "norm means a row sits at the centre: Theorem 4.1 requires [r_p^2]min > 0"
+        )
     w2 = float(w_norm) ** 2
     return float(r2_min) * w2, float(r2_max) * w2
 
@@ -136,7 +154,12 @@ def theorem_4_1_proof_steps() -> dict[str, sp.Expr]:
     a6 = vc_bound_3_5 + epsilon / N
     a7 = a6.subs(epsilon, rp2_max - rp2_min)
     return {
-        "A.2": a2, "A.3": a3, "A.4": a4, "A.5": a5, "A.6": a6, "A.7": a7,
+        "A.2": a2,
+        "A.3": a3,
+        "A.4": a4,
+        "A.5": a5,
+        "A.6": a6,
+        "A.7": a7,
         "A.3_identity": sp.simplify(a2.subs(E_rp2, E_r2 + epsilon) - a3),
         "A.7_minus_A.6": sp.simplify(a7 - a6),
     }

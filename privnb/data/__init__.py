@@ -4,52 +4,52 @@ binarization.
 """
 
 from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, density
-from .containers import KINDS, Dataset, TokenCorpus
-from .loaders import (
-    FILES,
-    describe_data,
-    ADULT_COLUMNS,
-    ADULT_QUASI_IDENTIFIERS,
-    EDUCATION_ORDER,
-    load_adult,
-    load_adult_hierarchies,
-    BANK_AGE_BINS,
-    BANK_AGE_ORDER,
-    load_bank_marketing,
-    FARS_SENSITIVE,
-    FARS_NUMERIC,
-    load_fars,
-    IPUMS_COLUMNS,
-    IPUMS_QUASI_IDENTIFIERS,
-    load_ipums,
-    PU1_VERSIONS,
-    load_pu1,
-    LOADERS,
-)
 from .cards import (
     CardError,
     CardReport,
     builtin_cards,
+    card_hierarchy_tables,
+    check_card,
     is_card,
     load,
     load_card,
-    check_card,
     read_card,
-    card_hierarchy_tables,
+)
+from .containers import KINDS, Dataset, TokenCorpus
+from .loaders import (
+    ADULT_COLUMNS,
+    ADULT_QUASI_IDENTIFIERS,
+    BANK_AGE_BINS,
+    BANK_AGE_ORDER,
+    EDUCATION_ORDER,
+    FARS_NUMERIC,
+    FARS_SENSITIVE,
+    FILES,
+    IPUMS_COLUMNS,
+    IPUMS_QUASI_IDENTIFIERS,
+    LOADERS,
+    PU1_VERSIONS,
+    describe_data,
+    load_adult,
+    load_adult_hierarchies,
+    load_bank_marketing,
+    load_fars,
+    load_ipums,
+    load_pu1,
 )
 from .sources import (
     ENV_VAR,
     DataUnavailableError,
     FileSpec,
-    user_cache_dir,
-    search_dirs,
-    locate,
-    open_binary,
     content_sha256,
     download,
     fetch,
+    locate,
+    open_binary,
+    search_dirs,
+    user_cache_dir,
 )
-from .toys import feature_selection_table1, nbc_figure1_databases, anatomy_toy
+from .toys import anatomy_toy, feature_selection_table1, nbc_figure1_databases
 
 __all__ = [
     "ADULT_BINS",

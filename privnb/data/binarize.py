@@ -7,6 +7,7 @@ education and hours-per-week, and one-vs-rest binaries for the others ("never-ma
 have; :data:`ADULT_BINS` and :data:`ADULT_ONE_VS_REST` are ours, chosen so that the density lands
 near the paper's 27.9% (Table 3): they give 27.6% on adult.data (32561 rows).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,8 +60,10 @@ def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
         values = pd.to_numeric(frame[attribute], errors="raise").to_numpy()
         outside = ~np.any([(values >= lo) & (values <= hi) for lo, hi in intervals], axis=0)
         if outside.any():
-            raise ValueError(f"{attribute} = {values[outside][0]} lies outside the intervals "
-                             f"{intervals}; extend privnb.data.ADULT_BINS")
+            raise ValueError(
+                f"{attribute} = {values[outside][0]} lies outside the intervals "
+                f"{intervals}; extend privnb.data.ADULT_BINS"
+            )
         for lo, hi in intervals:
             columns[f"{attribute}={lo}-{hi}"] = (values >= lo) & (values <= hi)
     education = frame["education"].astype(str).str.strip()

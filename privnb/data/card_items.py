@@ -16,6 +16,7 @@ The card's ``items`` section::
       sep: " "                # optional; default any whitespace
       positive: spam
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,8 +53,9 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         problems.append(f"{card}: items.positive is missing; name the positive label")
     path = card.parent / str(spec.get("file", ""))
     if not spec.get("file") or not path.is_file():
-        problems.append(f"{card}: items.file {spec.get('file')!r} not found at {path}; fix the path (it is relative "
-                        "to the card)")
+        problems.append(
+            f"{card}: items.file {spec.get('file')!r} not found at {path}; fix the path (it is relative to the card)"
+        )
     if problems:
         raise ItemProblems(problems)
     if fmt == "matrix":
@@ -66,11 +68,14 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
     positive = str(spec["positive"])
     y = (labels.astype(str) == positive).astype(np.int64)
     if not y.any():
-        problems.append(f"{card}: column {label_name!r}: positive label {positive!r} not found; its values are "
-                        f"{sorted(set(labels.astype(str)))[:10]}: set items.positive to one of them")
+        problems.append(
+            f"{card}: column {label_name!r}: positive label {positive!r} not found; its values are "
+            f"{sorted(set(labels.astype(str)))[:10]}: set items.positive to one of them"
+        )
     elif y.all():
-        problems.append(f"{card}: column {label_name!r}: every row has the label {positive!r}; a classifier needs "
-                        "two classes")
+        problems.append(
+            f"{card}: column {label_name!r}: every row has the label {positive!r}; a classifier needs two classes"
+        )
     if problems:
         raise ItemProblems(problems)
     notes = [f"items: {spec['file']} ({fmt})"]
@@ -78,8 +83,10 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         folds = _stratified_folds(y, int(spec.get("n_folds", 10)))
         notes.append(f"no folds column: {len(np.unique(folds))} stratified folds assigned in row order")
     X = sp.csr_matrix(X, dtype=np.int8)
-    notes.append(f"{X.shape[0]} rows x {X.shape[1]} items, {int(y.sum())} positive ({positive}), density "
-                 f"{X.nnz / max(1, X.shape[0] * X.shape[1]):.4g}")
+    notes.append(
+        f"{X.shape[0]} rows x {X.shape[1]} items, {int(y.sum())} positive ({positive}), density "
+        f"{X.nnz / max(1, X.shape[0] * X.shape[1]):.4g}"
+    )
     return TokenCorpus(X, y, np.asarray(folds), np.asarray(tokens), str(raw.get("name") or card.stem)), notes
 
 
@@ -87,21 +94,26 @@ def _matrix(card, path, spec, problems):
     frame = pd.read_csv(path, sep=spec.get("sep", ","))
     label = spec.get("label")
     if label is None or label not in frame.columns:
-        problems.append(f"{card}: column {label!r} (items.label) is not in {path.name}; its columns are "
-                        f"{list(frame.columns)[:10]}: name the label column")
+        problems.append(
+            f"{card}: column {label!r} (items.label) is not in {path.name}; its columns are "
+            f"{list(frame.columns)[:10]}: name the label column"
+        )
         return None, None, None, None
     fold_column = spec.get("folds")
     if fold_column is not None and fold_column not in frame.columns:
-        problems.append(f"{card}: column {fold_column!r} (items.folds) is not in {path.name}; fix the name or drop "
-                        "items.folds")
+        problems.append(
+            f"{card}: column {fold_column!r} (items.folds) is not in {path.name}; fix the name or drop items.folds"
+        )
         return None, None, None, None
     items = frame.drop(columns=[c for c in (label, fold_column) if c is not None])
     for column in items.columns:
         values = items[column]
         if not values.isin([0, 1]).all():
             bad = sorted(map(str, values[~values.isin([0, 1])].unique()))[:5]
-            problems.append(f"{card}: column {column!r} holds {bad} besides 0/1; an item column is 0 (absent) or "
-                            "1 (present): fix the data or name it items.label / items.folds")
+            problems.append(
+                f"{card}: column {column!r} holds {bad} besides 0/1; an item column is 0 (absent) or "
+                "1 (present): fix the data or name it items.label / items.folds"
+            )
     if problems:
         return None, None, None, None
     folds = frame[fold_column].to_numpy() if fold_column is not None else None
@@ -118,11 +130,14 @@ def _transactions(card, path, spec, problems):
         return None, None, None, None
     labels = np.array([r[0] for r in rows], dtype=object)
     baskets = [sorted(set(r[1:])) for r in rows]
-    tokens, columns = np.unique(np.concatenate([np.array(b, dtype=object) for b in baskets] or [[]]).astype(str),
-                                return_inverse=True)
+    tokens, columns = np.unique(
+        np.concatenate([np.array(b, dtype=object) for b in baskets] or [[]]).astype(str), return_inverse=True
+    )
     lengths = np.array([len(b) for b in baskets])
-    X = sp.csr_matrix((np.ones(len(columns), dtype=np.int8), (np.repeat(np.arange(len(rows)), lengths), columns)),
-                      shape=(len(rows), len(tokens)))
+    X = sp.csr_matrix(
+        (np.ones(len(columns), dtype=np.int8), (np.repeat(np.arange(len(rows)), lengths), columns)),
+        shape=(len(rows), len(tokens)),
+    )
     return X, labels, None, tokens
 
 

@@ -31,6 +31,7 @@ their loader (``loader: adult``), which handles each file's quirks; ``load("adul
 Every problem found is reported at once in a :class:`CardError`, one line each naming the card, the column and
 what to do.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,11 +50,23 @@ from privnb.validation import KINDS, infer_kind
 
 CARD_SUFFIXES = (".yaml", ".yml")
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
-CARD_KEYS = ("name", "description", "file", "read", "roles", "columns", "missing", "hierarchies", "items",
-             "loader", "options", "loader_does", "files")
+CARD_KEYS = (
+    "name",
+    "description",
+    "file",
+    "read",
+    "roles",
+    "columns",
+    "missing",
+    "hierarchies",
+    "items",
+    "loader",
+    "options",
+    "loader_does",
+    "files",
+)
 ROLE_KEYS = ("quasi_identifiers", "sensitive", "target", "positive")
-READ_KEYS = ("sep", "header", "names", "skiprows", "encoding", "skipinitialspace", "comment", "decimal",
-             "thousands")
+READ_KEYS = ("sep", "header", "names", "skiprows", "encoding", "skipinitialspace", "comment", "decimal", "thousands")
 MISSING_ACTIONS = ("drop", "category")
 DATA_PREFIX = "data:"
 
@@ -69,7 +82,9 @@ class CardError(ValueError):
 @dataclass
 class CardReport:
     """What loading a card did: one row per column (role, kind, how the kind was decided, values, missing
-    cells) and notes (rows read and dropped, target balance, sensitive domain, the largest l anatomy allows)."""
+    cells) and notes (rows read and dropped, target balance, sensitive domain, the largest l anatomy allows).
+    """
+
     card: str
     columns: pd.DataFrame
     notes: list[str] = field(default_factory=list)
@@ -87,8 +102,9 @@ def builtin_cards() -> dict[str, Path]:
 
 def is_card(value) -> bool:
     """Whether ``value`` names an existing file ending in .yaml or .yml (then ``load`` reads it as a card)."""
-    return (isinstance(value, (str, os.PathLike)) and str(value).lower().endswith(CARD_SUFFIXES)
-            and Path(value).is_file())
+    return (
+        isinstance(value, (str, os.PathLike)) and str(value).lower().endswith(CARD_SUFFIXES) and Path(value).is_file()
+    )
 
 
 def load(name: str | os.PathLike, **options) -> Dataset | TokenCorpus:
@@ -104,15 +120,18 @@ def load(name: str | os.PathLike, **options) -> Dataset | TokenCorpus:
     if isinstance(name, str) and name in cards:
         return load_card(cards[name], **options)
     if isinstance(name, (str, os.PathLike)) and str(name).lower().endswith(CARD_SUFFIXES):
-        raise ValueError(f"data card {name} not found; give the path of an existing .yaml card or one of "
-                         f"{sorted(cards)}")
-    raise ValueError(f"unknown data set {name!r}; choose one of {sorted(cards)} or give the path of a data card "
-                     "(.yaml)")
+        raise ValueError(
+            f"data card {name} not found; give the path of an existing .yaml card or one of {sorted(cards)}"
+        )
+    raise ValueError(
+        f"unknown data set {name!r}; choose one of {sorted(cards)} or give the path of a data card (.yaml)"
+    )
 
 
 def load_card(card: str | os.PathLike, **options) -> Dataset | TokenCorpus:
     """The Dataset (or, for a binary item matrix, the TokenCorpus) a card describes; CardError lists every
-    problem."""
+    problem.
+    """
     return _load(Path(card), options)[0]
 
 
@@ -138,8 +157,9 @@ def read_card(card: str | os.PathLike) -> dict:
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise CardError([f"{card}: not valid YAML ({' '.join(str(error).split())}); fix the syntax"]) from None
     if not isinstance(raw, dict):
-        raise CardError([f"{card}: a card must be a YAML mapping (file:, roles:, ...); see the README's "
-                         "'Your own data'"])
+        raise CardError(
+            [f"{card}: a card must be a YAML mapping (file:, roles:, ...); see the README's 'Your own data'"]
+        )
     unknown = sorted(set(raw) - set(CARD_KEYS))
     if unknown:
         raise CardError([f"{card}: unknown keys {unknown}; allowed: {list(CARD_KEYS)}"])
@@ -149,7 +169,8 @@ def read_card(card: str | os.PathLike) -> dict:
 def card_hierarchy_tables(card: str | os.PathLike, *, data_home=None) -> dict:
     """The card's hierarchies, raw: column -> ARX table (a DataFrame of strings, no header) or
     ``{"intervals": {"low":, "high":, "width" or "cuts":}}`` with low/high filled in from the data.
-    ``privnb.mechanisms.hierarchies_from_card`` turns them into Hierarchy objects."""
+    ``privnb.mechanisms.hierarchies_from_card`` turns them into Hierarchy objects.
+    """
     card = Path(card)
     raw = read_card(card)
     specs = raw.get("hierarchies") or {}
@@ -169,8 +190,9 @@ def _load(card: Path, options: dict):
         return _load_builtin(card, raw, options)
     unexpected = sorted(set(options) - {"data_home"})
     if unexpected:
-        raise CardError([f"{card}: options {unexpected} apply to built-in loaders only; describe the data in "
-                         "the card instead"])
+        raise CardError(
+            [f"{card}: options {unexpected} apply to built-in loaders only; describe the data in the card instead"]
+        )
     if raw.get("items") is not None:
         try:
             corpus, notes = load_items(card, raw)
@@ -183,37 +205,55 @@ def _load(card: Path, options: dict):
 def _load_builtin(card: Path, raw: dict, options: dict):
     name = raw["loader"]
     if name not in LOADERS:
-        raise CardError([f"{card}: loader {name!r} is not a built-in loader; use one of {sorted(LOADERS)} or "
-                         "describe the file with file: and roles:"])
+        raise CardError(
+            [
+                (
+                    f"{card}: loader {name!r} is not a built-in loader; use one of {sorted(LOADERS)} or "
+                    "describe the file with file: and roles:"
+                )
+            ]
+        )
     data = LOADERS[name](**{**(raw.get("options") or {}), **options})
     problems = [] if isinstance(data, TokenCorpus) else _agrees(card, raw, data)
     if problems:
         raise CardError(problems)
     if isinstance(data, TokenCorpus):
-        notes = [f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})",
-                 f"{data.X.shape[0]} rows x {data.X.shape[1]} items, {int(data.y.sum())} positive, "
-                 f"density {data.X.nnz / max(1, data.X.shape[0] * data.X.shape[1]):.4g}, "
-                 f"{len(np.unique(data.folds))} folds"]
+        notes = [
+            f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})",
+            (
+                f"{data.X.shape[0]} rows x {data.X.shape[1]} items, {int(data.y.sum())} positive, "
+                f"density {data.X.nnz / max(1, data.X.shape[0] * data.X.shape[1]):.4g}, "
+                f"{len(np.unique(data.folds))} folds"
+            ),
+        ]
         return data, CardReport(str(card), pd.DataFrame(), notes)
     notes = [f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})"]
-    given = {c: "given by the loader" for c in data.kinds}
+    given = dict.fromkeys(data.kinds, "given by the loader")
     return data, _report(card, data, given, {}, notes)
 
 
 def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
     """A built-in card's roles and kinds must say what its loader does."""
     roles, problems = raw.get("roles") or {}, []
-    expected = {"quasi_identifiers": list(data.quasi_identifiers), "sensitive": data.sensitive,
-                "target": data.target, "positive": data.target_names[1]}
+    expected = {
+        "quasi_identifiers": list(data.quasi_identifiers),
+        "sensitive": data.sensitive,
+        "target": data.target,
+        "positive": data.target_names[1],
+    }
     for key, value in expected.items():
         if key in roles and (list(roles[key]) if key == "quasi_identifiers" else roles[key]) != value:
-            problems.append(f"{card}: roles.{key} says {roles[key]!r} but loader {raw['loader']!r} gives {value!r}; "
-                            "make the card say what the loader does")
+            problems.append(
+                f"{card}: roles.{key} says {roles[key]!r} but loader {raw['loader']!r} gives {value!r}; "
+                "make the card say what the loader does"
+            )
     for column, spec in (raw.get("columns") or {}).items():
         kind = spec.get("kind") if isinstance(spec, dict) else spec
         if data.kinds.get(column) != kind:
-            problems.append(f"{card}: column {column!r}: the card says kind {kind!r}, loader {raw['loader']!r} "
-                            f"gives {data.kinds.get(column)!r}; make the card say what the loader does")
+            problems.append(
+                f"{card}: column {column!r}: the card says kind {kind!r}, loader {raw['loader']!r} "
+                f"gives {data.kinds.get(column)!r}; make the card say what the loader does"
+            )
     return problems
 
 
@@ -224,20 +264,21 @@ def _resolve(card: Path, ref, data_home=None) -> Path:
         from privnb.data.loaders import FILES
         from privnb.data.sources import fetch
 
-        return fetch(FILES[ref[len(DATA_PREFIX):]], data_home)
+        return fetch(FILES[ref[len(DATA_PREFIX) :]], data_home)
     path = Path(ref).expanduser()
     return path if path.is_absolute() else card.parent / path
 
 
 def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd.DataFrame | None:
     if not raw.get("file"):
-        problems.append(f"{card}: no 'file:'; name the CSV or Parquet file (relative to the card), or give "
-                        "'items:' for a binary item matrix")
+        problems.append(
+            f"{card}: no 'file:'; name the CSV or Parquet file (relative to the card), or give "
+            "'items:' for a binary item matrix"
+        )
         return None
     path = _resolve(card, raw["file"])
     if not path.is_file():
-        problems.append(f"{card}: file {raw['file']!r} not found at {path}; fix 'file:' (it is relative to the "
-                        "card)")
+        problems.append(f"{card}: file {raw['file']!r} not found at {path}; fix 'file:' (it is relative to the card)")
         return None
     read = dict(raw.get("read") or {})
     unknown = sorted(set(read) - set(READ_KEYS))
@@ -258,8 +299,10 @@ def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd
         read.setdefault("sep", "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
         return pd.read_csv(path, na_values=markers, keep_default_na=False, **read)
     except (OSError, ValueError, pd.errors.ParserError) as error:
-        problems.append(f"{card}: file {path.name} cannot be read ({type(error).__name__}: "
-                        f"{' '.join(str(error).split())[:200]}); fix the file or the read: options")
+        problems.append(
+            f"{card}: file {path.name} cannot be read ({type(error).__name__}: "
+            f"{' '.join(str(error).split())[:200]}); fix the file or the read: options"
+        )
         return None
 
 
@@ -269,8 +312,10 @@ def _load_table(card: Path, raw: dict):
     markers = [str(m) for m in missing.get("markers", [""])]
     action = missing.get("action", "drop")
     if action not in MISSING_ACTIONS:
-        problems.append(f"{card}: missing.action {action!r} is not one of {list(MISSING_ACTIONS)}; use drop (drop "
-                        "the rows) or category (a value of its own)")
+        problems.append(
+            f"{card}: missing.action {action!r} is not one of {list(MISSING_ACTIONS)}; use drop (drop "
+            "the rows) or category (a value of its own)"
+        )
     frame = _read_frame(card, raw, markers, problems)
     if frame is None:
         raise CardError(problems)
@@ -285,13 +330,16 @@ def _load_table(card: Path, raw: dict):
     def known(column, where) -> bool:
         if column in available:
             return True
-        problems.append(f"{card}: column {column!r} ({where}) is not in {Path(str(raw['file'])).name}; its "
-                        f"columns are {available}; fix the name in the card")
+        problems.append(
+            f"{card}: column {column!r} ({where}) is not in {Path(str(raw['file'])).name}; its "
+            f"columns are {available}; fix the name in the card"
+        )
         return False
 
     if target is None:
-        problems.append(f"{card}: roles.target is missing; name the column to predict and its positive label "
-                        "(roles.positive)")
+        problems.append(
+            f"{card}: roles.target is missing; name the column to predict and its positive label (roles.positive)"
+        )
     else:
         known(target, "roles.target")
     if sensitive is not None:
@@ -302,8 +350,10 @@ def _load_table(card: Path, raw: dict):
     quasi = [str(c) for c in quasi]
     quasi = [c for c in quasi if known(c, "roles.quasi_identifiers")]
     if target in quasi or (sensitive is not None and sensitive in quasi) or target == sensitive:
-        problems.append(f"{card}: roles overlap (target {target!r}, sensitive {sensitive!r}, quasi-identifiers "
-                        f"{quasi}); give each column one role")
+        problems.append(
+            f"{card}: roles overlap (target {target!r}, sensitive {sensitive!r}, quasi-identifiers "
+            f"{quasi}); give each column one role"
+        )
     for column in raw.get("columns") or {}:
         known(column, "columns")
     if problems:
@@ -315,9 +365,11 @@ def _load_table(card: Path, raw: dict):
     frame = _missing(card, frame, features, target, kinds, orders, missing, action, problems, notes)
     y, names = _target(card, frame, target, roles, problems)
     if sensitive is not None and frame[sensitive].nunique() < 2:
-        problems.append(f"{card}: column {sensitive!r} (roles.sensitive) has {frame[sensitive].nunique()} distinct "
-                        "value(s) after the missing values are handled; a sensitive attribute needs at least 2 "
-                        "(anatomy needs l of them): choose another column or drop roles.sensitive")
+        problems.append(
+            f"{card}: column {sensitive!r} (roles.sensitive) has {frame[sensitive].nunique()} distinct "
+            "value(s) after the missing values are handled; a sensitive attribute needs at least 2 "
+            "(anatomy needs l of them): choose another column or drop roles.sensitive"
+        )
     if raw.get("hierarchies"):
         _hierarchies(card, raw["hierarchies"], frame, kinds, problems, None, check_only=True)
     if problems:
@@ -338,20 +390,26 @@ def _kinds(card, raw, frame, features, problems):
             continue
         kind, order = (spec.get("kind"), spec.get("order")) if isinstance(spec, dict) else (spec, None)
         if kind not in KINDS:
-            problems.append(f"{card}: column {column!r}: kind {kind!r} is not one of {list(KINDS)}; write "
-                            "numeric, nominal or {kind: ordinal, order: [...]}")
+            problems.append(
+                f"{card}: column {column!r}: kind {kind!r} is not one of {list(KINDS)}; write "
+                "numeric, nominal or {kind: ordinal, order: [...]}"
+            )
             continue
         how[column] = "given"
         kinds[column] = kind
         if kind == "numeric" and not pd.api.types.is_numeric_dtype(frame[column]):
             bad = frame[column].dropna()
             bad = bad[pd.to_numeric(bad, errors="coerce").isna()].unique()[:3].tolist()
-            problems.append(f"{card}: column {column!r} is given kind numeric but holds non-numbers such as {bad}; "
-                            "give it kind nominal, or add the marker to missing.markers")
+            problems.append(
+                f"{card}: column {column!r} is given kind numeric but holds non-numbers such as {bad}; "
+                "give it kind nominal, or add the marker to missing.markers"
+            )
         if kind == "ordinal":
             if not isinstance(order, list) or len(order) < 2 or len(set(map(str, order))) != len(order):
-                problems.append(f"{card}: column {column!r}: an ordinal column needs its order, a list of at "
-                                "least 2 distinct values: {kind: ordinal, order: [low, ..., high]}")
+                problems.append(
+                    f"{card}: column {column!r}: an ordinal column needs its order, a list of at "
+                    "least 2 distinct values: {kind: ordinal, order: [low, ..., high]}"
+                )
                 continue
             orders[column] = order
     return kinds, orders, how
@@ -367,30 +425,37 @@ def _missing(card, frame, features, target, kinds, orders, missing, action, prob
     if action == "drop" and holes:
         before = len(frame)
         frame = frame.dropna(subset=features)
-        notes.append(f"{before - len(frame)} rows with a missing value dropped (missing.action: drop; "
-                     f"missing cells: {holes})")
+        notes.append(
+            f"{before - len(frame)} rows with a missing value dropped (missing.action: drop; missing cells: {holes})"
+        )
     elif action == "category" and holes:
         label = str(missing.get("category", "missing"))
         for column in holes:
             if kinds.get(column) == "numeric":
-                problems.append(f"{card}: column {column!r} is numeric and has {holes[column]} missing cells; "
-                                "missing.action: category cannot apply to numbers: use action: drop, or give it "
-                                "kind nominal")
+                problems.append(
+                    f"{card}: column {column!r} is numeric and has {holes[column]} missing cells; "
+                    "missing.action: category cannot apply to numbers: use action: drop, or give it "
+                    "kind nominal"
+                )
                 continue
             values = frame[column].astype(object)
             values = values.map(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
             frame = frame.assign(**{column: values.where(values.notna(), label)})
             if column in orders and label not in map(str, orders[column]):
                 orders[column] = [*orders[column], label]
-        notes.append(f"missing cells made the category {label!r} (missing.action: category): {holes}"
-                     + ("; it ends the order of ordinal columns" if set(holes) & set(orders) else ""))
+        notes.append(
+            f"missing cells made the category {label!r} (missing.action: category): {holes}"
+            + ("; it ends the order of ordinal columns" if set(holes) & set(orders) else "")
+        )
     for column, order in orders.items():
         by_text = {str(v): v for v in order}
         values = frame[column].dropna()
         outside = sorted({str(v) for v in values.unique()} - set(by_text))
         if outside:
-            problems.append(f"{card}: column {column!r} has values {outside[:5]} outside its order {order}; add "
-                            f"them to columns.{column}.order, or list them in missing.markers")
+            problems.append(
+                f"{card}: column {column!r} has values {outside[:5]} outside its order {order}; add "
+                f"them to columns.{column}.order, or list them in missing.markers"
+            )
         elif not set(values.unique()) <= set(order):
             frame = frame.assign(**{column: frame[column].map(lambda v, known=by_text: known.get(str(v), v))})
     return frame.reset_index(drop=True)
@@ -400,17 +465,23 @@ def _target(card, frame, target, roles, problems):
     values = frame[target]
     distinct = values.unique().tolist()
     if "positive" not in roles:
-        problems.append(f"{card}: column {target!r}: roles.positive is missing; name the positive label, one of "
-                        f"{sorted(map(str, distinct))[:10]}")
+        problems.append(
+            f"{card}: column {target!r}: roles.positive is missing; name the positive label, one of "
+            f"{sorted(map(str, distinct))[:10]}"
+        )
         return None, ("0", "1")
     positive = roles["positive"]
     hits = values.astype(str) == str(positive)
     if not hits.any():
-        problems.append(f"{card}: column {target!r}: positive label {positive!r} not found; its values are "
-                        f"{sorted(map(str, distinct))[:10]}: set roles.positive to one of them")
+        problems.append(
+            f"{card}: column {target!r}: positive label {positive!r} not found; its values are "
+            f"{sorted(map(str, distinct))[:10]}: set roles.positive to one of them"
+        )
     elif hits.all():
-        problems.append(f"{card}: column {target!r}: every row has the label {positive!r}; a classifier needs "
-                        "two classes: choose another target or keep rows of both classes")
+        problems.append(
+            f"{card}: column {target!r}: every row has the label {positive!r}; a classifier needs "
+            "two classes: choose another target or keep rows of both classes"
+        )
     negatives = sorted({str(v) for v in distinct} - {str(positive)})
     negative = negatives[0] if len(negatives) == 1 else f"not {positive}"
     return hits.to_numpy().astype(np.int64), (negative, str(positive))
@@ -423,12 +494,15 @@ def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=Fals
         return out
     for column, spec in specs.items():
         if column not in frame.columns:
-            problems.append(f"{card}: column {column!r} (hierarchies) has no role in the card; give it one or drop "
-                            "its hierarchy")
+            problems.append(
+                f"{card}: column {column!r} (hierarchies) has no role in the card; give it one or drop its hierarchy"
+            )
             continue
         if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("arx", "intervals"):
-            problems.append(f"{card}: column {column!r}: a hierarchy is {{arx: FILE.csv}} or {{intervals: {{low:, "
-                            "high:, width: or cuts:}}}}")
+            problems.append(
+                f"{card}: column {column!r}: a hierarchy is {{arx: FILE.csv}} or {{intervals: {{low:, "
+                "high:, width: or cuts:}}}}"
+            )
             continue
         if "arx" in spec:
             if check_only and str(spec["arx"]).startswith(DATA_PREFIX):
@@ -439,8 +513,10 @@ def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=Fals
             continue
         interval = dict(spec["intervals"] or {})
         if kinds.get(column) != "numeric":
-            problems.append(f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
-                            f"{kinds.get(column)}; give an ARX table (arx: FILE.csv) instead")
+            problems.append(
+                f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
+                f"{kinds.get(column)}; give an ARX table (arx: FILE.csv) instead"
+            )
             continue
         if ("width" in interval) == ("cuts" in interval):
             problems.append(f"{card}: column {column!r}: intervals need exactly one of width: or cuts:")
@@ -449,8 +525,10 @@ def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=Fals
         interval.setdefault("low", float(values.min()) if len(values) else 0.0)
         interval.setdefault("high", float(values.max()) if len(values) else 0.0)
         if len(values) and (values.min() < interval["low"] or values.max() > interval["high"]):
-            problems.append(f"{card}: column {column!r}: values run from {values.min()} to {values.max()}, outside "
-                            f"the intervals' [{interval['low']}, {interval['high']}]; widen low/high")
+            problems.append(
+                f"{card}: column {column!r}: values run from {values.min()} to {values.max()}, outside "
+                f"the intervals' [{interval['low']}, {interval['high']}]; widen low/high"
+            )
             continue
         out[column] = {"intervals": interval}
     return out
@@ -463,44 +541,72 @@ def _arx_table(card, column, ref, values, problems, data_home):
         problems.append(f"{card}: column {column!r}: hierarchy {ref}: {error}")
         return None
     if not path.is_file():
-        problems.append(f"{card}: column {column!r}: hierarchy file {ref!r} not found at {path}; fix the path (it "
-                        "is relative to the card)")
+        problems.append(
+            f"{card}: column {column!r}: hierarchy file {ref!r} not found at {path}; fix the path (it "
+            "is relative to the card)"
+        )
         return None
     table = pd.read_csv(path, sep=";", header=None, dtype=str, keep_default_na=False)
     if table.shape[1] < 2 or not (table.iloc[:, -1] == "*").all():
-        problems.append(f"{card}: column {column!r}: hierarchy {path.name} must be ARX's format: ';'-separated, the "
-                        "raw value first, then more general labels, '*' last")
+        problems.append(
+            f"{card}: column {column!r}: hierarchy {path.name} must be ARX's format: ';'-separated, the "
+            "raw value first, then more general labels, '*' last"
+        )
         return None
     numbers = pd.to_numeric(table.iloc[:, 0], errors="coerce")
     leaves = set(table.iloc[:, 0]) | ({float(v) for v in numbers.dropna()} if numbers.notna().all() else set())
     uncovered = sorted({str(v) for v in values.dropna().unique() if str(v) not in leaves and v not in leaves})
     if uncovered:
-        problems.append(f"{card}: column {column!r}: values {uncovered[:5]} are not in the first column of "
-                        f"hierarchy {path.name}; add a row for each")
+        problems.append(
+            f"{card}: column {column!r}: values {uncovered[:5]} are not in the first column of "
+            f"hierarchy {path.name}; add a row for each"
+        )
         return None
     return table
 
 
 def _report(card: Path, data: Dataset, how: dict, missing: dict, notes: list[str]) -> CardReport:
     frame = data.frame
-    roles = {c: "quasi-identifier" for c in data.quasi_identifiers}
+    roles = dict.fromkeys(data.quasi_identifiers, "quasi-identifier")
     if data.sensitive is not None:
         roles[data.sensitive] = "sensitive"
-    rows = [{"column": c, "role": role, "kind": data.kinds[c], "kind from": how.get(c, ""),
-             "values": int(frame[c].nunique()),
-             "order": ", ".join(map(str, data.orders[c]))[:60] if c in data.orders else ""}
-            for c, role in roles.items()]
-    rows.append({"column": data.target, "role": "target", "kind": "binary", "kind from": "",
-                 "values": 2, "order": f"1 = {data.target_names[1]}"})
+    rows = [
+        {
+            "column": c,
+            "role": role,
+            "kind": data.kinds[c],
+            "kind from": how.get(c, ""),
+            "values": int(frame[c].nunique()),
+            "order": ", ".join(map(str, data.orders[c]))[:60] if c in data.orders else "",
+        }
+        for c, role in roles.items()
+    ]
+    rows.append(
+        {
+            "column": data.target,
+            "role": "target",
+            "kind": "binary",
+            "kind from": "",
+            "values": 2,
+            "order": f"1 = {data.target_names[1]}",
+        }
+    )
     y = data.y
-    notes = [*notes, f"{len(frame)} rows; target {data.target!r}: {int(y.sum())} positive "
-             f"({data.target_names[1]}), {int(len(y) - y.sum())} negative ({data.target_names[0]})"]
+    notes = [
+        *notes,
+        (
+            f"{len(frame)} rows; target {data.target!r}: {int(y.sum())} positive "
+            f"({data.target_names[1]}), {int(len(y) - y.sum())} negative ({data.target_names[0]})"
+        ),
+    ]
     if data.sensitive is None:
         notes.append("no sensitive attribute: anatomy and l-diversity cannot run on this data")
     else:
         counts = frame[data.sensitive].value_counts()
         eligible = min(len(counts), len(frame) // int(counts.max()))
-        notes.append(f"sensitive {data.sensitive!r}: domain of {len(counts)} values; anatomy allows l up to "
-                     f"{len(counts)} (groups of l distinct values, the rest suppressed), with no row suppressed "
-                     f"up to l = {eligible} (most frequent value: {int(counts.max())} of {len(frame)} rows)")
+        notes.append(
+            f"sensitive {data.sensitive!r}: domain of {len(counts)} values; anatomy allows l up to "
+            f"{len(counts)} (groups of l distinct values, the rest suppressed), with no row suppressed "
+            f"up to l = {eligible} (most frequent value: {int(counts.max())} of {len(frame)} rows)"
+        )
     return CardReport(str(card), pd.DataFrame(rows), notes)

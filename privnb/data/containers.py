@@ -1,10 +1,11 @@
 """The data containers every layer reads: :class:`Dataset` (a table with its column roles) and
 :class:`TokenCorpus` (PU1's binary token matrix with its fixed parts).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -56,32 +57,39 @@ class Dataset:
             raise ValueError(f"Dataset {self.name!r}: roles overlap: {columns}; give each column one role")
         missing = [c for c in columns if c not in self.frame.columns]
         if missing:
-            raise ValueError(f"Dataset {self.name!r}: frame lacks columns {missing}; "
-                             f"it has {list(self.frame.columns)}")
+            raise ValueError(f"Dataset {self.name!r}: frame lacks columns {missing}; it has {list(self.frame.columns)}")
         frame = self.frame[columns]
         if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
             frame = frame.reset_index(drop=True)
         object.__setattr__(self, "frame", frame)
         y = frame[self.target]
         if not (pd.api.types.is_integer_dtype(y) and y.isin([0, 1]).all()):
-            raise ValueError(f"Dataset {self.name!r}: target {self.target!r} must hold ints 0/1 "
-                             f"(1 = positive); found {pd.unique(y)[:5]!r}")
+            raise ValueError(
+                f"Dataset {self.name!r}: target {self.target!r} must hold ints 0/1 "
+                f"(1 = positive); found {pd.unique(y)[:5]!r}"
+            )
         features = columns[:-1]
         if set(self.kinds) != set(features):
-            raise ValueError(f"Dataset {self.name!r}: kinds must name exactly the non-target columns "
-                             f"{features}; got {sorted(self.kinds)}")
+            raise ValueError(
+                f"Dataset {self.name!r}: kinds must name exactly the non-target columns "
+                f"{features}; got {sorted(self.kinds)}"
+            )
         bad = {c: k for c, k in self.kinds.items() if k not in KINDS}
         if bad:
             raise ValueError(f"Dataset {self.name!r}: unknown kinds {bad}; use one of {KINDS}")
         ordinal = {c for c, k in self.kinds.items() if k == "ordinal"}
         if set(self.orders) != ordinal:
-            raise ValueError(f"Dataset {self.name!r}: orders must be given for exactly the ordinal "
-                             f"columns {sorted(ordinal)}; got {sorted(self.orders)}")
+            raise ValueError(
+                f"Dataset {self.name!r}: orders must be given for exactly the ordinal "
+                f"columns {sorted(ordinal)}; got {sorted(self.orders)}"
+            )
         for column, order in self.orders.items():
             unknown = set(frame[column].dropna().unique()) - set(order)
             if unknown:
-                raise ValueError(f"Dataset {self.name!r}: column {column!r} has values {sorted(unknown)[:5]} "
-                                 f"outside its order {order}")
+                raise ValueError(
+                    f"Dataset {self.name!r}: column {column!r} has values {sorted(unknown)[:5]} "
+                    f"outside its order {order}"
+                )
         if len(self.target_names) != 2:
             raise ValueError(f"Dataset {self.name!r}: target_names must be (negative, positive)")
 
@@ -95,7 +103,7 @@ class Dataset:
         """The target as a numpy array of 0/1."""
         return self.frame[self.target].to_numpy()
 
-    def sample(self, n: int, *, random_state=None, stratify: bool = True) -> "Dataset":
+    def sample(self, n: int, *, random_state=None, stratify: bool = True) -> Dataset:
         """A random subset of ``n`` rows, stratified on the target (proportional allocation).
 
         Each class gets ``n * count / len`` rows rounded by largest remainder, so class shares are kept
@@ -120,14 +128,22 @@ class Dataset:
             take = np.floor(quota).astype(int)
             short = n - take.sum()
             take[np.argsort(-(quota - take), kind="stable")[:short]] += 1
-            rows = np.concatenate([
-                rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in zip(classes, take)
-            ])
+            rows = np.concatenate(
+                [rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in zip(classes, take)]
+            )
         else:
             rows = rng.choice(total, size=n, replace=False)
         frame = self.frame.iloc[np.sort(rows)].reset_index(drop=True)
-        return Dataset(self.name, frame, self.quasi_identifiers, self.sensitive, self.target,
-                       self.kinds, self.orders, self.target_names)
+        return Dataset(
+            self.name,
+            frame,
+            self.quasi_identifiers,
+            self.sensitive,
+            self.target,
+            self.kinds,
+            self.orders,
+            self.target_names,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,4 +168,3 @@ class TokenCorpus:
     folds: np.ndarray
     tokens: np.ndarray
     version: str = "bare"
-

@@ -8,6 +8,7 @@ plain or gzipped. A missing file is downloaded from its canonical address into t
 atomically; offline, or on a checksum mismatch, a :class:`DataUnavailableError` names the file, the
 address and ``PRIVNB_DATA``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -57,22 +58,47 @@ _IPUMS_FILES = ("ipums.la.97", "ipums.la.98", "ipums.la.99")
 
 
 FILES: dict[str, FileSpec] = {
-    spec.path: spec for spec in [
-        FileSpec("adult", "adult/adult.data", f"{_UCI}/adult/adult.data",
-                 "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
-        FileSpec("adult", "adult/adult.test", f"{_UCI}/adult/adult.test",
-                 "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"),
-        *[FileSpec("adult_hierarchies", f"adult_hierarchies/adult_hierarchy_{attr}.csv",
-                   f"{_ARX}/adult_hierarchy_{attr}.csv", sha) for attr, sha in _HIERARCHY_SHA.items()],
-        FileSpec("bank", "bank/bank-full.csv", f"{_UCI}/00222/bank.zip",
-                 "d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d", member="bank-full.csv"),
-        FileSpec("fars", "fars/fars.tsv",
-                 "https://github.com/EpistasisLab/pmlb/raw/253138e2aa4098734fb9154ec3570fbcad5f4197/"
-                 "datasets/fars/fars.tsv.gz",
-                 "6142db15b50dd2af73f125affe378c076b1fa2843e3572afde31decb8e30a20a"),
+    spec.path: spec
+    for spec in [
+        FileSpec(
+            "adult",
+            "adult/adult.data",
+            f"{_UCI}/adult/adult.data",
+            "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+        ),
+        FileSpec(
+            "adult",
+            "adult/adult.test",
+            f"{_UCI}/adult/adult.test",
+            "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+        ),
+        *[
+            FileSpec(
+                "adult_hierarchies",
+                f"adult_hierarchies/adult_hierarchy_{attr}.csv",
+                f"{_ARX}/adult_hierarchy_{attr}.csv",
+                sha,
+            )
+            for attr, sha in _HIERARCHY_SHA.items()
+        ],
+        FileSpec(
+            "bank",
+            "bank/bank-full.csv",
+            f"{_UCI}/00222/bank.zip",
+            "d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d",
+            member="bank-full.csv",
+        ),
+        FileSpec(
+            "fars",
+            "fars/fars.tsv",
+            "https://github.com/EpistasisLab/pmlb/raw/253138e2aa4098734fb9154ec3570fbcad5f4197/"
+            "datasets/fars/fars.tsv.gz",
+            "6142db15b50dd2af73f125affe378c076b1fa2843e3572afde31decb8e30a20a",
+        ),
         # The shared copy repacks the corpus' pu1_encoded folder; no address serves this exact archive.
-        FileSpec("pu1", "pu1/pu1_encoded.tar.gz", None,
-                 "bca9fee86291174c68c2993c899ef876954bb6ad683d174afcbbd4f7b2351317"),
+        FileSpec(
+            "pu1", "pu1/pu1_encoded.tar.gz", None, "bca9fee86291174c68c2993c899ef876954bb6ad683d174afcbbd4f7b2351317"
+        ),
         # UCI publishes no checksum for these and no verified copy was available: unverified.
         *[FileSpec("ipums", f"ipums/{name}", f"{_UCI}/ipums-mld/{name}.gz", None) for name in _IPUMS_FILES],
     ]
@@ -87,10 +113,19 @@ def _parse(path, read):
     """``read(path)``, with a damaged file or bytes of another format reported as a DataIntegrityError naming it."""
     try:
         return read(path)
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError, tarfile.TarError) as error:
-        raise DataIntegrityError(f"data file {path} cannot be read ({type(error).__name__}: {error}); delete it "
-                                 "and copy or download it again") from None
+    except (
+        OSError,
+        EOFError,
+        zlib.error,
+        UnicodeDecodeError,
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        tarfile.TarError,
+    ) as error:
+        raise DataIntegrityError(
+            f"data file {path} cannot be read ({type(error).__name__}: {error}); delete it "
+            "and copy or download it again"
+        ) from None
 
 
 def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
@@ -136,33 +171,86 @@ def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
                     status, problem, where = state, why, path
                 if state in ("ok", "unverified"):
                     break
-        rows.append({"dataset": spec.dataset, "file": spec.path,
-                     "location": str(where) if where is not None else "missing",
-                     "sha256": status, "url": spec.url or "", "problem": problem})
+        rows.append(
+            {
+                "dataset": spec.dataset,
+                "file": spec.path,
+                "location": str(where) if where is not None else "missing",
+                "sha256": status,
+                "url": spec.url or "",
+                "problem": problem,
+            }
+        )
     return pd.DataFrame(rows, columns=["dataset", "file", "location", "sha256", "url", "problem"])
 
 
-ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-                 "hours-per-week", "native-country", "income")
+ADULT_COLUMNS = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
 
 
-ADULT_QUASI_IDENTIFIERS = ("age", "workclass", "marital-status", "occupation", "race", "sex",
-                           "capital-gain", "capital-loss", "hours-per-week", "native-country")
+ADULT_QUASI_IDENTIFIERS = (
+    "age",
+    "workclass",
+    "marital-status",
+    "occupation",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+)
 
 
 #: Adult's education levels in the order of education-num (1..16).
-EDUCATION_ORDER = ("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th",
-                   "HS-grad", "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters",
-                   "Prof-school", "Doctorate")
+EDUCATION_ORDER = (
+    "Preschool",
+    "1st-4th",
+    "5th-6th",
+    "7th-8th",
+    "9th",
+    "10th",
+    "11th",
+    "12th",
+    "HS-grad",
+    "Some-college",
+    "Assoc-voc",
+    "Assoc-acdm",
+    "Bachelors",
+    "Masters",
+    "Prof-school",
+    "Doctorate",
+)
 
 
 _ADULT_NUMERIC = ("age", "capital-gain", "capital-loss", "hours-per-week")
 
 
 def _read_adult(path, skiprows: int) -> pd.DataFrame:
-    frame = pd.read_csv(path, header=None, names=list(ADULT_COLUMNS), skiprows=skiprows,
-                        skipinitialspace=True, na_values=["?"], keep_default_na=False)
+    frame = pd.read_csv(
+        path,
+        header=None,
+        names=list(ADULT_COLUMNS),
+        skiprows=skiprows,
+        skipinitialspace=True,
+        na_values=["?"],
+        keep_default_na=False,
+    )
     frame["income"] = frame["income"].str.rstrip(".")
     return frame
 
@@ -186,8 +274,7 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
         are NaN.
     """
     if version not in ("merged", "train"):
-        raise ValueError(f"version must be 'merged' (adult.data + adult.test) or 'train' (adult.data); "
-                         f"got {version!r}")
+        raise ValueError(f"version must be 'merged' (adult.data + adult.test) or 'train' (adult.data); got {version!r}")
     parts = [_parse(_path("adult/adult.data", data_home), lambda p: _read_adult(p, skiprows=0))]
     if version == "merged":
         parts.append(_parse(_path("adult/adult.test", data_home), lambda p: _read_adult(p, skiprows=1)))
@@ -197,8 +284,16 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
     frame["income"] = (frame["income"] == ">50K").astype(np.int64)
     kinds = {c: ("numeric" if c in _ADULT_NUMERIC else "nominal") for c in ADULT_QUASI_IDENTIFIERS}
     kinds["education"] = "ordinal"
-    return Dataset("adult", frame, ADULT_QUASI_IDENTIFIERS, "education", "income", kinds,
-                   {"education": EDUCATION_ORDER}, ("<=50K", ">50K"))
+    return Dataset(
+        "adult",
+        frame,
+        ADULT_QUASI_IDENTIFIERS,
+        "education",
+        "income",
+        kinds,
+        {"education": EDUCATION_ORDER},
+        ("<=50K", ">50K"),
+    )
 
 
 def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
@@ -212,16 +307,17 @@ def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
         column 0 the original value, then increasingly general levels, the last ``*``.
     """
     return {
-        attr: _parse(_path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home),
-                     lambda p: pd.read_csv(p, sep=";", header=None, dtype=str, keep_default_na=False))
+        attr: _parse(
+            _path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home),
+            lambda p: pd.read_csv(p, sep=";", header=None, dtype=str, keep_default_na=False),
+        )
         for attr in _HIERARCHY_SHA
     }
 
 
 #: Age bins for Bank Marketing: Weka's default unsupervised Discretize (10 equal-width bins) over
 #: the observed range 18..95 of the 39922 rows (width 7.7), written as the integer ages each holds.
-BANK_AGE_BINS = ((18, 25), (26, 33), (34, 41), (42, 48), (49, 56), (57, 64), (65, 71), (72, 79),
-                 (80, 87), (88, 95))
+BANK_AGE_BINS = ((18, 25), (26, 33), (34, 41), (42, 48), (49, 56), (57, 64), (65, 71), (72, 79), (80, 87), (88, 95))
 
 
 BANK_AGE_ORDER = tuple(f"{lo}-{hi}" for lo, hi in BANK_AGE_BINS)
@@ -246,7 +342,7 @@ def weka_equal_frequency_cuts(values, n_bins: int = 10) -> np.ndarray:
     remaining = float(counts.sum())
     freq = remaining / n_bins
     cuts, counter, last, last_i = [], 0.0, 0.0, -1
-    for i in range(len(distinct) - 1):          # i: the last row of distinct value i, followed by value i + 1
+    for i in range(len(distinct) - 1):  # i: the last row of distinct value i, followed by value i + 1
         counter += counts[i]
         remaining -= counts[i]
         if counter >= freq:
@@ -269,7 +365,7 @@ def weka_equal_frequency_cuts(values, n_bins: int = 10) -> np.ndarray:
 
 def _bins_from_cuts(age: np.ndarray, cuts: np.ndarray):
     """Labels "lo-hi" (the integer ages each bin holds, in the data) and the bin of each age."""
-    bins = np.searchsorted(cuts, age, side="left")         # Weka: value <= cut point goes below it
+    bins = np.searchsorted(cuts, age, side="left")  # Weka: value <= cut point goes below it
     labels = []
     for b in range(len(cuts) + 1):
         held = age[bins == b]
@@ -295,27 +391,33 @@ def load_bank_marketing(*, data_home=None, age_bins: str = "equal-width") -> Dat
     """
     if age_bins not in BANK_AGE_READINGS:
         raise ValueError(f"age_bins must be one of {BANK_AGE_READINGS}, got {age_bins!r}")
-    raw = _parse(_path("bank/bank-full.csv", data_home),
-                 lambda p: pd.read_csv(p, sep=";", usecols=["age", "job", "day", "month", "housing", "y"]))
+    raw = _parse(
+        _path("bank/bank-full.csv", data_home),
+        lambda p: pd.read_csv(p, sep=";", usecols=["age", "job", "day", "month", "housing", "y"]),
+    )
     raw = raw[raw["y"] == "no"].reset_index(drop=True)
     upper = np.array([hi for _, hi in BANK_AGE_BINS])
     age = raw["age"].to_numpy()
     if age.min() < BANK_AGE_BINS[0][0] or age.max() > upper[-1]:
-        raise ValueError(f"bank-full.csv has ages outside {BANK_AGE_BINS[0][0]}..{upper[-1]}; "
-                         "is it the UCI file?")
+        raise ValueError(f"bank-full.csv has ages outside {BANK_AGE_BINS[0][0]}..{upper[-1]}; is it the UCI file?")
     if age_bins == "equal-width":
         order, binned = BANK_AGE_ORDER, np.searchsorted(upper, age)
     else:
         order, binned = _bins_from_cuts(age, weka_equal_frequency_cuts(age, 10))
-    frame = pd.DataFrame({
-        "job": raw["job"], "day": raw["day"], "month": raw["month"],
-        "age": np.asarray(order, dtype=object)[binned],
-        "housing": (raw["housing"] == "yes").astype(np.int64),
-    })
+    frame = pd.DataFrame(
+        {
+            "job": raw["job"],
+            "day": raw["day"],
+            "month": raw["month"],
+            "age": np.asarray(order, dtype=object)[binned],
+            "housing": (raw["housing"] == "yes").astype(np.int64),
+        }
+    )
     frame["age"] = frame["age"].astype(str)
     kinds = {"job": "nominal", "day": "numeric", "month": "nominal", "age": "ordinal"}
-    return Dataset("bank", frame, ("job", "day", "month"), "age", "housing", kinds,
-                   {"age": tuple(order)}, ("no", "yes"))
+    return Dataset(
+        "bank", frame, ("job", "day", "month"), "age", "housing", kinds, {"age": tuple(order)}, ("no", "yes")
+    )
 
 
 FARS_SENSITIVE = "POLICE_REPORTED_ALCOHOL_INVOLVEMENT"
@@ -324,14 +426,19 @@ FARS_SENSITIVE = "POLICE_REPORTED_ALCOHOL_INVOLVEMENT"
 #: The attributes KEEL stores as numbers (README of the shared data, section 4). PMLB's metadata
 #: also calls SEATING_POSITION, CASE_STATE, RACE and a few more "continuous", but their values are
 #: the label codes 0..n-1 of KEEL's nominal attributes, so they are kept nominal here.
-FARS_NUMERIC = ("AGE", "ALCOHOL_TEST_RESULT", "DRUG_TEST_RESULTS_(1_of_3)",
-                "DRUG_TEST_RESULTS_(2_of_3)", "DRUG_TEST_RESULTS_(3_of_3)")
+FARS_NUMERIC = (
+    "AGE",
+    "ALCOHOL_TEST_RESULT",
+    "DRUG_TEST_RESULTS_(1_of_3)",
+    "DRUG_TEST_RESULTS_(2_of_3)",
+    "DRUG_TEST_RESULTS_(3_of_3)",
+)
 
 
-_FARS_INJURED = (1, 2, 5)       # Fatal, Incapaciting, Nonincapaciting_Evident
+_FARS_INJURED = (1, 2, 5)  # Fatal, Incapaciting, Nonincapaciting_Evident
 
 
-_FARS_NOT_INJURED = (4,)        # No_Injury
+_FARS_NOT_INJURED = (4,)  # No_Injury
 
 
 def load_fars(*, data_home=None) -> Dataset:
@@ -349,32 +456,86 @@ def load_fars(*, data_home=None) -> Dataset:
     raw["injured"] = raw.pop("target").isin(_FARS_INJURED).astype(np.int64)
     quasi = tuple(c for c in raw.columns if c not in (FARS_SENSITIVE, "injured"))
     kinds = {c: ("numeric" if c in FARS_NUMERIC else "nominal") for c in (*quasi, FARS_SENSITIVE)}
-    return Dataset("fars", raw, quasi, FARS_SENSITIVE, "injured", kinds, {},
-                   ("No_Injury", "Injured"))
+    return Dataset("fars", raw, quasi, FARS_SENSITIVE, "injured", kinds, {}, ("No_Injury", "Injured"))
 
 
 #: The 61 comma-separated integer fields of a line of ipums.la.97/98/99, in file order. The UCI
 #: description uses general-version names (``raceg``, ``classwkg``) for race and class of worker.
 IPUMS_COLUMNS = (
-    "year", "gq", "gqtype", "farm", "ownershp", "value", "rent", "ftotinc", "nfams", "ncouples",
-    "nmothers", "nfathers", "momloc", "stepmom", "momrule", "poploc", "steppop", "poprule", "sploc",
-    "sprule", "famsize", "nchild", "nchlt5", "famunit", "eldch", "yngch", "nsibs", "relate", "age",
-    "sex", "raceg", "marst", "chborn", "bpl", "school", "educrec", "schltype", "empstat", "labforce",
-    "occ1950", "occscore", "sei", "ind1950", "classwkg", "wkswork2", "hrswork2", "yrlastwk",
-    "workedyr", "inctot", "incwage", "incbus", "incfarm", "incss", "incwelfr", "incother", "poverty",
-    "migrate5", "migplac5", "movedin", "vetstat", "tranwork",
+    "year",
+    "gq",
+    "gqtype",
+    "farm",
+    "ownershp",
+    "value",
+    "rent",
+    "ftotinc",
+    "nfams",
+    "ncouples",
+    "nmothers",
+    "nfathers",
+    "momloc",
+    "stepmom",
+    "momrule",
+    "poploc",
+    "steppop",
+    "poprule",
+    "sploc",
+    "sprule",
+    "famsize",
+    "nchild",
+    "nchlt5",
+    "famunit",
+    "eldch",
+    "yngch",
+    "nsibs",
+    "relate",
+    "age",
+    "sex",
+    "raceg",
+    "marst",
+    "chborn",
+    "bpl",
+    "school",
+    "educrec",
+    "schltype",
+    "empstat",
+    "labforce",
+    "occ1950",
+    "occscore",
+    "sei",
+    "ind1950",
+    "classwkg",
+    "wkswork2",
+    "hrswork2",
+    "yrlastwk",
+    "workedyr",
+    "inctot",
+    "incwage",
+    "incbus",
+    "incfarm",
+    "incss",
+    "incwelfr",
+    "incother",
+    "poverty",
+    "migrate5",
+    "migplac5",
+    "movedin",
+    "vetstat",
+    "tranwork",
 )
 
 
-IPUMS_QUASI_IDENTIFIERS = ("age", "sex", "raceg", "marst", "occ1950", "classwkg", "hrswork2",
-                           "migplac5", "vetstat")
+IPUMS_QUASI_IDENTIFIERS = ("age", "sex", "raceg", "marst", "occ1950", "classwkg", "hrswork2", "migplac5", "vetstat")
 
 
 def _read_ipums(path) -> pd.DataFrame:
     frame = pd.read_csv(path, header=None, skipinitialspace=True, dtype=np.int64)
     if frame.shape[1] != len(IPUMS_COLUMNS):
-        raise ValueError(f"{path}: expected {len(IPUMS_COLUMNS)} comma-separated integer fields per line "
-                         f"(UCI IPUMS format), found {frame.shape[1]}")
+        raise ValueError(
+            f"{path}: expected {len(IPUMS_COLUMNS)} comma-separated integer fields per line "
+            f"(UCI IPUMS format), found {frame.shape[1]}"
+        )
     frame.columns = list(IPUMS_COLUMNS)
     return frame
 
@@ -390,14 +551,14 @@ def load_ipums(*, data_home=None) -> Dataset:
     shared data folder: they are downloaded from UCI (gzipped) into the cache on first use.
     Orders of the ordinal code columns are their sorted observed codes.
     """
-    frame = pd.concat([_parse(_path(f"ipums/{name}", data_home), _read_ipums) for name in _IPUMS_FILES],
-                      ignore_index=True)
+    frame = pd.concat(
+        [_parse(_path(f"ipums/{name}", data_home), _read_ipums) for name in _IPUMS_FILES], ignore_index=True
+    )
     frame["bintotinc"] = (frame["inctot"] > 50000).astype(np.int64)
-    kinds = {c: "nominal" for c in IPUMS_QUASI_IDENTIFIERS}
+    kinds = dict.fromkeys(IPUMS_QUASI_IDENTIFIERS, "nominal")
     kinds.update(age="numeric", hrswork2="ordinal", educrec="ordinal")
     orders = {c: tuple(np.sort(frame[c].unique()).tolist()) for c in ("hrswork2", "educrec")}
-    return Dataset("ipums", frame, IPUMS_QUASI_IDENTIFIERS, "educrec", "bintotinc", kinds, orders,
-                   ("<=50K", ">50K"))
+    return Dataset("ipums", frame, IPUMS_QUASI_IDENTIFIERS, "educrec", "bintotinc", kinds, orders, ("<=50K", ">50K"))
 
 
 PU1_VERSIONS = ("bare", "lemm", "lemm_stop", "stop")
@@ -428,8 +589,9 @@ def load_pu1(*, data_home=None, version: str = "bare", subject: bool = True) -> 
     spec = FILES["pu1/pu1_encoded.tar.gz"]
     path = fetch(spec, data_home)
     stat = path.stat()
-    X, y, folds, tokens = _parse(path, lambda p: _parse_pu1(str(p), stat.st_mtime_ns, stat.st_size, version,
-                                                            bool(subject)))
+    X, y, folds, tokens = _parse(
+        path, lambda p: _parse_pu1(str(p), stat.st_mtime_ns, stat.st_size, version, bool(subject))
+    )
     return TokenCorpus(X.copy(), y.copy(), folds.copy(), tokens.copy(), version)
 
 
@@ -464,8 +626,7 @@ def _parse_pu1(path: str, mtime_ns: int, size: int, version: str, subject: bool 
     lengths = np.array([len(t) for t in token_lists])
     tokens, columns = np.unique(np.concatenate(token_lists), return_inverse=True)
     rows = np.repeat(np.arange(len(entries)), lengths)
-    X = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, columns)),
-                      shape=(len(entries), len(tokens)))
+    X = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, columns)), shape=(len(entries), len(tokens)))
     X.sum_duplicates()
     X.data[:] = 1
     return X, spam.astype(np.int64), folds, tokens

@@ -4,8 +4,10 @@ A data file has a logical path relative to a data home (``adult/adult.data``), m
 of the shared data folder. On disk it may be stored plain or gzipped (``adult/adult.data.gz``); its
 pinned sha256 is always of the uncompressed content, i.e. of the file as its source serves it.
 """
+
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import gzip
 import hashlib
@@ -15,11 +17,11 @@ import urllib.request
 import warnings
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 import platformdirs
 
@@ -40,7 +42,8 @@ class DataUnavailableError(RuntimeError):
 class DataIntegrityError(ValueError):
     """A local data file is not what it claims to be: its sha256 does not match the pinned one, its gzip
     stream is truncated or corrupt, or its bytes are not the expected format. The message names the file
-    and what to do."""
+    and what to do.
+    """
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,8 @@ _READ_ONLY = contextvars.ContextVar("privnb_data_read_only", default=False)
 @contextmanager
 def read_only() -> Iterator[None]:
     """Within this block nothing is downloaded and no checksum is remembered: files are only read
-    (``privnb data check``). A missing file is a DataUnavailableError."""
+    (``privnb data check``). A missing file is a DataUnavailableError.
+    """
     token = _READ_ONLY.set(True)
     try:
         yield
@@ -159,8 +163,9 @@ def _extract_member(payload: bytes, member: str, spec: FileSpec) -> bytes:
         raise ValueError(f"{spec.url} is not a zip archive holding {member!r} ({exc!r})") from exc
 
 
-def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
-             opener: Callable[[str], BinaryIO] | None = None) -> Path:
+def download(
+    spec: FileSpec, dirs: list[Path], target_dir: Path, opener: Callable[[str], BinaryIO] | None = None
+) -> Path:
     """Download ``spec`` into ``target_dir``, check its sha256, write it atomically; return the path.
 
     A gzip payload (for example PMLB's ``fars.tsv.gz``) is stored as ``<path>.gz`` and checked on
@@ -190,15 +195,16 @@ def download(spec: FileSpec, dirs: list[Path], target_dir: Path,
     if spec.sha256 is None:
         why = _wrong_bytes(content[:4096])
         if why is not None:
-            raise _unavailable(spec, dirs, f"the download from {spec.url} is not the data file: {why} "
-                                           "(nothing was written)")
-        warnings.warn(f"{spec.path}: no pinned sha256, the download from {spec.url} is unverified",
-                      stacklevel=3)
+            raise _unavailable(
+                spec, dirs, f"the download from {spec.url} is not the data file: {why} (nothing was written)"
+            )
+        warnings.warn(f"{spec.path}: no pinned sha256, the download from {spec.url} is unverified", stacklevel=3)
     else:
         got = hashlib.sha256(content).hexdigest()
         if got != spec.sha256:
-            raise _unavailable(spec, dirs, f"the download's sha256 {got} does not match the pinned "
-                                           f"{spec.sha256} (nothing was written)")
+            raise _unavailable(
+                spec, dirs, f"the download's sha256 {got} does not match the pinned {spec.sha256} (nothing was written)"
+            )
     target = target_dir / (spec.path + ".gz" if gzipped else spec.path)
     write_bytes(target, payload)
     return target
@@ -218,6 +224,7 @@ def _verified_cache() -> Path:
 
 def _read_verified() -> dict:
     import json
+
     try:
         data = json.loads(_verified_cache().read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else {}
@@ -227,19 +234,19 @@ def _read_verified() -> dict:
 
 def _remember(key: str, entry: list) -> None:
     import json
+
     if _READ_ONLY.get():
         return
     data = _read_verified()
     data[key] = entry
-    try:
+    with contextlib.suppress(OSError):  # a read-only cache: verify again next time
         write_bytes(_verified_cache(), json.dumps(data, indent=0, sort_keys=True).encode())
-    except OSError:  # a read-only cache: verify again next time
-        pass
 
 
 def checked_sha256(spec: FileSpec, path: Path) -> str:
     """sha256 of the uncompressed content of ``path``, remembered by path, size and mtime in the user cache
-    (so a file is hashed once until it changes). A truncated or corrupt gzip stream is a DataIntegrityError."""
+    (so a file is hashed once until it changes). A truncated or corrupt gzip stream is a DataIntegrityError.
+    """
     path = Path(path)
     stat = path.stat()
     key = str(path.resolve())
@@ -249,8 +256,9 @@ def checked_sha256(spec: FileSpec, path: Path) -> str:
     try:
         digest = content_sha256(spec, path)
     except (OSError, EOFError, zlib.error) as error:
-        raise DataIntegrityError(f"data file {path} is damaged ({type(error).__name__}: {error}); "
-                                 f"{_remedy(spec, path)}") from None
+        raise DataIntegrityError(
+            f"data file {path} is damaged ({type(error).__name__}: {error}); {_remedy(spec, path)}"
+        ) from None
     _remember(key, [stat.st_size, stat.st_mtime_ns, digest])
     return digest
 
@@ -281,7 +289,8 @@ def _wrong_bytes(head: bytes) -> str | None:
 
 def verify(spec: FileSpec, path: Path) -> Path:
     """``path`` when it is the file ``spec`` claims (pinned sha256, or a plausible format when unpinned);
-    else a DataIntegrityError naming it and what to do."""
+    else a DataIntegrityError naming it and what to do.
+    """
     if spec.sha256 is None:
         why = looks_wrong(spec, path)
         if why is not None:
@@ -289,14 +298,17 @@ def verify(spec: FileSpec, path: Path) -> Path:
         return path
     got = checked_sha256(spec, path)
     if got != spec.sha256:
-        raise DataIntegrityError(f"data file {path} does not match the pinned sha256 of {spec.path} "
-                                 f"(got {got}, expected {spec.sha256}): it was edited, emptied or replaced; "
-                                 f"{_remedy(spec, path)}")
+        raise DataIntegrityError(
+            f"data file {path} does not match the pinned sha256 of {spec.path} "
+            f"(got {got}, expected {spec.sha256}): it was edited, emptied or replaced; "
+            f"{_remedy(spec, path)}"
+        )
     return path
 
 
-def fetch(spec: FileSpec, data_home: str | os.PathLike | None = None,
-          opener: Callable[[str], BinaryIO] | None = None) -> Path:
+def fetch(
+    spec: FileSpec, data_home: str | os.PathLike | None = None, opener: Callable[[str], BinaryIO] | None = None
+) -> Path:
     """Path of a verified copy of ``spec``: found in the search folders, else downloaded (see search_dirs).
 
     Each copy found is checked (:func:`verify`) before it is used; when several are present (plain and

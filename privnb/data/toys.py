@@ -1,6 +1,7 @@
 """The papers' small worked examples, as facts from the papers: the feature-selection paper's Table 1,
 the Naive Bayes paper's Figure 1 databases, and a stand-in for the SVM and k-NN papers' six-point toy.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,14 +21,10 @@ def feature_selection_table1() -> pd.DataFrame:
     u1, u2, u3 are +1 and u4, u5, u6 are -1 (u4 is the one mistake; u1, u2, u4 are identical rows).
     Containment (Definition 4): u1 is 4-AC (with u2, u4, u5); u5 and u6 are 1-AC.
     """
-    keywords = np.array([[1, 0, 1, 0, 1],
-                         [1, 0, 1, 0, 1],
-                         [1, 0, 0, 1, 1],
-                         [1, 0, 1, 0, 1],
-                         [1, 1, 1, 0, 1],
-                         [1, 1, 0, 1, 1]])
-    table = pd.DataFrame(keywords, columns=list("abcde"),
-                         index=pd.Index([f"u{i}" for i in range(1, 7)], name="user"))
+    keywords = np.array(
+        [[1, 0, 1, 0, 1], [1, 0, 1, 0, 1], [1, 0, 0, 1, 1], [1, 0, 1, 0, 1], [1, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
+    )
+    table = pd.DataFrame(keywords, columns=list("abcde"), index=pd.Index([f"u{i}" for i in range(1, 7)], name="user"))
     table["class"] = [1, 1, 1, -1, -1, -1]
     return table
 
@@ -46,6 +43,7 @@ def nbc_figure1_databases() -> tuple[pd.DataFrame, pd.DataFrame]:
         db_a: 5 of 7 earn 70K (the 71% prior); among its worlds Bob's average posterior for
         <W, 40, 70K> is 88%; db_b: 78% (Section 1).
     """
+
     def table(rows):
         return pd.DataFrame(rows, columns=["Adr", "Age", "Sal"])
 
@@ -63,9 +61,9 @@ def anatomy_toy() -> Dataset:
     groups) stays linearly separable, as in Figure 1(b). Target ``color``: 0 = blue, 1 = red. The
     coordinates are ours: the papers only draw them.
     """
-    frame = pd.DataFrame({"A_1": [1.0, 2.0, 4.0, 5.0, 6.0, 7.0],
-                          "A_2": [2.0, 4.5, 1.0, 3.5, 5.5, 2.5],
-                          "color": [0, 0, 1, 1, 1, 1]})
-    return Dataset("anatomy_toy", frame, ("A_1",), "A_2", "color",
-                   {"A_1": "numeric", "A_2": "numeric"}, {}, ("blue", "red"))
-
+    frame = pd.DataFrame(
+        {"A_1": [1.0, 2.0, 4.0, 5.0, 6.0, 7.0], "A_2": [2.0, 4.5, 1.0, 3.5, 5.5, 2.5], "color": [0, 0, 1, 1, 1, 1]}
+    )
+    return Dataset(
+        "anatomy_toy", frame, ("A_1",), "A_2", "color", {"A_1": "numeric", "A_2": "numeric"}, {}, ("blue", "red")
+    )

@@ -1,41 +1,72 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
-from .knn import cross_validate_knn, convergence_curves
+from .claims import count_verdicts, verdict
+from .knn import convergence_curves, cross_validate_knn
+from .knn_claims import (
+    KNN_CLAIMS,
+    PAPER_TTESTS,
+    convergence_drops,
+    knn_aspects,
+    knn_claims,
+    knn_mean_errors,
+    knn_t_tests,
+    rho_squared_table,
+    theorem_17_table,
+    theorem_17_within_bounds,
+)
+from .nbc import (
+    EDUCATION_NUM_CUTS,
+    ESTExperiment,
+    adult_nbc_frame,
+    claims_table,
+    corollary4_report,
+    counterexample_report,
+    est_experiment,
+    exact_audits,
+    figure8_est,
+    figure8_est_metrics,
+    figure8_metrics,
+    figure9,
+    figure9_metrics,
+    safety_transform_sweep,
+)
 from .protocol import (
     COLUMNS,
-    error_rate,
-    method_label,
-    method_sort_key,
-    folds_and_seeds,
     chosen_folds,
     cross_validate_views,
+    error_rate,
+    folds_and_seeds,
+    method_label,
+    method_sort_key,
     tidy_frame,
 )
 from .selection import (
-    SELECTORS,
-    METHODS,
-    LABELS,
     C_GRID,
+    DP_METHODS,
+    LABELS,
+    METHODS,
     PAPER_TABLES,
-    fit_svm,
-    svm_auc,
+    READINGS,
+    SELECTORS,
+    SVM_SETTINGS,
+    ac_table,
+    auc_tables,
+    dataset_statistics,
+    evaluate_datasets,
     evaluate_methods,
-    summary_table,
+    fit_svm,
+    frequent_columns,
+    itemset_growth,
+    selection_metrics,
     side_by_side,
+    summary_table,
+    svm_auc,
+    time_miners,
 )
-from .svm import CenteredPrunedTraining, compare_ordinal_centers, svm_views, theorem_4_1_inputs, run_svm_grid
-from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
-from .claims import count_verdicts, verdict
-from .nbc import (EDUCATION_NUM_CUTS, ESTExperiment, adult_nbc_frame, claims_table, corollary4_report, est_experiment,
-                  exact_audits, figure8_metrics, figure9, figure9_metrics, safety_transform_sweep)
-from .nbc import counterexample_report, figure8_est, figure8_est_metrics
-from .selection import (ac_table, auc_tables, dataset_statistics, evaluate_datasets, frequent_columns, itemset_growth,
-                        selection_metrics, time_miners)
-from .selection import DP_METHODS, READINGS, SVM_SETTINGS
 from .selection_claims import reading_table, selection_claims, svm_setting_table
-from .knn_claims import (KNN_CLAIMS, PAPER_TTESTS, convergence_drops, knn_aspects, knn_claims, knn_mean_errors,
-                         knn_t_tests, rho_squared_table, theorem_17_table, theorem_17_within_bounds)
+from .svm import CenteredPrunedTraining, compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
 from .svm_claims import SVM_CLAIMS, compare_spaces, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
+from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
     "cross_validate_knn",

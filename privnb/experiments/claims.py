@@ -5,6 +5,7 @@ also cannot measure is no agreement: it is counted apart, as "both N/A". A claim
 in the run (a view or a k that did not run) is "n/a". The papers' "Student's t-test at 0.95" does not say
 paired or not, so the t-test claims carry both verdicts (``verdict`` paired, ``verdict (unpaired)``).
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -14,7 +15,10 @@ VERDICTS = ("agree", "differ", "both N/A", "n/a")
 
 
 def verdict(paper, measured) -> str:
-    """"agree", "differ", "both N/A" (the paper says N/A and privnb measures N/A) or "n/a" (not measured)."""
+    """The verdict: "agree", "differ", "both N/A" (the paper says N/A and privnb measures N/A) or "n/a".
+
+    "n/a" means not measured.
+    """
     if str(paper) == "N/A" and str(measured) == "N/A":
         return "both N/A"
     if measured is None or str(measured) == "n/a":
@@ -24,6 +28,9 @@ def verdict(paper, measured) -> str:
 
 def count_verdicts(claims: pd.DataFrame, columns=("verdict", "verdict (unpaired)")) -> pd.DataFrame:
     """How many claims get each verdict, one row per verdict column (paired and unpaired t-test readings)."""
-    rows = {column: claims[column].value_counts().reindex(list(VERDICTS), fill_value=0)
-            for column in columns if column in claims}
+    rows = {
+        column: claims[column].value_counts().reindex(list(VERDICTS), fill_value=0)
+        for column in columns
+        if column in claims
+    }
     return pd.DataFrame(rows).T.rename_axis("reading").astype(int)

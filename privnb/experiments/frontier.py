@@ -8,6 +8,7 @@ full-domain and Mondrian k-anonymity, linkage on k-anonymity by containment (see
 SafetyTransform's and differentially private NBC views (seed 004). :func:`frontier_points` turns the tidy
 rows into one point per (mechanism, parameter): attack success above its baseline against test error.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,11 +37,18 @@ from privnb.nbc import NBCViews, SafetyTransform, achieved_r
 
 __all__ = ["anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit", "frontier_points", "AXES"]
 
-AXES = {"anatomized": "correct guesses (de Finetti) - 1/l", "pruned": "kept row holds the true value - 1/l",
-        "generalized": "homogeneity share", "mondrian": "homogeneity share",
-        "k-ac": "users singled out (m known items)", "k-anonymity": "users singled out (m known items)",
-        "full": "users singled out (m known items)", "safety_transform": "r - 1 (exact audit)",
-        "dp_laplace": "r - 1 (exact audit)", "dp_geometric": "r - 1 (exact audit)"}
+AXES = {
+    "anatomized": "correct guesses (de Finetti) - 1/l",
+    "pruned": "kept row holds the true value - 1/l",
+    "generalized": "homogeneity share",
+    "mondrian": "homogeneity share",
+    "k-ac": "users singled out (m known items)",
+    "k-anonymity": "users singled out (m known items)",
+    "full": "users singled out (m known items)",
+    "safety_transform": "r - 1 (exact audit)",
+    "dp_laplace": "r - 1 (exact audit)",
+    "dp_geometric": "r - 1 (exact audit)",
+}
 """What the x axis measures for each mechanism."""
 
 
@@ -48,16 +56,31 @@ def _views(dataset, ls, ks, hierarchies, n_neighbors):
     knn = IBkClassifier(n_neighbors, kinds=dataset.kinds, orders=dataset.orders)
     qi = list(dataset.quasi_identifiers)
     out = [("original", math.nan, OriginalTraining(knn))]
-    out += [("anatomized", float(l), AnatomizedTraining(clone(knn).set_params(factor_column=dataset.sensitive),
-                                                         sensitive=dataset.sensitive, l=l)) for l in ls]
-    out += [("pruned", float(l), PrunedTraining(knn, sensitive=dataset.sensitive, l=l, kinds=dataset.kinds,
-                                                orders=dataset.orders)) for l in ls]
+    out += [
+        (
+            "anatomized",
+            float(l),
+            AnatomizedTraining(
+                clone(knn).set_params(factor_column=dataset.sensitive), sensitive=dataset.sensitive, l=l
+            ),
+        )
+        for l in ls
+    ]
+    out += [
+        (
+            "pruned",
+            float(l),
+            PrunedTraining(knn, sensitive=dataset.sensitive, l=l, kinds=dataset.kinds, orders=dataset.orders),
+        )
+        for l in ls
+    ]
     if hierarchies is not None:
         hq = [q for q in qi if q in hierarchies]
-        out += [("generalized", float(k), GeneralizedTraining(knn, quasi_identifiers=hq, k=k,
-                                                              hierarchies=hierarchies)) for k in ks]
-    out += [("mondrian", float(k), GeneralizedTraining(knn, quasi_identifiers=qi, k=k, method="mondrian"))
-            for k in ks]
+        out += [
+            ("generalized", float(k), GeneralizedTraining(knn, quasi_identifiers=hq, k=k, hierarchies=hierarchies))
+            for k in ks
+        ]
+    out += [("mondrian", float(k), GeneralizedTraining(knn, quasi_identifiers=qi, k=k, method="mondrian")) for k in ks]
     return out
 
 
@@ -69,24 +92,37 @@ def _attack_rows(method, param, fitted, train_frame, dataset, n_iter):
         qi = [c for c in anatomy.it.columns if c != "gid"]
         rows = [("random_worlds", random_worlds_rate(anatomy, truth))]
         if method == "pruned":
-            return rows + [("pruning_disclosure", pruning_disclosure(fitted.pruning_.pruned, anatomy.sensitive,
-                                                                     truth))]
+            return rows + [("pruning_disclosure", pruning_disclosure(fitted.pruning_.pruned, anatomy.sensitive, truth))]
         attack = definetti_attack(anatomy, quasi_identifiers=qi, l=int(param), n_iter=n_iter)
         reference = definetti_attack(anatomy, quasi_identifiers=qi, model_from=truth)
-        return rows + [("definetti", attack.success(truth)), ("definetti_iterations", attack.n_iter),
-                       ("original_model", reference.success(truth))]
+        return rows + [
+            ("definetti", attack.success(truth)),
+            ("definetti_iterations", attack.n_iter),
+            ("original_model", reference.success(truth)),
+        ]
     if method in ("generalized", "mondrian"):
         gen = fitted.generalizer_
         release = gen.generalized_
         risk = kanonymity_risk(release, gen.quasi_identifiers_, dataset.sensitive, k=int(param))
-        return [(name, float(risk[name])) for name in ("prosecutor_highest", "prosecutor_mean", "homogeneity",
-                                                       "l_diversity")]
+        return [
+            (name, float(risk[name]))
+            for name in ("prosecutor_highest", "prosecutor_mean", "homogeneity", "l_diversity")
+        ]
     return []
 
 
-def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), k_anonymity: Sequence[int] = (2, 3, 4, 5),
-                            hierarchies=None, n_neighbors: int = 5, n_splits: int = 10, folds=None,
-                            n_iter: int = 20, random_state=None) -> pd.DataFrame:
+def anatomy_and_k_anonymity(
+    dataset,
+    *,
+    ls: Sequence[int] = (2, 3, 4, 5),
+    k_anonymity: Sequence[int] = (2, 3, 4, 5),
+    hierarchies=None,
+    n_neighbors: int = 5,
+    n_splits: int = 10,
+    folds=None,
+    n_iter: int = 20,
+    random_state=None,
+) -> pd.DataFrame:
     """Test error of each training view and the attack on its release, fold by fold (seeds 002/003).
 
     Views: original, anatomized (k-NN on D_A, Definition 14 of seed 002) and pruned (D_P, seed 003) for each
@@ -108,8 +144,9 @@ def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), k_anon
         train, test = splits[fold]
         for method, param, template in views:
             estimator = clone(template)
-            estimator.set_params(**({"random_state": int(seeds[fold])}
-                                    if "random_state" in estimator.get_params() else {}))
+            estimator.set_params(
+                **({"random_state": int(seeds[fold])} if "random_state" in estimator.get_params() else {})
+            )
             base = (dataset.name, name, method, param, fold)
             try:
                 estimator.fit(X.iloc[train], y[train])
@@ -118,14 +155,24 @@ def anatomy_and_k_anonymity(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), k_anon
                 continue
             n = (estimator.n_train_, estimator.n_suppressed_)
             rows.append((*base, "error", error_rate(y[test], estimator.predict(X.iloc[test])), *n, ""))
-            rows += [(*base, metric, value, *n, "") for metric, value in
-                     _attack_rows(method, param, estimator, X.iloc[train], dataset, n_iter)]
+            rows += [
+                (*base, metric, value, *n, "")
+                for metric, value in _attack_rows(method, param, estimator, X.iloc[train], dataset, n_iter)
+            ]
     return tidy_frame(rows)
 
 
-def containment_linkage(X, y, *, dataset_name: str = "adult", k_ac: Sequence[int] = (5, 8, 11),
-                        ms: Sequence[int] = (1, 2, 3, 4, 5), n_splits: int = 5, folds=None,
-                        random_state=None) -> pd.DataFrame:
+def containment_linkage(
+    X,
+    y,
+    *,
+    dataset_name: str = "adult",
+    k_ac: Sequence[int] = (5, 8, 11),
+    ms: Sequence[int] = (1, 2, 3, 4, 5),
+    n_splits: int = 5,
+    folds=None,
+    random_state=None,
+) -> pd.DataFrame:
     """Linkage attack on seed 001's releases on the same folds as their linear SVM's test error.
 
     In each fold, Greedy-HamDist selects features on the training fold under k-AC (``"k-ac"``) and under
@@ -141,26 +188,51 @@ def containment_linkage(X, y, *, dataset_name: str = "adult", k_ac: Sequence[int
         train, test = splits[fold]
         releases = [("full", math.nan, np.arange(X.shape[1]))]
         for k in k_ac:
-            releases += [("k-ac", float(k), SELECTORS["greedy-hamdist"](X[train], y[train], k, {}).features),
-                         ("k-anonymity", float(k),
-                          SELECTORS["k-anonymity-hamdist"](X[train], y[train], k, {}).features)]
+            releases += [
+                ("k-ac", float(k), SELECTORS["greedy-hamdist"](X[train], y[train], k, {}).features),
+                ("k-anonymity", float(k), SELECTORS["k-anonymity-hamdist"](X[train], y[train], k, {}).features),
+            ]
         for method, param, features in releases:
             features = np.asarray(features, dtype=np.intp)
             base = (dataset_name, "LinearSVC", method, param, fold)
             model = fit_svm(X[train][:, features], y[train], random_state=int(seeds[fold]))
-            rows.append((*base, "error", error_rate(y[test], model.predict(X[test][:, features])), len(train), 0,
-                         f"{len(features)} features"))
+            rows.append(
+                (
+                    *base,
+                    "error",
+                    error_rate(y[test], model.predict(X[test][:, features])),
+                    len(train),
+                    0,
+                    f"{len(features)} features",
+                )
+            )
             for m in ms:
                 out = linkage_attack(X[train], m, features, on_short="skip", random_state=int(seeds[fold]) + m)
-                rows.append((*base, f"singled_out_m{m}", out["singled_out"], len(train), 0,
-                             f"{out['n_skipped']} users with fewer than {m} items"))
+                rows.append(
+                    (
+                        *base,
+                        f"singled_out_m{m}",
+                        out["singled_out"],
+                        len(train),
+                        0,
+                        f"{out['n_skipped']} users with fewer than {m} items",
+                    )
+                )
     return tidy_frame(rows)
 
 
-def nbc_release_audit(frame: pd.DataFrame, attributes: Sequence[str], *, gammas: Sequence[float] = (2, 10, 100),
-                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), class_column: str = "income",
-                      test_size: float = 0.5, max_size: int | None = None, prior=None,
-                      random_state=None) -> pd.DataFrame:
+def nbc_release_audit(
+    frame: pd.DataFrame,
+    attributes: Sequence[str],
+    *,
+    gammas: Sequence[float] = (2, 10, 100),
+    epsilons: Sequence[float] = (0.1, 0.5, 1.0),
+    class_column: str = "income",
+    test_size: float = 0.5,
+    max_size: int | None = None,
+    prior=None,
+    random_state=None,
+) -> pd.DataFrame:
     """SafetyTransform and DP Naive Bayes views, same adversary, same test rows (seed 004).
 
     The views of the training half are published by SafetyTransform(gamma) and by Laplace and geometric
@@ -168,16 +240,23 @@ def nbc_release_audit(frame: pd.DataFrame, attributes: Sequence[str], *, gammas:
     (:func:`privnb.nbc.achieved_r`, quasi-identifiers of up to ``max_size`` attributes) and its NBC scored
     on the test half: metrics ``r_closeness`` and ``error``.
     """
-    seed = int(np.random.RandomState(random_state).randint(2**31 - 1)) if not isinstance(random_state, int) \
+    seed = (
+        int(np.random.RandomState(random_state).randint(2**31 - 1))
+        if not isinstance(random_state, int)
         else random_state
+    )
     train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=seed)
     y_test = test[class_column].to_numpy()
     original = NBCViews.from_frame(train, list(attributes), class_column)
     releases = [("original", math.nan, original)]
-    releases += [("safety_transform", float(g), SafetyTransform(g, random_state=seed).fit(original).views_)
-                 for g in gammas]
-    releases += [(f"dp_{mech}", float(eps), dp_views(original, eps, mechanism=mech, random_state=seed))
-                 for mech in ("laplace", "geometric") for eps in epsilons]
+    releases += [
+        ("safety_transform", float(g), SafetyTransform(g, random_state=seed).fit(original).views_) for g in gammas
+    ]
+    releases += [
+        (f"dp_{mech}", float(eps), dp_views(original, eps, mechanism=mech, random_state=seed))
+        for mech in ("laplace", "geometric")
+        for eps in epsilons
+    ]
     rows = []
     for method, param, views in releases:
         base = ("adult", "NBC", method, param, 0)
@@ -187,9 +266,15 @@ def nbc_release_audit(frame: pd.DataFrame, attributes: Sequence[str], *, gammas:
     return tidy_frame(rows)
 
 
-_X_METRIC = {"anatomized": "definetti", "pruned": "pruning_disclosure", "generalized": "homogeneity",
-             "mondrian": "homogeneity", "safety_transform": "r_closeness", "dp_laplace": "r_closeness",
-             "dp_geometric": "r_closeness"}
+_X_METRIC = {
+    "anatomized": "definetti",
+    "pruned": "pruning_disclosure",
+    "generalized": "homogeneity",
+    "mondrian": "homogeneity",
+    "safety_transform": "r_closeness",
+    "dp_laplace": "r_closeness",
+    "dp_geometric": "r_closeness",
+}
 
 
 def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
@@ -206,8 +291,18 @@ def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
         metric = _X_METRIC.get(method, f"singled_out_m{m}" if method in ("k-ac", "k-anonymity", "full") else None)
         if metric is None or metric not in row or pd.isna(row[metric]) or pd.isna(row.get("error")):
             continue
-        x = row[metric] - (1.0 / param if method in ("anatomized", "pruned") else
-                           1.0 if metric == "r_closeness" else 0.0)
-        out.append({"dataset": ds, "method": method, "param": param, "attack": x, "error": row["error"],
-                    "axis": AXES[method], "n_folds": int(folds.nunique().get((ds, method, param), 1))})
+        x = row[metric] - (
+            1.0 / param if method in ("anatomized", "pruned") else 1.0 if metric == "r_closeness" else 0.0
+        )
+        out.append(
+            {
+                "dataset": ds,
+                "method": method,
+                "param": param,
+                "attack": x,
+                "error": row["error"],
+                "axis": AXES[method],
+                "n_folds": int(folds.nunique().get((ds, method, param), 1)),
+            }
+        )
     return pd.DataFrame(out, columns=["dataset", "method", "param", "attack", "error", "axis", "n_folds"])

@@ -1,6 +1,7 @@
 """Seed 002's experiments: the k-NN error grid over training views, l and k (one neighbour search per view
 for the largest k), and the convergence experiment (error against training size, Figure 9).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,11 +17,9 @@ from privnb.learn.training import (
     GeneralizedTraining,
     IdentifyingTraining,
     OriginalTraining,
-    with_labels,
 )
 from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
-from privnb.validation import check_int
-
+from privnb.validation import check_int, with_labels
 
 #: Data sets whose sensitive attribute Weka reads as nominal in the k-NN paper's setting: Adult's
 #: education (nominal in the UCI/Weka header), Marketing's discretized age (Weka's Discretize filter
@@ -52,24 +51,34 @@ def weka_class_order(dataset) -> tuple:
     """The class values in the order Weka declares them: first appearance in the data file, as Weka's
     CSV loader builds a nominal attribute's header. IBk gives an even vote split to the first: Adult
     ``0`` ("<=50K", the label of adult.data's first row), Marketing ``1`` ("yes": housing of
-    bank-full.csv's first kept row), Fatality ``1`` ("Injured")."""
+    bank-full.csv's first kept row), Fatality ``1`` ("Injured").
+    """
     return tuple(pd.unique(np.asarray(dataset.y)).tolist())
 
 
 def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity, ibk_options):
     """(method, param, estimator, ks_or_None) for the four views of Section 5 of seed 002."""
     base = IBkClassifier(k_max, orders=dataset.orders, **ibk_options)
-    views = [("original", np.nan, OriginalTraining(base), None),
-             ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None)]
+    views = [
+        ("original", np.nan, OriginalTraining(base), None),
+        ("identifying", np.nan, IdentifyingTraining(base, sensitive=dataset.sensitive), None),
+    ]
     factored = clone(base).set_params(factor_column=dataset.sensitive)
-    views += [("anatomized", float(l), AnatomizedTraining(factored, sensitive=dataset.sensitive, l=l), None)
-              for l in ls]
+    views += [
+        ("anatomized", float(l), AnatomizedTraining(factored, sensitive=dataset.sensitive, l=l), None) for l in ls
+    ]
     if hierarchies is not None:
         qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
         one = IBkClassifier(1, orders=dataset.orders, **ibk_options)
-        views += [("generalized", float(l), GeneralizedTraining(one, quasi_identifiers=qis, k=l,
-                                                                 hierarchies=hierarchies), (1,))
-                  for l in k_anonymity]
+        views += [
+            (
+                "generalized",
+                float(l),
+                GeneralizedTraining(one, quasi_identifiers=qis, k=l, hierarchies=hierarchies),
+                (1,),
+            )
+            for l in k_anonymity
+        ]
     return views
 
 
@@ -77,16 +86,29 @@ def _check_neighbors_ls(n_neighbors, ls):
     n_neighbors = sorted({check_int(k, "k") for k in n_neighbors})
     ls = sorted({check_int(l, "l") for l in ls})
     if not n_neighbors or not ls or ls[0] < 2:
-        raise ValueError(f"n_neighbors must be non-empty and ls must be integers >= 2, got "
-                         f"n_neighbors={n_neighbors}, ls={ls}")
+        raise ValueError(
+            f"n_neighbors must be non-empty and ls must be integers >= 2, got n_neighbors={n_neighbors}, ls={ls}"
+        )
     return n_neighbors, ls
 
 
-def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5), n_splits=10, random_state=None,
-                       hierarchies=None, k_anonymity=None,
-                       views=("original", "identifying", "anatomized", "generalized"), folds=None,
-                       n_jobs=None, progress=True, ties="weka", ranges="weka",
-                       sensitive_kind="weka") -> pd.DataFrame:
+def cross_validate_knn(
+    dataset,
+    *,
+    n_neighbors=(1, 3, 5, 7, 9),
+    ls=(2, 3, 4, 5),
+    n_splits=10,
+    random_state=None,
+    hierarchies=None,
+    k_anonymity=None,
+    views=("original", "identifying", "anatomized", "generalized"),
+    folds=None,
+    n_jobs=None,
+    progress=True,
+    ties="weka",
+    ranges="weka",
+    sensitive_kind="weka",
+) -> pd.DataFrame:
     """The k-NN experiment of Section 5 of seed 002: every view, every k in ``n_neighbors``, every l.
 
     Views: original (Definition 8), identifying (Definition 15), anatomized for each l (Definition 14)
@@ -122,20 +144,34 @@ def cross_validate_knn(dataset, *, n_neighbors=(1, 3, 5, 7, 9), ls=(2, 3, 4, 5),
     n_neighbors, ls = _check_neighbors_ls(n_neighbors, ls)
     unknown = set(views) - {"original", "identifying", "anatomized", "generalized"}
     if unknown:
-        raise ValueError(f"unknown views {sorted(unknown)}; choose among original, identifying, "
-                         "anatomized, generalized")
+        raise ValueError(
+            f"unknown views {sorted(unknown)}; choose among original, identifying, anatomized, generalized"
+        )
     y = np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
     k_anonymity = ls if k_anonymity is None else sorted({check_int(k, "k") for k in k_anonymity})
-    ibk_options = {"kinds": ibk_kinds(dataset, sensitive_kind), "ties": ties, "ranges": ranges,
-                   "class_order": weka_class_order(dataset)}
-    chosen = [v for v in _view_estimators(dataset, max(n_neighbors), ls, hierarchies, k_anonymity, ibk_options)
-              if v[0] in views]
+    ibk_options = {
+        "kinds": ibk_kinds(dataset, sensitive_kind),
+        "ties": ties,
+        "ranges": ranges,
+        "class_order": weka_class_order(dataset),
+    }
+    chosen = [
+        v
+        for v in _view_estimators(dataset, max(n_neighbors), ls, hierarchies, k_anonymity, ibk_options)
+        if v[0] in views
+    ]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_knn_fold)(dataset, chosen, n_neighbors, fold, *splits[fold], int(seeds[fold])) for fold in folds)
-    return tidy_frame([row for rows in tqdm(outcomes, total=len(folds), disable=not progress,
-                                            desc=f"k-NN {dataset.name}") for row in rows])
+        delayed(_knn_fold)(dataset, chosen, n_neighbors, fold, *splits[fold], int(seeds[fold])) for fold in folds
+    )
+    return tidy_frame(
+        [
+            row
+            for rows in tqdm(outcomes, total=len(folds), disable=not progress, desc=f"k-NN {dataset.name}")
+            for row in rows
+        ]
+    )
 
 
 def _knn_fold(dataset, views, n_neighbors, fold, train, test, seed):
@@ -150,17 +186,41 @@ def _knn_fold(dataset, views, n_neighbors, fold, train, test, seed):
         try:
             estimator.fit(X.iloc[train], y[train])
         except NotLDiverseError as error:
-            rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", np.nan, np.nan, np.nan,
-                      f"N/A: {error}") for k in view_ks]
+            rows += [
+                (dataset.name, f"{k}-NN", method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
+                for k in view_ks
+            ]
             continue
         predictions = estimator.estimator_.predict_many(estimator.test_view(X.iloc[test]), view_ks)
-        rows += [(dataset.name, f"{k}-NN", method, param, fold, "error", error_rate(y[test], pred),
-                  estimator.n_train_, estimator.n_suppressed_, "") for k, pred in zip(view_ks, predictions)]
+        rows += [
+            (
+                dataset.name,
+                f"{k}-NN",
+                method,
+                param,
+                fold,
+                "error",
+                error_rate(y[test], pred),
+                estimator.n_train_,
+                estimator.n_suppressed_,
+                "",
+            )
+            for k, pred in zip(view_ks, predictions)
+        ]
     return rows
 
 
-def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, random_state=None, folds=None,
-                       progress=True, sensitive_kind="weka") -> pd.DataFrame:
+def convergence_curves(
+    dataset,
+    *,
+    ls=(2, 3, 4, 5),
+    n_splits=10,
+    n_parts=9,
+    random_state=None,
+    folds=None,
+    progress=True,
+    sensitive_kind="weka",
+) -> pd.DataFrame:
     """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
 
     In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
@@ -188,6 +248,7 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
     iterator = chosen_folds(folds, n_splits)
     if progress:
         from tqdm.auto import tqdm
+
         iterator = tqdm(iterator, desc=f"convergence {dataset.name}")
     for fold in iterator:
         train, test = splits[fold]
@@ -197,17 +258,32 @@ def convergence_curves(dataset, *, ls=(2, 3, 4, 5), n_splits=10, n_parts=9, rand
             members = np.flatnonzero(y[train] == cls)
             part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
         frame = X.iloc[train].reset_index(drop=True)
-        encoder = FrameEncoder(kinds=ibk_kinds(dataset, sensitive_kind), orders=dict(dataset.orders),
-                               scheme="ibk").fit(frame)
+        encoder = FrameEncoder(kinds=ibk_kinds(dataset, sensitive_kind), orders=dict(dataset.orders), scheme="ibk").fit(
+            frame
+        )
         query = encoder.transform(X.iloc[test])
         sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
         best = nearest_per_part(encoder.transform(frame), part_of, query)
         labels = y[train]
-        rows += [(dataset.name, "1-NN", "original", np.nan, fold, "incremental_error",
-                  error_rate(y[test], labels[best[j]]), sizes[j], 0, "") for j in range(n_parts)]
+        rows += [
+            (
+                dataset.name,
+                "1-NN",
+                "original",
+                np.nan,
+                fold,
+                "incremental_error",
+                error_rate(y[test], labels[best[j]]),
+                sizes[j],
+                0,
+                "",
+            )
+            for j in range(n_parts)
+        ]
         for l in ls:
-            rows += _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y[test], l,
-                                            int(rng.randint(2**31 - 1)), fold, sizes)
+            rows += _anatomized_convergence(
+                dataset, frame, labels, part_of, encoder, query, y[test], l, int(rng.randint(2**31 - 1)), fold, sizes
+            )
     return tidy_frame(rows)
 
 
@@ -223,12 +299,36 @@ def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_t
             piece_parts.append(np.full(len(joined), j))
             suppressed[j] = len(anatomy.suppressed)
     except NotLDiverseError as error:
-        return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error", np.nan, sizes[j],
-                 np.nan, f"N/A: {error}") for j in range(n_parts)]
+        return [
+            (
+                dataset.name,
+                "1-NN",
+                "anatomized",
+                float(l),
+                fold,
+                "incremental_error",
+                np.nan,
+                sizes[j],
+                np.nan,
+                f"N/A: {error}",
+            )
+            for j in range(n_parts)
+        ]
     joined = pd.concat(pieces, ignore_index=True)
     best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
     joined_labels = joined[target].to_numpy()
-    return [(dataset.name, "1-NN", "anatomized", float(l), fold, "incremental_error",
-             error_rate(y_test, joined_labels[best[j]]), sizes[j], np.cumsum(suppressed)[j], "")
-            for j in range(n_parts)]
-
+    return [
+        (
+            dataset.name,
+            "1-NN",
+            "anatomized",
+            float(l),
+            fold,
+            "incremental_error",
+            error_rate(y_test, joined_labels[best[j]]),
+            sizes[j],
+            np.cumsum(suppressed)[j],
+            "",
+        )
+        for j in range(n_parts)
+    ]

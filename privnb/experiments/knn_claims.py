@@ -8,6 +8,7 @@ t-test tables (Tables 1-4) side by side with the measurements (:func:`knn_claims
 its theory: E{rho^2} of (19) against a simulation (:func:`rho_squared_table`) and the 1-NN errors of
 Theorem 17 on synthetic data with known posteriors (:func:`theorem_17_table`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,12 +32,15 @@ PAPER_TTESTS = {
 }
 
 #: Columns of :func:`knn_claims`' table.
-CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "privnb (unpaired)", "verdict", "verdict (unpaired)",
-                 "agree")
+CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "privnb (unpaired)", "verdict", "verdict (unpaired)", "agree")
 
 #: Columns of :func:`knn_aspects`' table after k, l and the three mean errors.
-ASPECT_COLUMNS = ("1: anatomized beats original", "2: sensitive is a good predictor (Org. < Id.)",
-                  "2: anatomized between Org. and Id.", "3: anatomized beats anonymized")
+ASPECT_COLUMNS = (
+    "1: anatomized beats original",
+    "2: sensitive is a good predictor (Org. < Id.)",
+    "2: anatomized between Org. and Id.",
+    "3: anatomized beats anonymized",
+)
 
 
 def _split(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -82,15 +86,23 @@ class _Measures:
     def err(self, method, k, l=None):
         """Mean error of ``method`` with k neighbours (and l), NaN when not measured."""
         key = (f"{k}-NN", method, float(l) if l is not None else np.nan)
-        matches = [v for (c, m, p), v in self.mean_error.items() if c == key[0] and m == method
-                   and ((np.isnan(p) and l is None) or p == key[2])]
+        matches = [
+            v
+            for (c, m, p), v in self.mean_error.items()
+            if c == key[0] and m == method and ((np.isnan(p) and l is None) or p == key[2])
+        ]
         return matches[0] if matches else np.nan
 
     def lower(self, a, b, k_list, l_list=(None,)):
         """Mean error of view a < view b for every k and l listed (views: original, identifying, anatomized)."""
-        return _all([self.err(a, k, l if a == "anatomized" else None)
-                     < self.err(b, k, l if b == "anatomized" else None)
-                     for k in k_list for l in l_list if k in self.ks and (l is None or l in self.ls)])
+        return _all(
+            [
+                self.err(a, k, l if a == "anatomized" else None) < self.err(b, k, l if b == "anatomized" else None)
+                for k in k_list
+                for l in l_list
+                if k in self.ks and (l is None or l in self.ls)
+            ]
+        )
 
     def faster(self, l_list, expected=True):
         """Whether the anatomized 1-NN's error drops more than the original's (``expected``), every l listed;
@@ -99,8 +111,13 @@ class _Measures:
         if self.drops is None:
             return None
         drops = self.drops
-        return _all([(drops.get(f"L={l}", np.nan) > drops["Org."]) == expected
-                     for l in l_list if f"L={l}" in drops and not np.isnan(drops[f"L={l}"])])
+        return _all(
+            [
+                (drops.get(f"L={l}", np.nan) > drops["Org."]) == expected
+                for l in l_list
+                if f"L={l}" in drops and not np.isnan(drops[f"L={l}"])
+            ]
+        )
 
     def beats_anonymized(self):
         """Aspect 3: the anatomized 1-NN beats the anonymized 1-NN (k = l) for every l measured."""
@@ -119,18 +136,27 @@ def _aspects(err, ks, ls):
         org, ident = err("original", k), err("identifying", k)
         for l in ls:
             anat = err("anatomized", k, l)
-            rows.append({"k": k, "l": l, "Org.": org, "Id.": ident, "L": anat,
-                         ASPECT_COLUMNS[0]: anat < org if not np.isnan(anat) else None,
-                         ASPECT_COLUMNS[1]: org < ident,
-                         ASPECT_COLUMNS[2]: (min(org, ident) <= anat <= max(org, ident))
-                         if not np.isnan(anat) else None,
-                         ASPECT_COLUMNS[3]: (anat < err("generalized", 1, l))
-                         if k == 1 and not np.isnan(err("generalized", 1, l)) else None})
+            rows.append(
+                {
+                    "k": k,
+                    "l": l,
+                    "Org.": org,
+                    "Id.": ident,
+                    "L": anat,
+                    ASPECT_COLUMNS[0]: anat < org if not np.isnan(anat) else None,
+                    ASPECT_COLUMNS[1]: org < ident,
+                    ASPECT_COLUMNS[2]: (min(org, ident) <= anat <= max(org, ident)) if not np.isnan(anat) else None,
+                    ASPECT_COLUMNS[3]: (anat < err("generalized", 1, l))
+                    if k == 1 and not np.isnan(err("generalized", 1, l))
+                    else None,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def knn_aspects(results: pd.DataFrame, *, n_neighbors: Sequence[int] | None = None,
-                ls: Sequence[int] | None = None) -> pd.DataFrame:
+def knn_aspects(
+    results: pd.DataFrame, *, n_neighbors: Sequence[int] | None = None, ls: Sequence[int] | None = None
+) -> pd.DataFrame:
     """The observation aspects 1-3 of Section 5.2 of seed 002, one row per (k, l).
 
     Aspect 1: anatomized against original (Theorem 23: l-diversity regularizes); aspect 2: is the
@@ -177,8 +203,9 @@ def convergence_drops(curves: pd.DataFrame) -> pd.Series:
     return pd.Series(drops, name="error drop, 1 part -> all parts")
 
 
-def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None, *,
-                paired: bool = True) -> pd.DataFrame:
+def knn_t_tests(
+    results: pd.DataFrame, n_neighbors: Sequence[int] | None = None, *, paired: bool = True
+) -> pd.DataFrame:
     """Original against anatomized k-NN, t-test over folds at 0.95 (Section 5.3, Tables 1-4 of seed 002);
     ``paired=False`` gives Student's two-sample test (the paper does not say which).
 
@@ -187,8 +214,12 @@ def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None,
     """
     errors, _ = _split(results)
     ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
-    table = t_test_table(errors[errors["method"].isin(["original", "anatomized"])], against="anatomized",
-                         rows="classifier", paired=paired)
+    table = t_test_table(
+        errors[errors["method"].isin(["original", "anatomized"])],
+        against="anatomized",
+        rows="classifier",
+        paired=paired,
+    )
     return table.reindex([f"{k}-NN" for k in ks])
 
 
@@ -196,56 +227,102 @@ def knn_t_tests(results: pd.DataFrame, n_neighbors: Sequence[int] | None = None,
 #: the measurements ``m`` and gives True, False or None (not measurable here).
 KNN_CLAIMS = {
     "adult": [
-        ("Fig. 3a, aspect 1", "1-NN: original beats anatomized, l = 2..5",
-         lambda m: m.lower("original", "anatomized", [1], m.ls)),
-        ("Fig. 3a, aspect 2", "1-NN: identifying beats original (sensitive a bad predictor)",
-         lambda m: m.lower("identifying", "original", [1])),
+        (
+            "Fig. 3a, aspect 1",
+            "1-NN: original beats anatomized, l = 2..5",
+            lambda m: m.lower("original", "anatomized", [1], m.ls),
+        ),
+        (
+            "Fig. 3a, aspect 2",
+            "1-NN: identifying beats original (sensitive a bad predictor)",
+            lambda m: m.lower("identifying", "original", [1]),
+        ),
         ("Fig. 4, aspect 3", "anatomized 1-NN beats the anonymized 1-NN (k = l)", lambda m: m.beats_anonymized()),
-        ("Fig. 5, aspect 1", "k = 3..9: original beats anatomized, every l",
-         lambda m: m.lower("original", "anatomized", m.big, m.ls)),
-        ("Fig. 5, aspect 2", "k = 3..9: original beats identifying (sensitive a good predictor)",
-         lambda m: m.lower("original", "identifying", m.big)),
+        (
+            "Fig. 5, aspect 1",
+            "k = 3..9: original beats anatomized, every l",
+            lambda m: m.lower("original", "anatomized", m.big, m.ls),
+        ),
+        (
+            "Fig. 5, aspect 2",
+            "k = 3..9: original beats identifying (sensitive a good predictor)",
+            lambda m: m.lower("original", "identifying", m.big),
+        ),
         ("Fig. 9a, aspect 4", "anatomized 1-NN converges faster for l = 2, 3", lambda m: m.faster([2, 3])),
-        ("Fig. 9a, aspect 4", "anatomized 1-NN converges slower for l = 4, 5",
-         lambda m: m.faster([4, 5], expected=False)),
+        (
+            "Fig. 9a, aspect 4",
+            "anatomized 1-NN converges slower for l = 4, 5",
+            lambda m: m.faster([4, 5], expected=False),
+        ),
     ],
     "ipums": [
-        ("Fig. 3b, aspect 1", "1-NN: original beats anatomized, l = 2..4",
-         lambda m: m.lower("original", "anatomized", [1], [2, 3, 4])),
-        ("Fig. 6, aspect 1", "k = 3..9: original beats anatomized, every l",
-         lambda m: m.lower("original", "anatomized", m.big, m.ls)),
-        ("Fig. 6, aspect 2", "k = 3..9: original beats identifying",
-         lambda m: m.lower("original", "identifying", m.big)),
+        (
+            "Fig. 3b, aspect 1",
+            "1-NN: original beats anatomized, l = 2..4",
+            lambda m: m.lower("original", "anatomized", [1], [2, 3, 4]),
+        ),
+        (
+            "Fig. 6, aspect 1",
+            "k = 3..9: original beats anatomized, every l",
+            lambda m: m.lower("original", "anatomized", m.big, m.ls),
+        ),
+        (
+            "Fig. 6, aspect 2",
+            "k = 3..9: original beats identifying",
+            lambda m: m.lower("original", "identifying", m.big),
+        ),
         ("Fig. 9b, aspect 4", "anatomized 1-NN converges faster for l = 2..5", lambda m: m.faster([2, 3, 4, 5])),
     ],
     "bank": [
-        ("Fig. 3c, aspect 1", "1-NN: anatomized beats original, l = 2..5",
-         lambda m: m.lower("anatomized", "original", [1], m.ls)),
-        ("Fig. 3c, aspect 2", "1-NN: identifying beats original",
-         lambda m: m.lower("identifying", "original", [1])),
-        ("Fig. 7, aspect 1", "every k: anatomized beats original, every l",
-         lambda m: m.lower("anatomized", "original", m.ks, m.ls)),
-        ("Fig. 7, aspect 2", "k = 7, 9: anatomized beats original and identifying",
-         lambda m: (m.lower("anatomized", "original", [7, 9], m.ls)
-                    and m.lower("anatomized", "identifying", [7, 9], m.ls))),
+        (
+            "Fig. 3c, aspect 1",
+            "1-NN: anatomized beats original, l = 2..5",
+            lambda m: m.lower("anatomized", "original", [1], m.ls),
+        ),
+        ("Fig. 3c, aspect 2", "1-NN: identifying beats original", lambda m: m.lower("identifying", "original", [1])),
+        (
+            "Fig. 7, aspect 1",
+            "every k: anatomized beats original, every l",
+            lambda m: m.lower("anatomized", "original", m.ks, m.ls),
+        ),
+        (
+            "Fig. 7, aspect 2",
+            "k = 7, 9: anatomized beats original and identifying",
+            lambda m: (
+                m.lower("anatomized", "original", [7, 9], m.ls) and m.lower("anatomized", "identifying", [7, 9], m.ls)
+            ),
+        ),
         ("Fig. 9c, aspect 4", "anatomized 1-NN converges faster for l = 2..5", lambda m: m.faster([2, 3, 4, 5])),
     ],
     "fars": [
-        ("Fig. 3d, aspect 1", "1-NN: anatomized beats original at l = 2",
-         lambda m: m.lower("anatomized", "original", [1], [2])),
-        ("Fig. 8, aspect 1", "every k: anatomized beats original at l = 2",
-         lambda m: m.lower("anatomized", "original", m.ks, [2])),
-        ("Fig. 8, aspect 2", "every k: identifying beats original and anatomized",
-         lambda m: m.lower("identifying", "original", m.ks) and m.lower("identifying", "anatomized", m.ks, [2])),
+        (
+            "Fig. 3d, aspect 1",
+            "1-NN: anatomized beats original at l = 2",
+            lambda m: m.lower("anatomized", "original", [1], [2]),
+        ),
+        (
+            "Fig. 8, aspect 1",
+            "every k: anatomized beats original at l = 2",
+            lambda m: m.lower("anatomized", "original", m.ks, [2]),
+        ),
+        (
+            "Fig. 8, aspect 2",
+            "every k: identifying beats original and anatomized",
+            lambda m: m.lower("identifying", "original", m.ks) and m.lower("identifying", "anatomized", m.ks, [2]),
+        ),
         ("Fig. 9d, aspect 4", "anatomized 1-NN converges faster for l = 2", lambda m: m.faster([2])),
-        ("Fig. 9d, aspect 4", "anatomized 1-NN converges slower for l = 3, 4",
-         lambda m: m.faster([3, 4], expected=False)),
+        (
+            "Fig. 9d, aspect 4",
+            "anatomized 1-NN converges slower for l = 3, 4",
+            lambda m: m.faster([3, 4], expected=False),
+        ),
     ],
 }
 
 
-def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int] | None = None,
-               ls: Sequence[int] | None = None) -> pd.DataFrame:
+def knn_claims(
+    results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int] | None = None, ls: Sequence[int] | None = None
+) -> pd.DataFrame:
     """The claims of seed 002 for ``dataset`` side by side with what the results measure.
 
     One row per claim of :data:`KNN_CLAIMS` (Section 5.2: figure and aspect; paper "yes", privnb "yes",
@@ -276,8 +353,9 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
     rows = []
     for source, text, check in KNN_CLAIMS.get(dataset, []):
         measured = answer[check(measures)]
-        rows.append({"source": source, "claim": text, "paper": "yes", "privnb": measured,
-                     "privnb (unpaired)": measured})
+        rows.append(
+            {"source": source, "claim": text, "paper": "yes", "privnb": measured, "privnb (unpaired)": measured}
+        )
     paper_table = PAPER_TTESTS.get(dataset)
     if paper_table is not None:
         ttest = knn_t_tests(results, measures.ks)
@@ -290,8 +368,15 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
                 paper = paper_table[row][col] if col < len(paper_table[row]) else "N/A"
                 measured = ttest.loc[f"{k}-NN", label] if label in ttest.columns else "N/A"
                 other = unpaired.loc[f"{k}-NN", label] if label in unpaired.columns else "N/A"
-                rows.append({"source": "t-test table", "claim": f"{k}-NN, Org. vs L={l}", "paper": paper,
-                             "privnb": measured, "privnb (unpaired)": other})
+                rows.append(
+                    {
+                        "source": "t-test table",
+                        "claim": f"{k}-NN, Org. vs L={l}",
+                        "paper": paper,
+                        "privnb": measured,
+                        "privnb (unpaired)": other,
+                    }
+                )
     claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS[:5]))
     claims["verdict"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb"])]
     claims["verdict (unpaired)"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb (unpaired)"])]
@@ -299,8 +384,9 @@ def knn_claims(results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int
     return claims
 
 
-def rho_squared_table(n_repeats: int, random_state: int = 0, *, dims: Sequence[int] = (1, 2, 4),
-                      sizes: Sequence[int] = (200, 2000)) -> pd.DataFrame:
+def rho_squared_table(
+    n_repeats: int, random_state: int = 0, *, dims: Sequence[int] = (1, 2, 4), sizes: Sequence[int] = (200, 2000)
+) -> pd.DataFrame:
     """E{rho^2} of (19) of seed 002 (exact) and (21) (approximate) against a nearest-neighbour simulation.
 
     Uniform density on the unit cube, the test point at its centre (:func:`privnb.bounds.simulate_rho_squared`,
@@ -316,14 +402,23 @@ def rho_squared_table(n_repeats: int, random_state: int = 0, *, dims: Sequence[i
         for n_train in sizes:
             mean, se = simulate_rho_squared(d, n_train, n_repeats=n_repeats, random_state=random_state + d)
             exact = float(expected_rho_squared(d, n_train))
-            rows.append({"d": d, "N l": n_train, "E{rho^2} (19)": exact,
-                         "approx (21)": float(expected_rho_squared(d, n_train, exact=False)),
-                         "simulated": mean, "std. error": se, "within 4 s.e.": abs(mean - exact) < 4 * se})
+            rows.append(
+                {
+                    "d": d,
+                    "N l": n_train,
+                    "E{rho^2} (19)": exact,
+                    "approx (21)": float(expected_rho_squared(d, n_train, exact=False)),
+                    "simulated": mean,
+                    "std. error": se,
+                    "within 4 s.e.": abs(mean - exact) < 4 * se,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def theorem_17_table(sizes: Sequence[int], random_state: int = 0, *, l: int = 2,
-                     n_test: int = 4000) -> tuple[dict, pd.DataFrame]:
+def theorem_17_table(
+    sizes: Sequence[int], random_state: int = 0, *, l: int = 2, n_test: int = 4000
+) -> tuple[dict, pd.DataFrame]:
     """Theorem 17 of seed 002 on synthetic data with known posteriors (:class:`privnb.bounds.AnatomizedGaussians`).
 
     For each N in ``sizes``: the anatomized 1-NN (trained on D_A of N individuals, seeded
@@ -346,10 +441,15 @@ def theorem_17_table(sizes: Sequence[int], random_state: int = 0, *, l: int = 2,
         X_o, y_o, _, _ = model.sample(n, random_state=random_state + n)
         X_t, y_t, _, _ = model.sample(n_test, random_state=random_state + 1)
         X_ta, y_ta, _ = model.sample_anatomized(n_test, random_state=random_state + 2)
-        X_ta, y_ta = X_ta[::model.l], y_ta[::model.l]            # one D_A row per individual
-        rows.append({"N": n, "anatomized 1-NN, test ~ D_A": np.mean(_nn(X_a, y_a, X_ta) != y_ta),
-                     "anatomized 1-NN, raw test": np.mean(_nn(X_a, y_a, X_t) != y_t),
-                     "original 1-NN": np.mean(_nn(X_o, y_o, X_t) != y_t)})
+        X_ta, y_ta = X_ta[:: model.l], y_ta[:: model.l]  # one D_A row per individual
+        rows.append(
+            {
+                "N": n,
+                "anatomized 1-NN, test ~ D_A": np.mean(_nn(X_a, y_a, X_ta) != y_ta),
+                "anatomized 1-NN, raw test": np.mean(_nn(X_a, y_a, X_t) != y_t),
+                "original 1-NN": np.mean(_nn(X_o, y_o, X_t) != y_t),
+            }
+        )
     return limits, pd.DataFrame(rows)
 
 

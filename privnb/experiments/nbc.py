@@ -16,6 +16,7 @@
 
 Result rows follow :data:`privnb.experiments.COLUMNS` (dataset "adult", classifier "nbc").
 """
+
 from __future__ import annotations
 
 import time
@@ -82,18 +83,23 @@ def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:
         ratio = positive.max(axis=1) / positive.min(axis=1)
         ratio = ratio.astype(float).sort_values(ascending=False)
         ratios[a] = {int(v): round(x, 1) for v, x in ratio.head(3).items()}
-    plus_one = views.with_counts([v + len(views.domain(views.attributes[0])) for v in views.class_counts],
-                                 [f.to_numpy() + 1 for f in views.counts.values()])
+    plus_one = views.with_counts(
+        [v + len(views.domain(views.attributes[0])) for v in views.class_counts],
+        [f.to_numpy() + 1 for f in views.counts.values()],
+    )
     gamma_skip = float(corollary4_gamma(views, zeros="skip"))
-    gammas = dict(min_gamma_zeros_kept=float(corollary4_gamma(views, zeros="inf")),
-                  min_gamma_zeros_skipped=gamma_skip,
-                  max_ratio_zeros_skipped=gamma_skip ** (1 / len(views.attributes)),
-                  min_gamma_plus_one=float(corollary4_gamma(plus_one)))
+    gammas = dict(
+        min_gamma_zeros_kept=float(corollary4_gamma(views, zeros="inf")),
+        min_gamma_zeros_skipped=gamma_skip,
+        max_ratio_zeros_skipped=gamma_skip ** (1 / len(views.attributes)),
+        min_gamma_plus_one=float(corollary4_gamma(plus_one)),
+    )
     return zero_rows, ratios, gammas
 
 
-def safety_transform_sweep(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, n_train: int,
-                           random_state=None) -> tuple[pd.DataFrame, list[list]]:
+def safety_transform_sweep(
+    views: NBCViews, gammas: Sequence[float], prior: Mapping, *, n_train: int, random_state=None
+) -> tuple[pd.DataFrame, list[list]]:
     """SafetyTransform for each gamma, audited exactly: not the paper's Figure 8 (that is :func:`figure8_est`).
 
     Each output is checked NBC-equivalent to ``views`` (Definition 2) and, where the prior floor's premise
@@ -135,12 +141,32 @@ def safety_transform_sweep(views: NBCViews, gammas: Sequence[float], prior: Mapp
         floor = prior_floor(st.views_, prior)
         if not (nbc_equivalent(views, st.views_) and (not floor.holds or measured_prior >= floor.bound * (1 - 1e-9))):
             raise AssertionError(f"SafetyTransform({gamma}) changed the classifier or beat the prior floor")
-        fig8.append({"gamma": gamma, "k": st.k_, "achieved_gamma": float(st.achieved_gamma_),
-                     "r_measured": measured, "r_measured_prior": measured_prior,
-                     "condition8": condition8_ratio(uniform), "seconds": seconds})
+        fig8.append(
+            {
+                "gamma": gamma,
+                "k": st.k_,
+                "achieved_gamma": float(st.achieved_gamma_),
+                "r_measured": measured,
+                "r_measured_prior": measured_prior,
+                "condition8": condition8_ratio(uniform),
+                "seconds": seconds,
+            }
+        )
         rows.append(["adult", "nbc", "safety_transform", gamma, 0, "r_closeness", measured, n_train, 0, ""])
-        rows.append(["adult", "nbc", "safety_transform", gamma, 0, "r_closeness_prior", measured_prior, n_train, 0,
-                     f"prior {prior[0]} on <=50K"])
+        rows.append(
+            [
+                "adult",
+                "nbc",
+                "safety_transform",
+                gamma,
+                0,
+                "r_closeness_prior",
+                measured_prior,
+                n_train,
+                0,
+                f"prior {prior[0]} on <=50K",
+            ]
+        )
     return pd.DataFrame(fig8), rows
 
 
@@ -154,18 +180,26 @@ def exact_audits(views: NBCViews, policy: Sequence[float], *, gamma: float, rand
     start = time.perf_counter()
     original = audit(views, L1=policy[0], L2=policy[1])
     seconds = time.perf_counter() - start
-    published = audit(SafetyTransform(gamma, random_state=random_state).fit(views).views_, L1=policy[0],
-                      L2=policy[1])
-    return dict(r_closeness_original=original.r_closeness, breaches_original=original.n_breaches,
-                breaches_published=published.n_breaches, exact_audit_seconds=seconds,
-                exact_audit_rows=len(original.table))
+    published = audit(SafetyTransform(gamma, random_state=random_state).fit(views).views_, L1=policy[0], L2=policy[1])
+    return dict(
+        r_closeness_original=original.r_closeness,
+        breaches_original=original.n_breaches,
+        breaches_published=published.n_breaches,
+        exact_audit_seconds=seconds,
+        exact_audit_rows=len(original.table),
+    )
 
 
 def _stage(result: ESTResult) -> str:
     if result.success:
         return "published"
-    for key, stage in (("large counts", "prior floor"), ("merging", "merging"), ("exact audit", "audit"),
-                       ("Split", "split"), ("rounding", "rounding")):
+    for key, stage in (
+        ("large counts", "prior floor"),
+        ("merging", "merging"),
+        ("exact audit", "audit"),
+        ("Split", "split"),
+        ("rounding", "rounding"),
+    ):
         if key in result.reason:
             return stage
     return "failed"
@@ -189,22 +223,35 @@ def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, ran
     out = []
     for gamma in gammas:
         result = est(views, prior, gamma, random_state=random_state)
-        out.append({"gamma": gamma, "success": bool(result.success), "achieved_r": float(result.achieved_r),
-                     "stage": _stage(result), "seconds": float(result.seconds), "reason": result.reason})
+        out.append(
+            {
+                "gamma": gamma,
+                "success": bool(result.success),
+                "achieved_r": float(result.achieved_r),
+                "stage": _stage(result),
+                "seconds": float(result.seconds),
+                "reason": result.reason,
+            }
+        )
     return pd.DataFrame(out, columns=["gamma", "success", "achieved_r", "stage", "seconds", "reason"])
 
 
 def figure8_est_metrics(table: pd.DataFrame) -> dict:
     """Headline numbers of :func:`figure8_est`: ``est_figure8_successes``, ``est_figure8_runs``, the failures
-    by stage (``est_figure8_failures``, e.g. "1 at prior floor, 2 at merging"), ``est_like_for_like_seconds`` (the median time of the
-    successful runs: the like-for-like comparison with the paper's 2.92 s; None when EST never published)
-    and ``est_figure8_r_min`` (the smallest achieved r; None likewise)."""
+    by stage (``est_figure8_failures``, e.g. "1 at prior floor, 2 at merging"), ``est_like_for_like_seconds``
+    (the median time of the successful runs: the like-for-like comparison with the paper's 2.92 s; None when EST
+    never published) and ``est_figure8_r_min`` (the smallest achieved r; None likewise).
+    """
     ok = table[table["success"]]
-    return dict(est_figure8_successes=int(len(ok)), est_figure8_runs=int(len(table)),
-                est_figure8_failures=", ".join(f"{int(v)} at {k}" for k, v in
-                                               table.loc[~table["success"], "stage"].value_counts().items()),
-                est_like_for_like_seconds=float(ok["seconds"].median()) if len(ok) else None,
-                est_figure8_r_min=float(ok["achieved_r"].min()) if len(ok) else None)
+    return dict(
+        est_figure8_successes=len(ok),
+        est_figure8_runs=len(table),
+        est_figure8_failures=", ".join(
+            f"{int(v)} at {k}" for k, v in table.loc[~table["success"], "stage"].value_counts().items()
+        ),
+        est_like_for_like_seconds=float(ok["seconds"].median()) if len(ok) else None,
+        est_figure8_r_min=float(ok["achieved_r"].min()) if len(ok) else None,
+    )
 
 
 def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_state=None) -> tuple[pd.DataFrame, dict]:
@@ -216,15 +263,19 @@ def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_s
     smallest found, ``condition8_rows`` (the smallest condition (8) failure) and ``counterexamples_found``.
     """
     found = corollary4_counterexamples(n_views, max_count=max_count, random_state=random_state)
-    small = corollary4_counterexamples(n_views, max_count=max_count, criterion="condition8", max_audits=5,
-                                       random_state=random_state)
-    metrics = dict(counterexamples_found=int(len(found)),
-                   condition8_rows=int(small.rows.iloc[0]) if len(small) else None)
+    small = corollary4_counterexamples(
+        n_views, max_count=max_count, criterion="condition8", max_audits=5, random_state=random_state
+    )
+    metrics = dict(counterexamples_found=len(found), condition8_rows=int(small.rows.iloc[0]) if len(small) else None)
     if len(found):
         first = found.iloc[0]
-        metrics.update(counterexample_rows=int(first.rows), counterexample_gamma=float(first.gamma),
-                       counterexample_r=float(first.r_audit), counterexample_condition8=float(first.condition8),
-                       counterexample_views=[first.p, first.a, first.b])
+        metrics.update(
+            counterexample_rows=int(first.rows),
+            counterexample_gamma=float(first.gamma),
+            counterexample_r=float(first.r_audit),
+            counterexample_condition8=float(first.condition8),
+            counterexample_views=[first.p, first.a, first.b],
+        )
     return found, metrics
 
 
@@ -234,9 +285,12 @@ def figure8_metrics(fig8: pd.DataFrame, r_floor: float) -> dict:
     ``r_closeness_at_max_gamma`` (last row), ``r_closeness_prior_min``, ``r_floor_prior`` (``r_floor``) and
     ``safety_transform_seconds`` (median fit time).
     """
-    return dict(r_closeness_at_max_gamma=float(fig8.r_measured.iloc[-1]),
-                r_closeness_prior_min=float(fig8.r_measured_prior.min()), r_floor_prior=r_floor,
-                safety_transform_seconds=float(fig8.seconds.median()))
+    return dict(
+        r_closeness_at_max_gamma=float(fig8.r_measured.iloc[-1]),
+        r_closeness_prior_min=float(fig8.r_measured_prior.min()),
+        r_floor_prior=r_floor,
+        safety_transform_seconds=float(fig8.seconds.median()),
+    )
 
 
 @dataclass
@@ -286,15 +340,24 @@ class ESTExperiment:
         ``tuples``, ``lemma12_s_m``, ``min_score_ratio``, ``statement14_log10_r_s_m``,
         ``statement14_log10_r_s_min``, ``est_seconds_full``.
         """
-        return dict(est_seconds=self.seconds, est_success=bool(self.result.success), est_power=self.result.power,
-                    est_r_lower_bound=self.result.r_lower_bound, tuples_predicted_positive=int(self.wins[1]),
-                    tuples=int(self.wins.sum()), lemma12_s_m=self.s_m, min_score_ratio=self.s_min,
-                    statement14_log10_r_s_m=self.log10_r14["S_M"], statement14_log10_r_s_min=self.log10_r14["S_min"],
-                    est_seconds_full=self.above.seconds)
+        return dict(
+            est_seconds=self.seconds,
+            est_success=bool(self.result.success),
+            est_power=self.result.power,
+            est_r_lower_bound=self.result.r_lower_bound,
+            tuples_predicted_positive=int(self.wins[1]),
+            tuples=int(self.wins.sum()),
+            lemma12_s_m=self.s_m,
+            min_score_ratio=self.s_min,
+            statement14_log10_r_s_m=self.log10_r14["S_M"],
+            statement14_log10_r_s_min=self.log10_r14["S_min"],
+            est_seconds_full=self.above.seconds,
+        )
 
 
-def est_experiment(views: NBCViews, prior: Mapping, r: float, *, r_above: float = 2.5,
-                   random_state=None) -> ESTExperiment:
+def est_experiment(
+    views: NBCViews, prior: Mapping, r: float, *, r_above: float = 2.5, random_state=None
+) -> ESTExperiment:
     """EST (Figure 7 of seed 004) on ``views`` with ``prior`` and ``r``, timed (the paper: 2.92 s in C++).
 
     Also runs EST at ``r_above`` with the same prior and at ``r`` with the uniform prior, and computes
@@ -309,13 +372,24 @@ def est_experiment(views: NBCViews, prior: Mapping, r: float, *, r_above: float 
     s_min = float(min_score_ratio(step1_remove_zeros(views, random_state=random_state)))
     positive = [v for v in views.all_counts() if v > 0]
     f_tilde = max(result.multiples.values())
-    ln_r14 = {name: statement14_min_r(f_tilde, s, max(positive), min(positive), len(views.attributes), log=True)
-              for name, s in (("S_M", s_m), ("S_min", s_min))}
-    return ESTExperiment(result=result, seconds=seconds, wins=winning_labels(views), largest=tuple(largest),
-                         s_m=s_m, s_min=s_min, f_tilde=f_tilde, big_m=max(positive), small_m=min(positive),
-                         log10_r14={name: v / np.log(10) for name, v in ln_r14.items()},
-                         above=est(views, prior, r_above, random_state=random_state),
-                         uniform=est(views, {0: 0.5, 1: 0.5}, r, random_state=random_state))
+    ln_r14 = {
+        name: statement14_min_r(f_tilde, s, max(positive), min(positive), len(views.attributes), log=True)
+        for name, s in (("S_M", s_m), ("S_min", s_min))
+    }
+    return ESTExperiment(
+        result=result,
+        seconds=seconds,
+        wins=winning_labels(views),
+        largest=tuple(largest),
+        s_m=s_m,
+        s_min=s_min,
+        f_tilde=f_tilde,
+        big_m=max(positive),
+        small_m=min(positive),
+        log10_r14={name: v / np.log(10) for name, v in ln_r14.items()},
+        above=est(views, prior, r_above, random_state=random_state),
+        uniform=est(views, {0: 0.5, 1: 0.5}, r, random_state=random_state),
+    )
 
 
 def _scores(pred, y_test) -> dict:
@@ -323,9 +397,17 @@ def _scores(pred, y_test) -> dict:
     return {"accuracy": float((pred == y_test).mean()), "recall": float(pred[y_test == 1].mean())}
 
 
-def figure9(frame: pd.DataFrame, attributes: Sequence[str], k_values: Sequence[int], *, test_size: float = 0.5,
-            gamma: float = 2, class_column: str = "income", hierarchies: Mapping[str, Hierarchy] | None = None,
-            random_state=None) -> tuple[pd.DataFrame, list[list]]:
+def figure9(
+    frame: pd.DataFrame,
+    attributes: Sequence[str],
+    k_values: Sequence[int],
+    *,
+    test_size: float = 0.5,
+    gamma: float = 2,
+    class_column: str = "income",
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    random_state=None,
+) -> tuple[pd.DataFrame, list[list]]:
     """Figure 9 of seed 004 (Section 8.2): NBC accuracy and recall (of class 1) trained on k-anonymized data.
 
     A stratified split (``test_size``); full-domain k-anonymity (Incognito's lattice, Adult's ARX
@@ -342,8 +424,7 @@ def figure9(frame: pd.DataFrame, attributes: Sequence[str], k_values: Sequence[i
     rows : list of lists
         Result rows: per fig9 row accuracy then recall; after each original score the published one.
     """
-    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column],
-                                   random_state=random_state)
+    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=random_state)
     y_test = test[class_column].to_numpy()
     original = NBCViews.from_frame(train, attributes, class_column)
     published = safety_transform(original, gamma, random_state=random_state)
@@ -356,18 +437,26 @@ def figure9(frame: pd.DataFrame, attributes: Sequence[str], k_values: Sequence[i
         gen = FullDomainGeneralizer(attributes, k, {a: hierarchies[a] for a in attributes}).fit(train)
         released = gen.transform(train).drop(index=gen.suppressed_)
         model = NBCViews.from_frame(released, attributes, class_column)
-        fig9.append({"method": "generalized", "k": k, "n_suppressed": len(gen.suppressed_),
-                     **_scores(model.predict(gen.transform(test)), y_test)})
+        fig9.append(
+            {
+                "method": "generalized",
+                "k": k,
+                "n_suppressed": len(gen.suppressed_),
+                **_scores(model.predict(gen.transform(test)), y_test),
+            }
+        )
     fig9 = pd.DataFrame(fig9)
     rows = []
     for rec in fig9.to_dict("records"):
         method = rec["method"] if rec["method"] == "generalized" else "original"
         for metric in ("accuracy", "recall"):
-            rows.append(["adult", "nbc", method, rec["k"], 0, metric, rec[metric], len(train),
-                         int(rec["n_suppressed"]), ""])
+            rows.append(
+                ["adult", "nbc", method, rec["k"], 0, metric, rec[metric], len(train), int(rec["n_suppressed"]), ""]
+            )
             if method == "original":
-                rows.append(["adult", "nbc", "published", np.nan, 0, metric, scores_published[metric], len(train), 0,
-                             ""])
+                rows.append(
+                    ["adult", "nbc", "published", np.nan, 0, metric, scores_published[metric], len(train), 0, ""]
+                )
     return fig9, rows
 
 
@@ -378,13 +467,17 @@ def figure9_metrics(fig9: pd.DataFrame) -> dict:
     ``recall_drop_max``.
     """
     best_k = fig9.iloc[1:]
-    return dict(accuracy_original=float(fig9.accuracy[0]), recall_original=float(fig9.recall[0]),
-                accuracy_drop_max=float(fig9.accuracy[0] - best_k.accuracy.min()),
-                recall_drop_max=float(fig9.recall[0] - best_k.recall.min()))
+    return dict(
+        accuracy_original=float(fig9.accuracy[0]),
+        recall_original=float(fig9.recall[0]),
+        accuracy_drop_max=float(fig9.accuracy[0] - best_k.accuracy.min()),
+        recall_drop_max=float(fig9.recall[0] - best_k.recall.min()),
+    )
 
 
-def claims_table(metrics: Mapping, fig8: pd.DataFrame, gammas: Sequence[float], *, figure1_views: Sequence[NBCViews],
-                 alice: Mapping) -> pd.DataFrame:
+def claims_table(
+    metrics: Mapping, fig8: pd.DataFrame, gammas: Sequence[float], *, figure1_views: Sequence[NBCViews], alice: Mapping
+) -> pd.DataFrame:
     """The claims of seed 004 beside ours: columns "claim", "paper", "ours".
 
     Parameters
@@ -405,68 +498,124 @@ def claims_table(metrics: Mapping, fig8: pd.DataFrame, gammas: Sequence[float], 
         Bob's knowledge of Alice, attribute -> value.
     """
     p1, p2 = (float(posterior(v, alice)["70K"]) for v in figure1_views)
-    readings = {b: [audit(v, L1=0.5, L2=0.6, breach=b).n_breaches for v in figure1_views]
-                for b in ("strict", "non-strict")}
+    readings = {
+        b: [audit(v, L1=0.5, L2=0.6, breach=b).n_breaches for v in figure1_views] for b in ("strict", "non-strict")
+    }
     m = metrics
     if m.get("est_figure8_runs"):
         stages = m["est_figure8_failures"]
-        fig8_ours = (f"EST published for {m['est_figure8_successes']} of {m['est_figure8_runs']} gammas"
-                     + (f" (r >= {m['est_figure8_r_min']:.4f})" if m["est_figure8_successes"] else "")
-                     + (f"; failed: {stages}" if stages else "")
-                     + f". SafetyTransform vs the uniform prior (not Figure 8): audited r = {fig8.r_measured.min():.4f}"
-                     f" .. {fig8.r_measured.max():.4f} for gamma {min(gammas)} .. {max(gammas)}")
+        fig8_ours = (
+            f"EST published for {m['est_figure8_successes']} of {m['est_figure8_runs']} gammas"
+            + (f" (r >= {m['est_figure8_r_min']:.4f})" if m["est_figure8_successes"] else "")
+            + (f"; failed: {stages}" if stages else "")
+            + f". SafetyTransform vs the uniform prior (not Figure 8): audited r = {fig8.r_measured.min():.4f}"
+            f" .. {fig8.r_measured.max():.4f} for gamma {min(gammas)} .. {max(gammas)}"
+        )
     else:
-        fig8_ours = (f"SafetyTransform vs the uniform prior (audited): r = {fig8.r_measured.min():.4f} .. "
-                     f"{fig8.r_measured.max():.4f} for gamma {min(gammas)} .. {max(gammas)}")
+        fig8_ours = (
+            f"SafetyTransform vs the uniform prior (audited): r = {fig8.r_measured.min():.4f} .. "
+            f"{fig8.r_measured.max():.4f} for gamma {min(gammas)} .. {max(gammas)}"
+        )
     papers_task = m.get("prior_negative") == PAPER_PRIOR_NEGATIVE
     if m.get("est_like_for_like_seconds") is not None and papers_task:
         runtime = f"{m['est_like_for_like_seconds']:.2f} s (Python; median of the successful EST runs, same prior)"
     elif m.get("est_like_for_like_seconds") is not None:
-        runtime = (f"not comparable: EST publishes under prior {m.get('prior_negative', '?')} on <=50K in "
-                   f"{m['est_like_for_like_seconds']:.2f} s, another task than the paper's (prior "
-                   f"{PAPER_PRIOR_NEGATIVE})")
+        runtime = (
+            f"not comparable: EST publishes under prior {m.get('prior_negative', '?')} on <=50K in "
+            f"{m['est_like_for_like_seconds']:.2f} s, another task than the paper's (prior "
+            f"{PAPER_PRIOR_NEGATIVE})"
+        )
     else:
-        runtime = ("not comparable: EST never publishes this task (prior 75%) for any gamma tried, so there is no "
-                   f"successful run to time (failing runs: {m['est_seconds']:.3f} s at the floor, "
-                   f"{m['est_seconds_full']:.2f} s to fail at merging with r = 2.5)")
+        runtime = (
+            "not comparable: EST never publishes this task (prior 75%) for any gamma tried, so there is no "
+            f"successful run to time (failing runs: {m['est_seconds']:.3f} s at the floor, "
+            f"{m['est_seconds_full']:.2f} s to fail at merging with r = 2.5)"
+        )
     if "counterexample_rows" in m:
-        c4 = (f"no: {m['counterexample_rows']} rows meet Corollary 4 for gamma = {m['counterexample_gamma']:g} "
-              f"yet the exact audit gives r = {m['counterexample_r']:.4f} and condition (8) "
-              f"{m['counterexample_condition8']:.4f}; condition (8) fails from {m['condition8_rows']} rows")
+        c4 = (
+            f"no: {m['counterexample_rows']} rows meet Corollary 4 for gamma = {m['counterexample_gamma']:g} "
+            f"yet the exact audit gives r = {m['counterexample_r']:.4f} and condition (8) "
+            f"{m['counterexample_condition8']:.4f}; condition (8) fails from {m['condition8_rows']} rows"
+        )
     else:
         c4 = "no counterexample in this search"
-    return pd.DataFrame([
-        ["Figure 1 example: posterior of Alice", "88% (V1), 78% (V2)", f"{p1:.1%}, {p2:.1%} (exact: 22/25, 7/9)"],
-        ["Definition 1 with L1 = 0.5, L2 = 0.6", "neither V1 nor V2 is safe",
-         (f"strict (as printed): {readings['strict'][0]} and {readings['strict'][1]} breaches; "
-          f"non-strict: {readings['non-strict'][0]} and {readings['non-strict'][1]}")],
-        ["Lemma 10: k-SIND of SafetyTransform on Figure 1(a)", "k = min_c P_c",
-         f"k = {k_sind(figure1_views[0])} (the input's smallest class)"],
-        ["Adult: class counts", "24720 : 7841 (F~ about 3)", f"{m['p_negative']} : {m['p_positive']}"],
-        ["minimum gamma of Corollary 4", "238",
-         (f"inf with zeros; {m['min_gamma_zeros_skipped']:.4g} (largest ratio {m['max_ratio_zeros_skipped']:.0f}) "
-          f"without rows holding a zero; {m['min_gamma_plus_one']:.4g} with +1")],
-        ["Corollary 4 blocks amplification gamma (condition (8))", "yes (Lemma 3, Corollary 4)", c4],
-        ["SafetyTransform keeps the classifier", "yes (proof)",
-         f"yes: every step checked exactly over {m['tuples']:,} tuples"],
-        ["exact audit of every quasi-identifier value (1-3 attributes)", "combinatorial counting of all instances",
-         f"{m['exact_audit_rows']:,} rows in {m['exact_audit_seconds']:.1f} s (hypergeometric chains)"],
-        ["achieved r-closeness well below the bound", "yes (Figure 8: EST, prior F~ about 3, 1 < gamma <= 283)",
-         fig8_ours],
-        ["EST runtime on Adult", "2.92 s (C++, P4)", runtime],
-        ["EST with prior 75% and r = 1.3", "publishes (Figure 9's red bar)",
-         "publishes" if m["est_success"] else
-         (f"impossible: >50K is predicted on {m['tuples_predicted_positive']:,} of {m['tuples']:,} tuples, "
-          f"its posterior there is >= 1/2 vs prior 1/4, so r >= {m['est_r_lower_bound']:g} "
-          "for any NBC-equivalent views with large counts (premise checked on the data)")],
-        ["Statement 14 for Adult (F~ = 3)", "EST applicable in practice",
-         (f"needs r >= 10^{m['statement14_log10_r_s_m']:.0f} with S_M = M1/M2 = {m['lemma12_s_m']:.3f}; "
-          f"10^{m['statement14_log10_r_s_min']:.3g} with the true smallest score ratio {m['min_score_ratio']:.6f}")],
-        ["best r-closeness w.r.t. prior 75% keeping accuracy", "r = 1.3",
-         (f"{m['r_closeness_prior_min']:.3f} measured (SafetyTransform, gamma = {min(gammas)}); "
-          f"floor {m['r_floor_prior']:g}")],
-        ["accuracy drop with k-anonymity", "about 5%", f"up to {m['accuracy_drop_max']:.1%}"],
-        ["recall (>50K) drop with k-anonymity", "dramatic",
-         f"up to {m['recall_drop_max']:.1%} (from {m['recall_original']:.1%})"],
-    ], columns=["claim", "paper", "ours"])
-
+    return pd.DataFrame(
+        [
+            ["Figure 1 example: posterior of Alice", "88% (V1), 78% (V2)", f"{p1:.1%}, {p2:.1%} (exact: 22/25, 7/9)"],
+            [
+                "Definition 1 with L1 = 0.5, L2 = 0.6",
+                "neither V1 nor V2 is safe",
+                (
+                    f"strict (as printed): {readings['strict'][0]} and {readings['strict'][1]} breaches; "
+                    f"non-strict: {readings['non-strict'][0]} and {readings['non-strict'][1]}"
+                ),
+            ],
+            [
+                "Lemma 10: k-SIND of SafetyTransform on Figure 1(a)",
+                "k = min_c P_c",
+                f"k = {k_sind(figure1_views[0])} (the input's smallest class)",
+            ],
+            ["Adult: class counts", "24720 : 7841 (F~ about 3)", f"{m['p_negative']} : {m['p_positive']}"],
+            [
+                "minimum gamma of Corollary 4",
+                "238",
+                (
+                    f"inf with zeros; {m['min_gamma_zeros_skipped']:.4g} "
+                    f"(largest ratio {m['max_ratio_zeros_skipped']:.0f}) "
+                    f"without rows holding a zero; {m['min_gamma_plus_one']:.4g} with +1"
+                ),
+            ],
+            ["Corollary 4 blocks amplification gamma (condition (8))", "yes (Lemma 3, Corollary 4)", c4],
+            [
+                "SafetyTransform keeps the classifier",
+                "yes (proof)",
+                f"yes: every step checked exactly over {m['tuples']:,} tuples",
+            ],
+            [
+                "exact audit of every quasi-identifier value (1-3 attributes)",
+                "combinatorial counting of all instances",
+                f"{m['exact_audit_rows']:,} rows in {m['exact_audit_seconds']:.1f} s (hypergeometric chains)",
+            ],
+            [
+                "achieved r-closeness well below the bound",
+                "yes (Figure 8: EST, prior F~ about 3, 1 < gamma <= 283)",
+                fig8_ours,
+            ],
+            ["EST runtime on Adult", "2.92 s (C++, P4)", runtime],
+            [
+                "EST with prior 75% and r = 1.3",
+                "publishes (Figure 9's red bar)",
+                "publishes"
+                if m["est_success"]
+                else (
+                    f"impossible: >50K is predicted on {m['tuples_predicted_positive']:,} of {m['tuples']:,} tuples, "
+                    f"its posterior there is >= 1/2 vs prior 1/4, so r >= {m['est_r_lower_bound']:g} "
+                    "for any NBC-equivalent views with large counts (premise checked on the data)"
+                ),
+            ],
+            [
+                "Statement 14 for Adult (F~ = 3)",
+                "EST applicable in practice",
+                (
+                    f"needs r >= 10^{m['statement14_log10_r_s_m']:.0f} with S_M = M1/M2 = {m['lemma12_s_m']:.3f}; "
+                    f"10^{m['statement14_log10_r_s_min']:.3g} with the true smallest score ratio "
+                    f"{m['min_score_ratio']:.6f}"
+                ),
+            ],
+            [
+                "best r-closeness w.r.t. prior 75% keeping accuracy",
+                "r = 1.3",
+                (
+                    f"{m['r_closeness_prior_min']:.3f} measured (SafetyTransform, gamma = {min(gammas)}); "
+                    f"floor {m['r_floor_prior']:g}"
+                ),
+            ],
+            ["accuracy drop with k-anonymity", "about 5%", f"up to {m['accuracy_drop_max']:.1%}"],
+            [
+                "recall (>50K) drop with k-anonymity",
+                "dramatic",
+                f"up to {m['recall_drop_max']:.1%} (from {m['recall_original']:.1%})",
+            ],
+        ],
+        columns=["claim", "paper", "ours"],
+    )

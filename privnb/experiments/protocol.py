@@ -6,6 +6,7 @@ compared with the paired Student t-test at confidence 0.95 (Appendix C.3 of seed
 seed 002). :func:`cross_validate_views` runs one dict of views on the same folds and returns tidy rows
 with the columns :data:`COLUMNS`; :func:`t_test_table` turns them into the papers' P/F/N/A tables.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,7 @@ from tqdm import tqdm
 
 from privnb.validation import seed_unset_random_states
 
-COLUMNS = ("dataset", "classifier", "method", "param", "fold", "metric", "value",
-           "n_train", "n_suppressed", "note")
+COLUMNS = ("dataset", "classifier", "method", "param", "fold", "metric", "value", "n_train", "n_suppressed", "note")
 
 
 """The tidy result columns every notebook and sweep writes (``results.parquet``)."""
@@ -79,8 +79,7 @@ def _view_key(key, default_classifier: str) -> tuple[str, str, float]:
     if isinstance(key, tuple) and len(key) == 3:
         classifier, method, param = key
         return str(classifier), str(method), math.nan if param is None else float(param)
-    raise ValueError(f"a views key must be a method name, (method, param) or (classifier, method, param); "
-                     f"got {key!r}")
+    raise ValueError(f"a views key must be a method name, (method, param) or (classifier, method, param); got {key!r}")
 
 
 def _classifier_name(estimator) -> str:
@@ -110,22 +109,32 @@ def chosen_folds(folds, n_splits: int) -> list[int]:
 
 
 def _evaluate_fold(estimator, X, y, train, test, fold, seed, metrics, na_errors):
-    """Fit one view on one training fold and score it on the raw test fold: ``(values, n_train, n_suppressed, note)``."""
+    """Fit one view on one training fold and score it on the raw test fold.
+
+    Returns ``(values, n_train, n_suppressed, note)``.
+    """
     estimator = seed_unset_random_states(clone(estimator), seed)
     try:
         estimator.fit(X.iloc[train], y[train])
     except na_errors as error:
-        return {name: math.nan for name in metrics}, math.nan, math.nan, f"N/A: {error}"
+        return dict.fromkeys(metrics, math.nan), math.nan, math.nan, f"N/A: {error}"
     prediction = estimator.predict(X.iloc[test])
     values = {name: float(metric(y[test], prediction)) for name, metric in metrics.items()}
-    return (values, getattr(estimator, "n_train_", len(train)),
-            getattr(estimator, "n_suppressed_", 0), "")
+    return (values, getattr(estimator, "n_train_", len(train)), getattr(estimator, "n_suppressed_", 0), "")
 
 
-def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits: int = 10,
-                         random_state=None, metrics: Mapping[str, Callable] | None = None,
-                         classifier: str | None = None, na_errors: tuple[type[BaseException], ...] | None = None,
-                         n_jobs: int | None = None, progress: bool = True) -> pd.DataFrame:
+def cross_validate_views(
+    dataset,
+    views: Mapping[Hashable, object],
+    *,
+    n_splits: int = 10,
+    random_state=None,
+    metrics: Mapping[str, Callable] | None = None,
+    classifier: str | None = None,
+    na_errors: tuple[type[BaseException], ...] | None = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Stratified k-fold cross-validation of several training views on the same folds.
 
     Each view is a scikit-learn meta-estimator (``privnb.learn.training``) whose ``fit`` applies its
@@ -171,26 +180,33 @@ def cross_validate_views(dataset, views: Mapping[Hashable, object], *, n_splits:
     metrics = {"error": error_rate} if metrics is None else dict(metrics)
     if na_errors is None:
         from privnb.mechanisms.anatomy import NotLDiverseError
+
         na_errors = (NotLDiverseError,)
     X, y = dataset.X, np.asarray(dataset.y)
     folds, seeds = folds_and_seeds(y, n_splits, random_state)
     if classifier is None:
         names = {_classifier_name(views[key]) for key in views if not (isinstance(key, tuple) and len(key) == 3)}
         if len(names) > 1:
-            raise ValueError(f"the views wrap different estimators {sorted(names)}: pass classifier='name' or "
-                             "give (classifier, method, param) keys")
+            raise ValueError(
+                f"the views wrap different estimators {sorted(names)}: pass classifier='name' or "
+                "give (classifier, method, param) keys"
+            )
         classifier = names.pop() if names else ""
     keys = {key: _view_key(key, classifier) for key in views}
     tasks = [(key, fold) for fold in range(n_splits) for key in views]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_evaluate_fold)(views[key], X, y, *folds[fold], fold, int(seeds[fold]), metrics, na_errors)
-        for key, fold in tasks)
+        for key, fold in tasks
+    )
     rows = []
     for (key, fold), (values, n_train, n_suppressed, note) in zip(
-            tasks, tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"CV {dataset.name}")):
+        tasks, tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"CV {dataset.name}")
+    ):
         classifier_name, method, param = keys[key]
-        rows.extend((dataset.name, classifier_name, method, param, fold, name, value, n_train, n_suppressed, note)
-                    for name, value in values.items())
+        rows.extend(
+            (dataset.name, classifier_name, method, param, fold, name, value, n_train, n_suppressed, note)
+            for name, value in values.items()
+        )
     return tidy_frame(rows)
 
 
@@ -207,4 +223,3 @@ def tidy_frame(rows: Sequence[Sequence] | pd.DataFrame = ()) -> pd.DataFrame:
         frame[column] = pd.to_numeric(frame[column], errors="raise").astype(float)
     frame["fold"] = frame["fold"].astype(int)
     return frame.reset_index(drop=True)
-

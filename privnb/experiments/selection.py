@@ -12,6 +12,7 @@ Notebook 03's loops and tables live here too: :func:`dataset_statistics` (Table 
 and :func:`itemset_growth` (the maximal-itemset miners), :func:`evaluate_datasets` (the protocol over
 data sets), :func:`auc_tables` and :func:`ac_table` (Tables 5-6), :func:`selection_metrics`.
 """
+
 from __future__ import annotations
 
 import math
@@ -68,11 +69,19 @@ SVM_SETTINGS = ("tuned", "default")
 "tuned" picks C on a validation split (:data:`C_GRID`), "default" keeps LIBLINEAR's C = 1. "default" rows of
 the full feature set and RF carry the method name with "@C=1" appended."""
 
-LABELS = {"maximal": "Maximal", "greedy-hamdist": "Greedy-HamDist", "greedy-distcnt": "Greedy-DistCnt",
-          "cm-greedy": "CM Greedy", "rf": "RF", "k-anonymity-hamdist": "k-anonymity HamDist",
-          "k-anonymity-distcnt": "k-anonymity DistCnt", "full": "Full-Feature-Set",
-          "laplace-dp": "Laplace-DP", "exponential-dp": "Exponential-DP",
-          "laplace-dp-paper": "Laplace-DP (paper's reading, not ε-DP as booked)"}
+LABELS = {
+    "maximal": "Maximal",
+    "greedy-hamdist": "Greedy-HamDist",
+    "greedy-distcnt": "Greedy-DistCnt",
+    "cm-greedy": "CM Greedy",
+    "rf": "RF",
+    "k-anonymity-hamdist": "k-anonymity HamDist",
+    "k-anonymity-distcnt": "k-anonymity DistCnt",
+    "full": "Full-Feature-Set",
+    "laplace-dp": "Laplace-DP",
+    "exponential-dp": "Exponential-DP",
+    "laplace-dp-paper": "Laplace-DP (paper's reading, not ε-DP as booked)",
+}
 """Row labels of the paper's tables."""
 
 C_GRID = (0.01, 0.1, 1.0)
@@ -81,19 +90,35 @@ _MAX_ITER = 2000
 _SOLVER_SEED = 0  # liblinear's coordinate order (see fit_svm)
 
 PAPER_TABLES = pd.DataFrame(
-    [(ds, m, k, auc, size) for ds, rows in {
-        "adult": {"maximal": [(.74, 8), (.74, 8), (.75, 7)], "greedy-hamdist": [(.77, 9), (.77, 9), (.76, 8)],
-                  "greedy-distcnt": [(.78, 10), (.78, 10), (.76, 8)], "cm-greedy": [(.71, 5)] * 3,
-                  "rf": [(.80, .0060), (.80, .0100), (.80, .0144)],
-                  "k-anonymity-hamdist": [(.72, 8)] * 3,
-                  "k-anonymity-distcnt": [(.73, 8), (.70, 6), (.70, 6)], "full": [(.82, 19)] * 3},
-        "pu1": {"maximal": [(.94, 121), (.92, 66), (.90, 58)], "greedy-hamdist": [(.91, 11)] * 3,
-                "greedy-distcnt": [(.95, 11), (.93, 7), (.93, 7)], "cm-greedy": [(.86, 3)] * 3,
-                "rf": [(.87, .0130), (.86, .0173), (.87, .0203)],
-                "k-anonymity-hamdist": [(.84, 4)] * 3, "k-anonymity-distcnt": [(.81, 4)] * 3,
-                "full": [(.95, 24604)] * 3},
-    }.items() for m, values in rows.items() for k, (auc, size) in zip((5, 8, 11), values)],
-    columns=["dataset", "method", "k", "auc", "size"])
+    [
+        (ds, m, k, auc, size)
+        for ds, rows in {
+            "adult": {
+                "maximal": [(0.74, 8), (0.74, 8), (0.75, 7)],
+                "greedy-hamdist": [(0.77, 9), (0.77, 9), (0.76, 8)],
+                "greedy-distcnt": [(0.78, 10), (0.78, 10), (0.76, 8)],
+                "cm-greedy": [(0.71, 5)] * 3,
+                "rf": [(0.80, 0.0060), (0.80, 0.0100), (0.80, 0.0144)],
+                "k-anonymity-hamdist": [(0.72, 8)] * 3,
+                "k-anonymity-distcnt": [(0.73, 8), (0.70, 6), (0.70, 6)],
+                "full": [(0.82, 19)] * 3,
+            },
+            "pu1": {
+                "maximal": [(0.94, 121), (0.92, 66), (0.90, 58)],
+                "greedy-hamdist": [(0.91, 11)] * 3,
+                "greedy-distcnt": [(0.95, 11), (0.93, 7), (0.93, 7)],
+                "cm-greedy": [(0.86, 3)] * 3,
+                "rf": [(0.87, 0.0130), (0.86, 0.0173), (0.87, 0.0203)],
+                "k-anonymity-hamdist": [(0.84, 4)] * 3,
+                "k-anonymity-distcnt": [(0.81, 4)] * 3,
+                "full": [(0.95, 24604)] * 3,
+            },
+        }.items()
+        for m, values in rows.items()
+        for k, (auc, size) in zip((5, 8, 11), values)
+    ],
+    columns=["dataset", "method", "k", "auc", "size"],
+)
 """Tables 5 (Adult) and 6 (Email = PU1) of seed 001: AUC and selected feature count (RF: flipped share).
 
 The names of the two Greedy rows and of the two k-anonymity rows were lost in the text we have; we
@@ -101,8 +126,7 @@ read them in the order the paper introduces them (HamDist, then DistCnt).
 """
 
 
-def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 0.2,
-            random_state=None) -> LinearSVC:
+def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 0.2, random_state=None) -> LinearSVC:
     """LinearSVC (squared hinge loss) with C picked by AUC on a stratified validation split, refit on all.
 
     Section 5.2 of seed 001: "the only parameter ... which we tune using a small validation set".
@@ -128,7 +152,9 @@ def _fit_svm(X, y, c_grid, validation_size, rng) -> LinearSVC:
             model.fit(X[fit_rows], y[fit_rows])
             scores.append(_auc(y[val_rows], model.decision_function(X[val_rows])))
         best_c = c_grid[int(np.argmax(scores))]
-    return LinearSVC(C=best_c, loss="squared_hinge", dual="auto", max_iter=_MAX_ITER, random_state=_SOLVER_SEED).fit(X, y)
+    return LinearSVC(C=best_c, loss="squared_hinge", dual="auto", max_iter=_MAX_ITER, random_state=_SOLVER_SEED).fit(
+        X, y
+    )
 
 
 def _auc(y_true, scores) -> float:
@@ -145,11 +171,23 @@ def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=Non
     return _auc(y_test, model.decision_function(X_test)), ""
 
 
-def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHODS, k_ac: Sequence[int] = (5, 8, 11),
-                     epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
-                     dp_k: int = 5, max_items: int | None = None, c_grid: Sequence[float] = C_GRID,
-                     readings: Sequence[str] = ("train-fold",), svm_settings: Sequence[str] = ("tuned",),
-                     random_state=None) -> pd.DataFrame:
+def evaluate_methods(
+    X,
+    y,
+    *,
+    dataset_name: str,
+    methods: Sequence[str] = METHODS,
+    k_ac: Sequence[int] = (5, 8, 11),
+    epsilons: Sequence[float] = (0.1, 0.5, 1.0),
+    n_splits: int = 5,
+    n_runs: int = 10,
+    dp_k: int = 5,
+    max_items: int | None = None,
+    c_grid: Sequence[float] = C_GRID,
+    readings: Sequence[str] = ("train-fold",),
+    svm_settings: Sequence[str] = ("tuned",),
+    random_state=None,
+) -> pd.DataFrame:
     """Run the paper's protocol (Section 5.2 of seed 001) and return tidy rows (privnb.experiments.protocol).
 
     Metrics: "auc" and "n_features" (SFC) for every method; "ac" (AC of the projected training fold)
@@ -166,8 +204,10 @@ def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHOD
         raise ValueError(f"unknown methods {unknown}; choose from {METHODS}")
     bad = sorted(set(readings) - set(READINGS)) + sorted(set(svm_settings) - set(SVM_SETTINGS))
     if bad or not readings or "tuned" not in svm_settings:
-        raise ValueError(f"readings must be a non-empty subset of {READINGS} and svm_settings a subset of "
-                         f"{SVM_SETTINGS} holding 'tuned'; got {list(readings)}, {list(svm_settings)}")
+        raise ValueError(
+            f"readings must be a non-empty subset of {READINGS} and svm_settings a subset of "
+            f"{SVM_SETTINGS} holding 'tuned'; got {list(readings)}, {list(svm_settings)}"
+        )
     X = check_binary(X)
     y = np.asarray(y).astype(np.int64)
     rng = check_random_state(random_state)
@@ -189,8 +229,9 @@ def evaluate_methods(X, y, *, dataset_name: str, methods: Sequence[str] = METHOD
                     sel = SELECTORS[method](Xtr, ytr, k, {"max_items": max_items})
                     if method == "greedy-hamdist" and k == dp_k:
                         greedy_dp = sel
-                    auc, note = svm_auc(Xtr[:, sel.features], ytr, Xte[:, sel.features], yte,
-                                        c_grid=c_grid, random_state=seed)
+                    auc, note = svm_auc(
+                        Xtr[:, sel.features], ytr, Xte[:, sel.features], yte, c_grid=c_grid, random_state=seed
+                    )
                     add(method, k, i, "auc", auc, len(train), note)
                     add(method, k, i, "n_features", sel.features.size, len(train))
                     add(method, k, i, "ac", sel.ac, len(train))
@@ -284,11 +325,14 @@ def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
     """
     frame = results.copy()
     frame["run"] = frame["fold"] // n_splits
-    wide = (frame.groupby(["dataset", "method", "param", "run", "metric"], dropna=False)["value"].mean()
-            .unstack("metric").reset_index())
+    wide = (
+        frame.groupby(["dataset", "method", "param", "run", "metric"], dropna=False)["value"]
+        .mean()
+        .unstack("metric")
+        .reset_index()
+    )
     grouped = wide.groupby(["dataset", "method", "param"], dropna=False)
-    out = grouped.agg(auc=("auc", "mean"), n_features=("n_features", "mean"),
-                      runs=("run", "nunique")).reset_index()
+    out = grouped.agg(auc=("auc", "mean"), n_features=("n_features", "mean"), runs=("run", "nunique")).reset_index()
     out["auc_std"] = grouped["auc"].std(ddof=0).to_numpy()
     for extra in ("ac", "flipped_share"):
         if extra in wide:
@@ -308,11 +352,11 @@ def side_by_side(summary: pd.DataFrame) -> pd.DataFrame:
     ours["k"] = ours["k"].astype(int)
     ours["size_ours"] = np.where(ours["method"] == "rf", ours.get("flipped_share"), ours["n_features"])
     paper = PAPER_TABLES.rename(columns={"auc": "auc_paper", "size": "size_paper"})
-    table = paper.merge(ours[["dataset", "method", "k", "auc_ours", "auc_std", "size_ours"]],
-                        on=["dataset", "method", "k"], how="left")
+    table = paper.merge(
+        ours[["dataset", "method", "k", "auc_ours", "auc_std", "size_ours"]], on=["dataset", "method", "k"], how="left"
+    )
     for who in ("paper", "ours"):
-        table[f"rank_{who}"] = table.groupby(["dataset", "k"])[f"auc_{who}"].rank(ascending=False,
-                                                                                 method="min")
+        table[f"rank_{who}"] = table.groupby(["dataset", "k"])[f"auc_{who}"].rank(ascending=False, method="min")
     table["method"] = table["method"].map(LABELS)
     return table
 
@@ -338,16 +382,25 @@ def dataset_statistics(adult, adult_binary, pu1) -> tuple[pd.DataFrame, dict]:
         ``adult_density``, ``pu1_density``, ``pu1_tokens``, ``adult_ac_all_features`` and
         ``pu1_ac_all_features`` (the AC of Definition 5 with every feature published).
     """
-    stats = pd.DataFrame({
-        "entities": [len(adult_binary), pu1.X.shape[0]],
-        "features": [adult_binary.shape[1], pu1.X.shape[1]],
-        "positive": [int(adult.y.sum()), int(pu1.y.sum())],
-        "negative": [int((1 - adult.y).sum()), int((1 - pu1.y).sum())],
-        "density %": [100 * density(adult_binary), 100 * density(pu1.X)],
-        "paper density %": [27.9, 0.9], "paper features": [19, 24604]}, index=["Adult", "Email (PU1)"])
-    metrics = dict(adult_density=density(adult_binary), pu1_density=density(pu1.X),
-                   pu1_tokens=int(pu1.X.shape[1]), adult_ac_all_features=dataset_ac(adult_binary),
-                   pu1_ac_all_features=dataset_ac(pu1.X))
+    stats = pd.DataFrame(
+        {
+            "entities": [len(adult_binary), pu1.X.shape[0]],
+            "features": [adult_binary.shape[1], pu1.X.shape[1]],
+            "positive": [int(adult.y.sum()), int(pu1.y.sum())],
+            "negative": [int((1 - adult.y).sum()), int((1 - pu1.y).sum())],
+            "density %": [100 * density(adult_binary), 100 * density(pu1.X)],
+            "paper density %": [27.9, 0.9],
+            "paper features": [19, 24604],
+        },
+        index=["Adult", "Email (PU1)"],
+    )
+    metrics = dict(
+        adult_density=density(adult_binary),
+        pu1_density=density(pu1.X),
+        pu1_tokens=int(pu1.X.shape[1]),
+        adult_ac_all_features=dataset_ac(adult_binary),
+        pu1_ac_all_features=dataset_ac(pu1.X),
+    )
     return stats, metrics
 
 
@@ -385,10 +438,18 @@ def frequent_columns(X, min_df: int):
     return X[:, keep]
 
 
-def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k_ac: Sequence[int] = (5, 8, 11),
-                      epsilons: Sequence[float] = (0.1, 0.5, 1.0), n_splits: int = 5, n_runs: int = 10,
-                      readings: Sequence[str] = ("train-fold",), svm_settings: Sequence[str] = ("tuned",),
-                      random_state=None) -> tuple[pd.DataFrame, dict[str, float]]:
+def evaluate_datasets(
+    inputs: Mapping[str, tuple],
+    datasets: Sequence[str],
+    *,
+    k_ac: Sequence[int] = (5, 8, 11),
+    epsilons: Sequence[float] = (0.1, 0.5, 1.0),
+    n_splits: int = 5,
+    n_runs: int = 10,
+    readings: Sequence[str] = ("train-fold",),
+    svm_settings: Sequence[str] = ("tuned",),
+    random_state=None,
+) -> tuple[pd.DataFrame, dict[str, float]]:
     """:func:`evaluate_methods` on each named data set (Section 5.2 of seed 001, Tables 5-6 and Figure 1).
 
     Parameters
@@ -413,9 +474,21 @@ def evaluate_datasets(inputs: Mapping[str, tuple], datasets: Sequence[str], *, k
     for name in datasets:
         X, y, max_items = inputs[name]
         start = time.perf_counter()
-        frames.append(evaluate_methods(X, y, dataset_name=name, k_ac=k_ac, epsilons=epsilons, n_splits=n_splits,
-                                       n_runs=n_runs, max_items=max_items, readings=readings,
-                                       svm_settings=svm_settings, random_state=random_state))
+        frames.append(
+            evaluate_methods(
+                X,
+                y,
+                dataset_name=name,
+                k_ac=k_ac,
+                epsilons=epsilons,
+                n_splits=n_splits,
+                n_runs=n_runs,
+                max_items=max_items,
+                readings=readings,
+                svm_settings=svm_settings,
+                random_state=random_state,
+            )
+        )
         seconds[name] = time.perf_counter() - start
     return pd.concat(frames, ignore_index=True), seconds
 
@@ -428,8 +501,11 @@ def method_label(method: str) -> str:
 
 def _auc_cell(row) -> str:
     if row.method.startswith("rf"):
-        return f"{row.auc:.3f}±{row.auc_std:.3f} ({100 * row.flipped_share:.2f}%)" if pd.notna(row.auc_std) \
+        return (
+            f"{row.auc:.3f}±{row.auc_std:.3f} ({100 * row.flipped_share:.2f}%)"
+            if pd.notna(row.auc_std)
             else f"{row.auc:.3f} ({100 * row.flipped_share:.2f}%)"
+        )
     return f"{row.auc:.3f} ({row.n_features:.3g})"
 
 
@@ -466,8 +542,9 @@ def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mappin
     for (name, k), part in side.groupby(["dataset", "k"]):
         free = part[part["method"] != by_construction] if "method" in part else part
         metrics[f"{name}_k{k}_rank_spearman"] = float(free["rank_paper"].corr(free["rank_ours"], method="spearman"))
-        metrics[f"{name}_k{k}_rank_spearman_with_full"] = float(part["rank_paper"].corr(part["rank_ours"],
-                                                                                        method="spearman"))
+        metrics[f"{name}_k{k}_rank_spearman_with_full"] = float(
+            part["rank_paper"].corr(part["rank_ours"], method="spearman")
+        )
     for r in summary.itertuples():
         key = f"{r.dataset}_{r.method}" if pd.isna(r.param) else f"{r.dataset}_{r.method}_{r.param:g}"
         metrics[f"{key}_auc"] = float(r.auc)

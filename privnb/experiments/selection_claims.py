@@ -6,6 +6,7 @@ is "yes" only where the k-AC selector is ahead by more than the margin. :func:`r
 three readings of how RF and DP are tested beside the paper's numbers; :func:`svm_setting_table` the tuned
 and LIBLINEAR-default (C = 1) SVMs of the full feature set and RF.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,9 @@ def _auc(summary: pd.DataFrame, dataset: str, method: str, k: int) -> float:
 
 
 def _paper_auc(dataset: str, method: str, k: int) -> float:
-    part = PAPER_TABLES[(PAPER_TABLES["dataset"] == dataset) & (PAPER_TABLES["method"] == method)
-                        & (PAPER_TABLES["k"] == k)]
+    part = PAPER_TABLES[
+        (PAPER_TABLES["dataset"] == dataset) & (PAPER_TABLES["method"] == method) & (PAPER_TABLES["k"] == k)
+    ]
     return float(part["auc"].iloc[0]) if len(part) else np.nan
 
 
@@ -67,10 +69,21 @@ def selection_claims(summary: pd.DataFrame, *, margin: float = 0.01) -> pd.DataF
             cm = _auc(summary, dataset, "cm-greedy", k)
             best_cm = min(_auc(summary, dataset, m, k) for m in KAC_SELECTORS) - cm
             paper_cm = min(_paper_auc(dataset, m, k) for m in KAC_SELECTORS) - _paper_auc(dataset, "cm-greedy", k)
-            rows.append((dataset, k, "every k-AC selector beats CM greedy", "001:324", paper_cm, best_cm,
-                         _says(paper_cm, margin), _says(best_cm, margin)))
-    table = pd.DataFrame(rows, columns=["dataset", "k", "claim", "line", "auc_diff_paper", "auc_diff_ours",
-                                        "paper_table", "ours"])
+            rows.append(
+                (
+                    dataset,
+                    k,
+                    "every k-AC selector beats CM greedy",
+                    "001:324",
+                    paper_cm,
+                    best_cm,
+                    _says(paper_cm, margin),
+                    _says(best_cm, margin),
+                )
+            )
+    table = pd.DataFrame(
+        rows, columns=["dataset", "k", "claim", "line", "auc_diff_paper", "auc_diff_ours", "paper_table", "ours"]
+    )
     table["text"] = "yes"
     table["verdict"] = [verdict(t, o) for t, o in zip(table["text"], table["ours"])]
     return table
@@ -88,8 +101,10 @@ def reading_table(summary: pd.DataFrame) -> pd.DataFrame:
     part = part[~part["reading"].str.contains("C=")]
     table = part.pivot_table(index=["dataset", "baseline", "param"], columns="reading", values="auc", sort=False)
     table = table.reset_index()
-    table["paper"] = [_paper_auc(d, b, int(p)) if b == "rf" else np.nan
-                      for d, b, p in zip(table["dataset"], table["baseline"], table["param"])]
+    table["paper"] = [
+        _paper_auc(d, b, int(p)) if b == "rf" else np.nan
+        for d, b, p in zip(table["dataset"], table["baseline"], table["param"])
+    ]
     readings = [c for c in ("train-fold", "whole", "both-folds") if c in table]
     gaps = table[readings].sub(table["paper"], axis=0).abs()
     table["closest"] = [gaps.columns[np.nanargmin(g)] if np.isfinite(g).any() else "" for g in gaps.to_numpy()]
@@ -100,12 +115,14 @@ def reading_table(summary: pd.DataFrame) -> pd.DataFrame:
 def svm_setting_table(summary: pd.DataFrame) -> pd.DataFrame:
     """AUC of the full feature set and RF with C tuned and with LIBLINEAR's default C = 1, beside the paper's."""
     base = summary["method"].str.partition("@")
-    part = summary.assign(baseline=base[0], setting=np.where(base[2] == "C=1", "C=1 (LIBLINEAR default)",
-                                                             "C tuned"))
+    part = summary.assign(baseline=base[0], setting=np.where(base[2] == "C=1", "C=1 (LIBLINEAR default)", "C tuned"))
     part = part[part["baseline"].isin(["full", "rf"]) & base[2].isin(["", "C=1"])]
-    table = part.pivot_table(index=["dataset", "baseline", "param"], columns="setting", values="auc",
-                             sort=False, dropna=False).reset_index()
-    table["paper"] = [_paper_auc(d, b, 5 if pd.isna(p) else int(p))
-                      for d, b, p in zip(table["dataset"], table["baseline"], table["param"])]
+    table = part.pivot_table(
+        index=["dataset", "baseline", "param"], columns="setting", values="auc", sort=False, dropna=False
+    ).reset_index()
+    table["paper"] = [
+        _paper_auc(d, b, 5 if pd.isna(p) else int(p))
+        for d, b, p in zip(table["dataset"], table["baseline"], table["param"])
+    ]
     table["baseline"] = table["baseline"].map(method_label)
     return table.dropna(subset=[c for c in table.columns if c.startswith("C ")], how="all")

@@ -5,9 +5,10 @@ The learner's input space is a parameter (``space``, :data:`privnb.learn.SPACES`
 R^(d+1) (Appendix B of seed 000: one centred column per attribute), "one_hot" privnb's standardized one-hot
 encoding; Appendix B's ordinal centring is read either way (``ordinal_center``, :func:`compare_ordinal_centers`).
 """
+
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from sklearn.base import clone
@@ -24,25 +25,52 @@ class CenteredPrunedTraining(PrunedTraining):
     pruning step computes its squared norms (:func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
     """
 
-    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
-                 ordinal_center="mean", random_state=None):
-        super().__init__(estimator, sensitive=sensitive, l=l, kinds=kinds, orders=orders, residue=residue,
-                         random_state=random_state)
+    def __init__(
+        self,
+        estimator,
+        *,
+        sensitive,
+        l,
+        kinds=None,
+        orders=None,
+        residue="suppress",
+        ordinal_center="mean",
+        random_state=None,
+    ):
+        super().__init__(
+            estimator, sensitive=sensitive, l=l, kinds=kinds, orders=orders, residue=residue, random_state=random_state
+        )
         self.ordinal_center = ordinal_center
 
     def new_mechanism(self):
         """:class:`privnb.mechanisms.AnatomyPruner` with the view's parameters and ordinal centring."""
         from privnb.mechanisms.pruning import AnatomyPruner
 
-        return AnatomyPruner(self.sensitive, self.l, kinds=self.kinds, orders=self.orders, residue=self.residue,
-                             ordinal_center=self.ordinal_center, random_state=self.random_state)
+        return AnatomyPruner(
+            self.sensitive,
+            self.l,
+            kinds=self.kinds,
+            orders=self.orders,
+            residue=self.residue,
+            ordinal_center=self.ordinal_center,
+            random_state=self.random_state,
+        )
 
 
-def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3, 4, 5),
-              k_anonymity: Sequence[int] = (),
-              hierarchies: Mapping | None = None, solver: str = "libsvm", collapse: bool = True,
-              generalization: str = "full-domain", space: str = "one_hot", ordinal_center: str = "mean",
-              **options) -> dict:
+def svm_views(
+    dataset,
+    kernel: str | None = "rbf",
+    *,
+    ls: Sequence[int] = (2, 3, 4, 5),
+    k_anonymity: Sequence[int] = (),
+    hierarchies: Mapping | None = None,
+    solver: str = "libsvm",
+    collapse: bool = True,
+    generalization: str = "full-domain",
+    space: str = "one_hot",
+    ordinal_center: str = "mean",
+    **options,
+) -> dict:
     """The training views of Section 5 for one kernel, keyed ``(classifier, method, param)``.
 
     ``space`` is the learner's input space ("one_hot" | "appendix_b", :data:`privnb.learn.SPACES`);
@@ -56,18 +84,34 @@ def svm_views(dataset, kernel: str | None = "rbf", *, ls: Sequence[int] = (2, 3,
 
     if dataset.sensitive is None:
         raise ValueError(f"dataset {dataset.name!r} has no sensitive attribute; the SVM grid needs one")
-    model = None if kernel is None else svm_pipeline(dataset, kernel, solver=solver, collapse=collapse, space=space,
-                                                     ordinal_center=ordinal_center, **options)
-    views = {("original", None): OriginalTraining(model),
-             ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive)}
+    model = (
+        None
+        if kernel is None
+        else svm_pipeline(
+            dataset, kernel, solver=solver, collapse=collapse, space=space, ordinal_center=ordinal_center, **options
+        )
+    )
+    views = {
+        ("original", None): OriginalTraining(model),
+        ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive),
+    }
     for l in ls:
-        views[("pruned", l)] = CenteredPrunedTraining(model, sensitive=dataset.sensitive, l=l,
-                                                      kinds=dict(dataset.kinds), orders=dict(dataset.orders),
-                                                      ordinal_center=ordinal_center)
+        views[("pruned", l)] = CenteredPrunedTraining(
+            model,
+            sensitive=dataset.sensitive,
+            l=l,
+            kinds=dict(dataset.kinds),
+            orders=dict(dataset.orders),
+            ordinal_center=ordinal_center,
+        )
     for k in k_anonymity:
         views[("generalized", k)] = GeneralizedTraining(
-            model, quasi_identifiers=list(dataset.quasi_identifiers), k=k, method=generalization,
-            hierarchies=hierarchies)
+            model,
+            quasi_identifiers=list(dataset.quasi_identifiers),
+            k=k,
+            method=generalization,
+            hierarchies=hierarchies,
+        )
     if kernel is None:
         return views
     name = CLASSIFIER_NAMES.get(kernel, kernel)
@@ -89,14 +133,21 @@ def theorem_4_1_inputs(view, encoder, svc) -> dict:
 
     encoded = prerequisites(encoder.transform(view.anatomy_.join()[view.view_columns_]))
     appendix_b = view.pruning_.prerequisites
-    return {"dimension": float(np.shape(svc.coef_)[-1]), "w_norm": float(np.linalg.norm(svc.coef_)), "r2_min": encoded.r2_min, "r2_max": encoded.r2_max,
-            "appendix_b_r2_min": appendix_b.r2_min, "appendix_b_r2_max": appendix_b.r2_max}
+    return {
+        "dimension": float(np.shape(svc.coef_)[-1]),
+        "w_norm": float(np.linalg.norm(svc.coef_)),
+        "r2_min": encoded.r2_min,
+        "r2_max": encoded.r2_max,
+        "appendix_b_r2_min": appendix_b.r2_min,
+        "appendix_b_r2_max": appendix_b.r2_max,
+    }
 
 
 def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_errors, theorem_inputs):
     """One fold's task: for each (key, view), apply the mechanism once, encode and collapse its rows
     once, fit every kernel's classifier (a :class:`KernelBank`), score on the raw test rows (and record
-    :func:`theorem_4_1_inputs` of pruned views when asked); ``names`` are the bank's classifiers."""
+    :func:`theorem_4_1_inputs` of pruned views when asked); ``names`` are the bank's classifiers.
+    """
     rows = []
     for (method, param), view in views:
         param = np.nan if param is None else float(param)
@@ -104,26 +155,57 @@ def _fit_fold(dataset_name, names, views, X, y, train, test, fold, seed, na_erro
         try:
             view.fit(X.iloc[train], y[train])
         except na_errors as error:
-            rows += [(dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
-                     for name in names]
+            rows += [
+                (dataset_name, name, method, param, fold, "error", np.nan, np.nan, np.nan, f"N/A: {error}")
+                for name in names
+            ]
             continue
         encoder, last = view.estimator_[0], view.estimator_[-1]
-        models = getattr(last, "estimator_", last).models_    # the bank, behind CollapseDuplicates or not
+        models = getattr(last, "estimator_", last).models_  # the bank, behind CollapseDuplicates or not
         test_rows = encoder.transform(view.test_view(X.iloc[test]))
-        rows += [(dataset_name, name, method, param, fold, "error", float(np.mean(model.predict(test_rows) != y[test])),
-                  view.n_train_, view.n_suppressed_, "") for name, model in models.items()]
+        rows += [
+            (
+                dataset_name,
+                name,
+                method,
+                param,
+                fold,
+                "error",
+                float(np.mean(model.predict(test_rows) != y[test])),
+                view.n_train_,
+                view.n_suppressed_,
+                "",
+            )
+            for name, model in models.items()
+        ]
         linear = CLASSIFIER_NAMES["linear"]
         if theorem_inputs and method == "pruned" and linear in models:
-            rows += [(dataset_name, linear, method, param, fold, metric, value, view.n_train_, view.n_suppressed_, "")
-                     for metric, value in theorem_4_1_inputs(view, encoder, models[linear]).items()]
+            rows += [
+                (dataset_name, linear, method, param, fold, metric, value, view.n_train_, view.n_suppressed_, "")
+                for metric, value in theorem_4_1_inputs(view, encoder, models[linear]).items()
+            ]
     return rows
 
 
-def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int] = (2, 3, 4, 5),
-                 k_anonymity: Sequence[int] = (), hierarchies: Mapping | None = None, n_splits: int = 10,
-                 solver: str = "libsvm", collapse: bool = True, random_state=None, folds=None,
-                 n_jobs: int | None = None, theorem_inputs: bool = False, progress: bool = True,
-                 space: str = "one_hot", ordinal_center: str = "mean", **options):
+def run_svm_grid(
+    dataset,
+    *,
+    kernels: Sequence[str] = KERNELS,
+    ls: Sequence[int] = (2, 3, 4, 5),
+    k_anonymity: Sequence[int] = (),
+    hierarchies: Mapping | None = None,
+    n_splits: int = 10,
+    solver: str = "libsvm",
+    collapse: bool = True,
+    random_state=None,
+    folds=None,
+    n_jobs: int | None = None,
+    theorem_inputs: bool = False,
+    progress: bool = True,
+    space: str = "one_hot",
+    ordinal_center: str = "mean",
+    **options,
+):
     """Cross-validate every view of the paper grid for every kernel on the same folds (tidy rows).
 
     Gives the same rows as :func:`privnb.experiments.cross_validate_views` on ``svm_views`` of each
@@ -182,18 +264,27 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     from privnb.mechanisms.anatomy import NotLDiverseError
 
     if k_anonymity and hierarchies is None:
-        raise ValueError("generalized views (k_anonymity) need hierarchies, e.g. "
-                         "privnb.mechanisms.adult_hierarchies(); pass k_anonymity=() to skip them")
+        raise ValueError(
+            "generalized views (k_anonymity) need hierarchies, e.g. "
+            "privnb.mechanisms.adult_hierarchies(); pass k_anonymity=() to skip them"
+        )
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")
-    bank = KernelBank({CLASSIFIER_NAMES[kernel]: svm_classifier(
-        kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options)
-        for kernel in kernels})
-    views = svm_views(dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies,
-                      ordinal_center=ordinal_center)
+    bank = KernelBank(
+        {
+            CLASSIFIER_NAMES[kernel]: svm_classifier(
+                kernel, solver="libsvm" if solver == "nystroem" and kernel == "linear" else solver, **options
+            )
+            for kernel in kernels
+        }
+    )
+    views = svm_views(
+        dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies, ordinal_center=ordinal_center
+    )
     for view in views.values():
-        view.set_params(estimator=encoded_classifier(dataset, bank, space=space, ordinal_center=ordinal_center,
-                                                     collapse=collapse))
+        view.set_params(
+            estimator=encoded_classifier(dataset, bank, space=space, ordinal_center=ordinal_center, collapse=collapse)
+        )
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
@@ -201,18 +292,40 @@ def run_svm_grid(dataset, *, kernels: Sequence[str] = KERNELS, ls: Sequence[int]
     generalized = [(key, view) for key, view in views.items() if key[0] == "generalized"]
     tasks = [(fold, group) for fold in folds for group in alone + ([generalized] if generalized else [])]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_fit_fold)(dataset.name, list(bank.models), group, X, y, *splits[fold], fold, int(seeds[fold]),
-                           (NotLDiverseError,), theorem_inputs)
-        for fold, group in tasks)
-    rows = [row for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
-            for row in rows]
+        delayed(_fit_fold)(
+            dataset.name,
+            list(bank.models),
+            group,
+            X,
+            y,
+            *splits[fold],
+            fold,
+            int(seeds[fold]),
+            (NotLDiverseError,),
+            theorem_inputs,
+        )
+        for fold, group in tasks
+    )
+    rows = [
+        row
+        for rows in tqdm(outcomes, total=len(tasks), disable=not progress, desc=f"SVM grid {dataset.name}")
+        for row in rows
+    ]
     return tidy_frame(rows)
 
 
-
-def compare_ordinal_centers(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), kernels: Sequence[str] = KERNELS,
-                            n_splits: int = 10, space: str = "appendix_b", solver: str = "libsvm",
-                            random_state=None, folds=None, **options):
+def compare_ordinal_centers(
+    dataset,
+    *,
+    ls: Sequence[int] = (2, 3, 4, 5),
+    kernels: Sequence[str] = KERNELS,
+    n_splits: int = 10,
+    space: str = "appendix_b",
+    solver: str = "libsvm",
+    random_state=None,
+    folds=None,
+    **options,
+):
     """Appendix B's "set mode of the discrete values to be mean", read both ways, on the pruned views.
 
     For each fold (the folds and per-fold seeds of :func:`run_svm_grid`, so the anatomy is the grid's) and
@@ -242,8 +355,13 @@ def compare_ordinal_centers(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), kernel
             fitted = {}
             for center in ("mean", "mode"):
                 view = CenteredPrunedTraining(
-                    encoded_classifier(dataset, bank, space=space, ordinal_center=center), sensitive=dataset.sensitive,
-                    l=l, kinds=dict(dataset.kinds), orders=dict(dataset.orders), ordinal_center=center)
+                    encoded_classifier(dataset, bank, space=space, ordinal_center=center),
+                    sensitive=dataset.sensitive,
+                    l=l,
+                    kinds=dict(dataset.kinds),
+                    orders=dict(dataset.orders),
+                    ordinal_center=center,
+                )
                 try:
                     fitted[center] = seed_unset_random_states(view, int(seeds[fold])).fit(X.iloc[train], y[train])
                 except NotLDiverseError:
@@ -253,15 +371,35 @@ def compare_ordinal_centers(dataset, *, ls: Sequence[int] = (2, 3, 4, 5), kernel
             differ = int(np.sum(fitted["mean"].pruning_.kept != fitted["mode"].pruning_.kept))
             test_rows = {c: v.test_view(X.iloc[test]) for c, v in fitted.items()}
             for name in bank.models:
-                models = {c: getattr(v.estimator_[-1], "estimator_", v.estimator_[-1]).models_[name]
-                          for c, v in fitted.items()}
-                errors = {c: float(np.mean(models[c].predict(v.estimator_[0].transform(test_rows[c])) != y[test]))
-                          for c, v in fitted.items()}
-                rows.append({"classifier": name, "l": l, "fold": fold, "rows": len(fitted["mean"].pruning_.kept),
-                             "kept rows differing": differ, "error (mean)": errors["mean"],
-                             "error (mode)": errors["mode"]})
-    columns = ["classifier", "l", "rows", "kept rows differing", "share differing", "error (mean)", "error (mode)",
-               "mode - mean"]
+                models = {
+                    c: getattr(v.estimator_[-1], "estimator_", v.estimator_[-1]).models_[name]
+                    for c, v in fitted.items()
+                }
+                errors = {
+                    c: float(np.mean(models[c].predict(v.estimator_[0].transform(test_rows[c])) != y[test]))
+                    for c, v in fitted.items()
+                }
+                rows.append(
+                    {
+                        "classifier": name,
+                        "l": l,
+                        "fold": fold,
+                        "rows": len(fitted["mean"].pruning_.kept),
+                        "kept rows differing": differ,
+                        "error (mean)": errors["mean"],
+                        "error (mode)": errors["mode"],
+                    }
+                )
+    columns = [
+        "classifier",
+        "l",
+        "rows",
+        "kept rows differing",
+        "share differing",
+        "error (mean)",
+        "error (mode)",
+        "mode - mean",
+    ]
     if not rows:
         return pd.DataFrame(columns=columns)
     table = pd.DataFrame(rows).groupby(["classifier", "l"], sort=False).mean(numeric_only=True).reset_index()

@@ -6,6 +6,7 @@ Mancuhan and Clifton, *Statistical Learning Theory Approach for Data Classificat
 evaluated on the experiment's own pruned linear SVCs (:func:`theorem_4_1_table`) and the paper's claims
 side by side with the measurements (:func:`svm_claims`, :data:`SVM_CLAIMS`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -19,13 +20,38 @@ from privnb.experiments.ttest import t_test_table
 from privnb.learn.svm import CLASSIFIER_NAMES
 
 #: Columns of :func:`svm_claims`' table (``claims.csv`` of notebook 01).
-CLAIM_COLUMNS = ("dataset", "classifier", "aspect", "paper", "line", "privnb measures", "verdict",
-                 "privnb measures (unpaired)", "verdict (unpaired)")
+CLAIM_COLUMNS = (
+    "dataset",
+    "classifier",
+    "aspect",
+    "paper",
+    "line",
+    "privnb measures",
+    "verdict",
+    "privnb measures (unpaired)",
+    "verdict (unpaired)",
+)
 
 #: Columns of :func:`theorem_4_1_table` (``theorem_4_1.csv`` of notebook 01).
-THEOREM_4_1_COLUMNS = ("l", "n_train", "n_suppressed", "d", "appendix_b_r2_min", "appendix_b_r2_max", "r2_min",
-                       "r2_max", "w_norm", "rp2_min", "rp2_max", "vc_term", "pruning_term", "pruning_share",
-                       "bound", "error", "measured gap")
+THEOREM_4_1_COLUMNS = (
+    "l",
+    "n_train",
+    "n_suppressed",
+    "d",
+    "appendix_b_r2_min",
+    "appendix_b_r2_max",
+    "r2_min",
+    "r2_max",
+    "w_norm",
+    "rp2_min",
+    "rp2_max",
+    "vc_term",
+    "pruning_term",
+    "pruning_share",
+    "bound",
+    "error",
+    "measured gap",
+)
 
 
 def _errors(results: pd.DataFrame) -> pd.DataFrame:
@@ -47,9 +73,18 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
         One row per (classifier, method, param): ``mean_error``, ``std_error``, mean ``n_train`` and
         ``n_suppressed``, the first ``note`` (N/A reason) and ``view`` (e.g. ``"L=2"``).
     """
-    summary = (_errors(results).groupby(["classifier", "method", "param"], dropna=False)
-               .agg(mean_error=("value", "mean"), std_error=("value", "std"), n_train=("n_train", "mean"),
-                    n_suppressed=("n_suppressed", "mean"), note=("note", "first")).reset_index())
+    summary = (
+        _errors(results)
+        .groupby(["classifier", "method", "param"], dropna=False)
+        .agg(
+            mean_error=("value", "mean"),
+            std_error=("value", "std"),
+            n_train=("n_train", "mean"),
+            n_suppressed=("n_suppressed", "mean"),
+            note=("note", "first"),
+        )
+        .reset_index()
+    )
     summary["view"] = [method_label(m, p) for m, p in zip(summary["method"], summary["param"])]
     return summary
 
@@ -59,8 +94,13 @@ def _present(results: pd.DataFrame, method: str) -> list[int]:
     return sorted(int(p) for p in params)
 
 
-def svm_aspects(results: pd.DataFrame, *, classifiers: Sequence[str] | None = None,
-                ls: Sequence[int] | None = None, k_anonymity: Sequence[int] | None = None) -> pd.DataFrame:
+def svm_aspects(
+    results: pd.DataFrame,
+    *,
+    classifiers: Sequence[str] | None = None,
+    ls: Sequence[int] | None = None,
+    k_anonymity: Sequence[int] | None = None,
+) -> pd.DataFrame:
     """The three observation aspects of Section 5.2 of seed 003, one row per (classifier, l).
 
     1. pruned against original (Theorem 4.1: higher error, growing with l);
@@ -93,8 +133,11 @@ def svm_aspects(results: pd.DataFrame, *, classifiers: Sequence[str] | None = No
 
     def mean_of(classifier, method, param=np.nan):
         key = (classifier, method, float(param) if param is not None else np.nan)
-        hits = [v for k, v in means.items() if k[0] == classifier and k[1] == method
-                and ((np.isnan(k[2]) and np.isnan(key[2])) or k[2] == key[2])]
+        hits = [
+            v
+            for k, v in means.items()
+            if k[0] == classifier and k[1] == method and ((np.isnan(k[2]) and np.isnan(key[2])) or k[2] == key[2])
+        ]
         return hits[0] if hits else np.nan
 
     aspects = []
@@ -103,11 +146,20 @@ def svm_aspects(results: pd.DataFrame, *, classifiers: Sequence[str] | None = No
         for l in ls:
             pruned = mean_of(name, "pruned", l)
             gen = mean_of(name, "generalized", l) if l in k_anonymity else np.nan
-            suppressed = summary[(summary["classifier"] == name) & (summary["method"] == "pruned")
-                                 & (summary["param"] == l)]["n_suppressed"]
-            aspects.append({"classifier": name, "l": l, "pruned": pruned, "pruned - original": pruned - org,
-                            "pruned - identifying": pruned - ident, "pruned - generalized(k=l)": pruned - gen,
-                            "suppressed per fold": float(suppressed.iloc[0]) if len(suppressed) else np.nan})
+            suppressed = summary[
+                (summary["classifier"] == name) & (summary["method"] == "pruned") & (summary["param"] == l)
+            ]["n_suppressed"]
+            aspects.append(
+                {
+                    "classifier": name,
+                    "l": l,
+                    "pruned": pruned,
+                    "pruned - original": pruned - org,
+                    "pruned - identifying": pruned - ident,
+                    "pruned - generalized(k=l)": pruned - gen,
+                    "suppressed per fold": float(suppressed.iloc[0]) if len(suppressed) else np.nan,
+                }
+            )
     return pd.DataFrame(aspects)
 
 
@@ -143,24 +195,27 @@ def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFra
     per_fold = pruned_svc.pivot_table(index=["param", "fold"], columns="metric", values="value")
     if "w_norm" not in per_fold:
         return pd.DataFrame(columns=["l"])
-    per_fold = per_fold.join(pruned_svc[pruned_svc["metric"] == "error"].set_index(["param", "fold"])[
-        ["n_train", "n_suppressed"]])
+    per_fold = per_fold.join(
+        pruned_svc[pruned_svc["metric"] == "error"].set_index(["param", "fold"])[["n_train", "n_suppressed"]]
+    )
     per_fold = per_fold.dropna(subset=["w_norm"]).reset_index()
-    per_fold[["rp2_min", "rp2_max"]] = [rp2_range_from_data(lo, hi, w) for lo, hi, w in
-                                        per_fold[["r2_min", "r2_max", "w_norm"]].to_numpy()]
+    per_fold[["rp2_min", "rp2_max"]] = [
+        rp2_range_from_data(lo, hi, w) for lo, hi, w in per_fold[["r2_min", "r2_max", "w_norm"]].to_numpy()
+    ]
     if d is None and "dimension" not in per_fold:
-        raise ValueError("the results hold no `dimension` rows (made before the learner's space was recorded); "
-                         "pass d, the number of identifying attributes")
+        raise ValueError(
+            "the results hold no `dimension` rows (made before the learner's space was recorded); "
+            "pass d, the number of identifying attributes"
+        )
     per_fold["d"] = per_fold["dimension"] - 1 if d is None else d
     first, second = theorem_4_1_terms(per_fold["n_train"], per_fold["d"], per_fold["rp2_min"], per_fold["rp2_max"])
     per_fold["vc_term"], per_fold["pruning_term"], per_fold["bound"] = first, second, first + second
-    per_fold["pruning_share"] = second_term_share(per_fold["n_train"], per_fold["d"], per_fold["rp2_min"],
-                                                  per_fold["rp2_max"])
-    original = errors[(errors["classifier"] == linear)
-                      & (errors["method"] == "original")].set_index("fold")["value"]
+    per_fold["pruning_share"] = second_term_share(
+        per_fold["n_train"], per_fold["d"], per_fold["rp2_min"], per_fold["rp2_max"]
+    )
+    original = errors[(errors["classifier"] == linear) & (errors["method"] == "original")].set_index("fold")["value"]
     per_fold["measured gap"] = per_fold["error"] - per_fold["fold"].map(original)
-    table = (per_fold.groupby("param").mean(numeric_only=True).drop(columns="fold")
-             .rename_axis("l").reset_index())
+    table = per_fold.groupby("param").mean(numeric_only=True).drop(columns="fold").rename_axis("l").reset_index()
     table["l"] = table["l"].astype(int)
     return table[list(THEOREM_4_1_COLUMNS)]
 
@@ -218,73 +273,228 @@ def _is(expected):
 _L = (2, 3, 4, 5)
 SVM_CLAIMS = {
     "adult": [
-        ("SVC", 1, "pruned SVC beats original SVC for several l (Fig. 5, C.1)", "003:296",
-         lambda a, t: _count(a, "SVC", "pruned - original", -1), lambda c: c[0] >= 2),
-        ("SVC", 1, "pruned SVC error falls as l grows (Fig. 5)", "003:296", lambda a, t: _slope(a, "SVC"),
-         lambda s: s < 0),
+        (
+            "SVC",
+            1,
+            "pruned SVC beats original SVC for several l (Fig. 5, C.1)",
+            "003:296",
+            lambda a, t: _count(a, "SVC", "pruned - original", -1),
+            lambda c: c[0] >= 2,
+        ),
+        (
+            "SVC",
+            1,
+            "pruned SVC error falls as l grows (Fig. 5)",
+            "003:296",
+            lambda a, t: _slope(a, "SVC"),
+            lambda s: s < 0,
+        ),
         ("SVC", 1, "Table 1: Org. vs L=4 not significant (F)", "000:1016", lambda a, t: _table1(t, "SVC", 4), _is("F")),
         ("SVC", 1, "Table 1: Org. vs L=5 not significant (F)", "000:1023", lambda a, t: _table1(t, "SVC", 5), _is("F")),
-        ("SVC", 1, "C.3: pruned vs original SVC not significant for every l = 2..5 (F)", "000:1031",
-         lambda a, t: _cells(t, "SVC", _L), _all_cells("F")),
-        ("SVC", 2, "identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "003:298",
-         lambda a, t: _count(a, "SVC", "pruned - identifying", 1, [2, 3, 4]), _all_of),
-        ("SVC", 3, "pruned SVC beats generalized SVC for l = k = 3..5", "003:300",
-         lambda a, t: _count(a, "SVC", "pruned - generalized(k=l)", -1, [3, 4, 5]), _all_of),
-        ("SVM", 1, "original SVM beats pruned SVM (C.2)", "000:932",
-         lambda a, t: _count(a, "SVM", "pruned - original", 1), _all_of),
+        (
+            "SVC",
+            1,
+            "C.3: pruned vs original SVC not significant for every l = 2..5 (F)",
+            "000:1031",
+            lambda a, t: _cells(t, "SVC", _L),
+            _all_cells("F"),
+        ),
+        (
+            "SVC",
+            2,
+            "identifying SVC beats pruned SVC for l = 2..4 (bad predictor)",
+            "003:298",
+            lambda a, t: _count(a, "SVC", "pruned - identifying", 1, [2, 3, 4]),
+            _all_of,
+        ),
+        (
+            "SVC",
+            3,
+            "pruned SVC beats generalized SVC for l = k = 3..5",
+            "003:300",
+            lambda a, t: _count(a, "SVC", "pruned - generalized(k=l)", -1, [3, 4, 5]),
+            _all_of,
+        ),
+        (
+            "SVM",
+            1,
+            "original SVM beats pruned SVM (C.2)",
+            "000:932",
+            lambda a, t: _count(a, "SVM", "pruned - original", 1),
+            _all_of,
+        ),
         ("SVM", 1, "pruned SVM error grows with l (C.2)", "000:932", lambda a, t: _slope(a, "SVM"), lambda s: s > 0),
-        ("SVM", 1, "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l", "000:1058",
-         lambda a, t: _cells(t, "SVM", _L), _at_least("P", 2)),
-        ("SVM", 2, "pruned SVM beats identifying SVM (C.2: good predictor in infinite dimensions)", "000:951",
-         lambda a, t: _count(a, "SVM", "pruned - identifying", -1), _all_of),
-        ("SVM", 3, "pruned SVM beats generalized SVM (C.2)", "000:951",
-         lambda a, t: _count(a, "SVM", "pruned - generalized(k=l)", -1), _all_of),
+        (
+            "SVM",
+            1,
+            "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l",
+            "000:1058",
+            lambda a, t: _cells(t, "SVM", _L),
+            _at_least("P", 2),
+        ),
+        (
+            "SVM",
+            2,
+            "pruned SVM beats identifying SVM (C.2: good predictor in infinite dimensions)",
+            "000:951",
+            lambda a, t: _count(a, "SVM", "pruned - identifying", -1),
+            _all_of,
+        ),
+        (
+            "SVM",
+            3,
+            "pruned SVM beats generalized SVM (C.2)",
+            "000:951",
+            lambda a, t: _count(a, "SVM", "pruned - generalized(k=l)", -1),
+            _all_of,
+        ),
     ],
     "bank": [
-        ("SVC", 1, "original SVC beats pruned SVC (C.5, expected behaviour)", "000:983",
-         lambda a, t: _count(a, "SVC", "pruned - original", 1), _all_of),
+        (
+            "SVC",
+            1,
+            "original SVC beats pruned SVC (C.5, expected behaviour)",
+            "000:983",
+            lambda a, t: _count(a, "SVC", "pruned - original", 1),
+            _all_of,
+        ),
         ("SVC", 1, "Table 1: Org. vs L=4 not significant (F)", "000:1016", lambda a, t: _table1(t, "SVC", 4), _is("F")),
         ("SVC", 1, "Table 1: Org. vs L=5 not significant (F)", "000:1023", lambda a, t: _table1(t, "SVC", 5), _is("F")),
-        ("SVC", 1, "C.3: pruned vs original SVC not significant for l = 3..5 (F)", "000:1034",
-         lambda a, t: _cells(t, "SVC", (3, 4, 5)), _all_cells("F")),
-        ("SVC", 2, "identifying SVC beats pruned SVC (C.5: bad predictor)", "000:992",
-         lambda a, t: _count(a, "SVC", "pruned - identifying", 1), _all_of),
-        ("SVM", 1, "original SVM beats pruned SVM (C.6)", "000:996",
-         lambda a, t: _count(a, "SVM", "pruned - original", 1), _all_of),
-        ("SVM", 1, "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l", "000:1058",
-         lambda a, t: _cells(t, "SVM", _L), _at_least("P", 2)),
-        ("SVM", 2, "identifying SVM beats pruned SVM (C.6: not a good predictor)", "000:999",
-         lambda a, t: _count(a, "SVM", "pruned - identifying", 1), _all_of),
+        (
+            "SVC",
+            1,
+            "C.3: pruned vs original SVC not significant for l = 3..5 (F)",
+            "000:1034",
+            lambda a, t: _cells(t, "SVC", (3, 4, 5)),
+            _all_cells("F"),
+        ),
+        (
+            "SVC",
+            2,
+            "identifying SVC beats pruned SVC (C.5: bad predictor)",
+            "000:992",
+            lambda a, t: _count(a, "SVC", "pruned - identifying", 1),
+            _all_of,
+        ),
+        (
+            "SVM",
+            1,
+            "original SVM beats pruned SVM (C.6)",
+            "000:996",
+            lambda a, t: _count(a, "SVM", "pruned - original", 1),
+            _all_of,
+        ),
+        (
+            "SVM",
+            1,
+            "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l",
+            "000:1058",
+            lambda a, t: _cells(t, "SVM", _L),
+            _at_least("P", 2),
+        ),
+        (
+            "SVM",
+            2,
+            "identifying SVM beats pruned SVM (C.6: not a good predictor)",
+            "000:999",
+            lambda a, t: _count(a, "SVM", "pruned - identifying", 1),
+            _all_of,
+        ),
     ],
     "fars": [
-        ("SVC", 1, "pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points", "000:1000",
-         lambda a, t: _max_abs(a, "SVC", "pruned - original"), lambda m: m < 0.005),
+        (
+            "SVC",
+            1,
+            "pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points",
+            "000:1000",
+            lambda a, t: _max_abs(a, "SVC", "pruned - original"),
+            lambda m: m < 0.005,
+        ),
         ("SVC", 1, "Table 1: Org. vs L=4 not significant (F)", "000:1016", lambda a, t: _table1(t, "SVC", 4), _is("F")),
-        ("SVC", 1, "Table 1: Org. vs L=5 N/A (4 alcohol values)", "000:1023", lambda a, t: _table1(t, "SVC", 5),
-         _is("N/A")),
-        ("SVC", 1, "C.3: pruned vs original SVC not significant for every l = 2..4 (F)", "000:1031",
-         lambda a, t: _cells(t, "SVC", (2, 3, 4)), _all_cells("F")),
-        ("SVC", 2, "pruned SVC does not beat identifying SVC (C.7)", "000:1006",
-         lambda a, t: _count(a, "SVC", "pruned - identifying", -1), lambda c: c[0] == 0),
-        ("SVM", 1, "original SVM beats pruned SVM (C.8)", "000:1009",
-         lambda a, t: _count(a, "SVM", "pruned - original", 1), _all_of),
-        ("SVM", 1, "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l", "000:1058",
-         lambda a, t: _cells(t, "SVM", (2, 3, 4)), _at_least("P", 2)),
-        ("SVM", 2, "identifying SVM beats pruned SVM (C.8)", "000:1009",
-         lambda a, t: _count(a, "SVM", "pruned - identifying", 1), _all_of),
+        (
+            "SVC",
+            1,
+            "Table 1: Org. vs L=5 N/A (4 alcohol values)",
+            "000:1023",
+            lambda a, t: _table1(t, "SVC", 5),
+            _is("N/A"),
+        ),
+        (
+            "SVC",
+            1,
+            "C.3: pruned vs original SVC not significant for every l = 2..4 (F)",
+            "000:1031",
+            lambda a, t: _cells(t, "SVC", (2, 3, 4)),
+            _all_cells("F"),
+        ),
+        (
+            "SVC",
+            2,
+            "pruned SVC does not beat identifying SVC (C.7)",
+            "000:1006",
+            lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
+            lambda c: c[0] == 0,
+        ),
+        (
+            "SVM",
+            1,
+            "original SVM beats pruned SVM (C.8)",
+            "000:1009",
+            lambda a, t: _count(a, "SVM", "pruned - original", 1),
+            _all_of,
+        ),
+        (
+            "SVM",
+            1,
+            "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l",
+            "000:1058",
+            lambda a, t: _cells(t, "SVM", (2, 3, 4)),
+            _at_least("P", 2),
+        ),
+        (
+            "SVM",
+            2,
+            "identifying SVM beats pruned SVM (C.8)",
+            "000:1009",
+            lambda a, t: _count(a, "SVM", "pruned - identifying", 1),
+            _all_of,
+        ),
     ],
     "ipums": [
-        ("SVC", 1, "original SVC beats pruned SVC (Fig. 6, C.3)", "003:296",
-         lambda a, t: _count(a, "SVC", "pruned - original", 1), _all_of),
+        (
+            "SVC",
+            1,
+            "original SVC beats pruned SVC (Fig. 6, C.3)",
+            "003:296",
+            lambda a, t: _count(a, "SVC", "pruned - original", 1),
+            _all_of,
+        ),
         ("SVC", 1, "Table 1: Org. vs L=4 significant (P)", "000:1016", lambda a, t: _table1(t, "SVC", 4), _is("P")),
         ("SVC", 1, "Table 1: Org. vs L=5 significant (P)", "000:1023", lambda a, t: _table1(t, "SVC", 5), _is("P")),
-        ("SVC", 1, "C.3: pruned vs original SVC significant for almost all l (P, 3 of 4)", "000:1053",
-         lambda a, t: _cells(t, "SVC", _L), _at_least("P", 3)),
-        ("SVC", 2, "pruned SVC beats identifying SVC only for l = 2 (Fig. 6)", "003:298",
-         lambda a, t: _count(a, "SVC", "pruned - identifying", -1), lambda c: c == (1, c[1])),
-        ("SVM", 1, "C.4: pruned SVM beats original SVM at l = 2, significant (Table 2: P)", "000:974",
-         lambda a, t: (_count(a, "SVM", "pruned - original", -1, [2]), _table1(t, "SVM", 2)),
-         lambda v: v[0] == (1, 1) and v[1] == "P"),
+        (
+            "SVC",
+            1,
+            "C.3: pruned vs original SVC significant for almost all l (P, 3 of 4)",
+            "000:1053",
+            lambda a, t: _cells(t, "SVC", _L),
+            _at_least("P", 3),
+        ),
+        (
+            "SVC",
+            2,
+            "pruned SVC beats identifying SVC only for l = 2 (Fig. 6)",
+            "003:298",
+            lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
+            lambda c: c == (1, c[1]),
+        ),
+        (
+            "SVM",
+            1,
+            "C.4: pruned SVM beats original SVM at l = 2, significant (Table 2: P)",
+            "000:974",
+            lambda a, t: (_count(a, "SVM", "pruned - original", -1, [2]), _table1(t, "SVM", 2)),
+            lambda v: v[0] == (1, 1) and v[1] == "P",
+        ),
     ],
 }
 
@@ -301,8 +511,14 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def svm_claims(results: pd.DataFrame, dataset: str, *, classifiers: Sequence[str] | None = None,
-               ls: Sequence[int] | None = None, k_anonymity: Sequence[int] | None = None) -> pd.DataFrame:
+def svm_claims(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    classifiers: Sequence[str] | None = None,
+    ls: Sequence[int] | None = None,
+    k_anonymity: Sequence[int] | None = None,
+) -> pd.DataFrame:
     """The claims of seed 003 (and of seed 000's Appendix C.2 and Table 1) for ``dataset``, with verdicts.
 
     Each claim of :data:`SVM_CLAIMS` whose classifier ran is measured on the aspects
@@ -329,8 +545,10 @@ def svm_claims(results: pd.DataFrame, dataset: str, *, classifiers: Sequence[str
         N/A" or "n/a"), then the same two under the unpaired t-test.
     """
     aspects = svm_aspects(results, classifiers=classifiers, ls=ls, k_anonymity=k_anonymity)
-    readings = {"": t_test_table(_errors(results), against="pruned", rows="classifier"),
-                " (unpaired)": t_test_table(_errors(results), against="pruned", rows="classifier", paired=False)}
+    readings = {
+        "": t_test_table(_errors(results), against="pruned", rows="classifier"),
+        " (unpaired)": t_test_table(_errors(results), against="pruned", rows="classifier", paired=False),
+    }
     present = set(results["classifier"])
     rows = []
     for classifier, aspect, claim, line, measure, agrees in SVM_CLAIMS.get(dataset, []):
@@ -342,7 +560,7 @@ def svm_claims(results: pd.DataFrame, dataset: str, *, classifiers: Sequence[str
                 value = measure(aspects, ttests)
                 verdict = "agree" if agrees(value) else "differ"
                 if verdict == "agree" and "N/A" in claim and value == "N/A":
-                    verdict = "both N/A"          # no l = 5 on either side: no agreement, counted apart
+                    verdict = "both N/A"  # no l = 5 on either side: no agreement, counted apart
             except (KeyError, ValueError, TypeError) as error:
                 value, verdict = f"not measurable: {error}", "n/a"
             row["privnb measures" + suffix], row["verdict" + suffix] = _fmt(value), verdict
@@ -374,16 +592,19 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
     table = None
     for space in spaces:
         summary = svm_summary(results_by_space[space])[keys + ["mean_error"]].rename(
-            columns={"mean_error": f"error ({space})"})
+            columns={"mean_error": f"error ({space})"}
+        )
         table = summary if table is None else table.merge(summary, on=keys, how="outer", sort=False)
     if len(spaces) >= 2:
         table[f"{spaces[1]} - {spaces[0]}"] = table[f"error ({spaces[1]})"] - table[f"error ({spaces[0]})"]
     for space in spaces:
         theorem = theorem_4_1_table(results_by_space[space])
-        theorem = (theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"]))
-        theorem = theorem.assign(classifier=CLASSIFIER_NAMES["linear"], method="pruned",
-                                 param=theorem["l"].astype(float))
+        theorem = theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"])
+        theorem = theorem.assign(
+            classifier=CLASSIFIER_NAMES["linear"], method="pruned", param=theorem["l"].astype(float)
+        )
         named = {"d": f"d ({space})", "bound": f"bound ({space})"}
-        table = table.merge(theorem.drop(columns="l").rename(columns=named),
-                            on=["classifier", "method", "param"], how="left")
+        table = table.merge(
+            theorem.drop(columns="l").rename(columns=named), on=["classifier", "method", "param"], how="left"
+        )
     return table.drop(columns=["method", "param"])

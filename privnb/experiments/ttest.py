@@ -1,5 +1,5 @@
-"""Student's t-tests over cross-validation folds, as the papers read them ("significant at 0.95").
-"""
+"""Student's t-tests over cross-validation folds, as the papers read them ("significant at 0.95")."""
+
 from __future__ import annotations
 
 import math
@@ -15,6 +15,7 @@ from privnb.experiments.protocol import method_label, method_sort_key
 
 class TTestResult(NamedTuple):
     """Outcome of :func:`paired_t_test`: ``significant`` is the papers' "P" (pass)."""
+
     statistic: float
     pvalue: float
     significant: bool
@@ -35,8 +36,9 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
-        raise ValueError(f"paired_t_test needs two 1-d samples of the same length >= 2, got shapes "
-                         f"{a.shape} and {b.shape}")
+        raise ValueError(
+            f"paired_t_test needs two 1-d samples of the same length >= 2, got shapes {a.shape} and {b.shape}"
+        )
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("paired_t_test got NaN values (an N/A view?); drop them or report N/A")
     if not 0 < confidence < 1:
@@ -44,8 +46,9 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     differences = np.round(a - b, 12)  # equal differences stay equal despite float noise
     if np.ptp(differences) == 0:  # zero variance: the t statistic is 0 or infinite
         significant = bool(differences[0] != 0)
-        return TTestResult(math.copysign(math.inf, differences[0]) if significant else 0.0,
-                           0.0 if significant else 1.0, significant)
+        return TTestResult(
+            math.copysign(math.inf, differences[0]) if significant else 0.0, 0.0 if significant else 1.0, significant
+        )
     statistic, pvalue = stats.ttest_1samp(differences, 0.0)  # = ttest_rel(a, b) on the rounded differences
     return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
 
@@ -64,15 +67,23 @@ def unpaired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     a, b = np.round(a, 12), np.round(b, 12)
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         significant = bool(a[0] != b[0])
-        return TTestResult(math.copysign(math.inf, a[0] - b[0]) if significant else 0.0,
-                           0.0 if significant else 1.0, significant)
+        return TTestResult(
+            math.copysign(math.inf, a[0] - b[0]) if significant else 0.0, 0.0 if significant else 1.0, significant
+        )
     statistic, pvalue = stats.ttest_ind(a, b, equal_var=True)
     return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
 
 
-def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anatomized", "pruned"),
-                 baseline: str = "original", rows: str | Sequence[str] = "classifier",
-                 metric: str = "error", confidence: float = 0.95, paired: bool = True) -> pd.DataFrame:
+def t_test_table(
+    results: pd.DataFrame,
+    *,
+    against: str | Sequence[str] = ("anatomized", "pruned"),
+    baseline: str = "original",
+    rows: str | Sequence[str] = "classifier",
+    metric: str = "error",
+    confidence: float = 0.95,
+    paired: bool = True,
+) -> pd.DataFrame:
     """The papers' t-test table: baseline vs each private view, "P", "F" or "N/A".
 
     ``paired=True`` pairs the folds (:func:`paired_t_test`); ``paired=False`` is Student's two-sample
@@ -96,11 +107,12 @@ def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anat
         raise ValueError(f"no rows with metric {metric!r}; metrics present: {sorted(results['metric'].unique())}")
     for column in ("dataset", "classifier"):
         if column not in rows and frame[column].nunique() > 1:
-            raise ValueError(f"results hold several {column} values {sorted(frame[column].unique())}: "
-                             f"add {column!r} to rows or filter the results first")
+            raise ValueError(
+                f"results hold several {column} values {sorted(frame[column].unique())}: "
+                f"add {column!r} to rows or filter the results first"
+            )
     private = frame[frame["method"].isin(against)]
-    columns = sorted({(m, p) for m, p in zip(private["method"], private["param"])},
-                     key=lambda mp: method_sort_key(*mp))
+    columns = sorted({(m, p) for m, p in zip(private["method"], private["param"])}, key=lambda mp: method_sort_key(*mp))
     base_label = method_label(baseline)
     table = {}
     for group, part in frame.groupby(rows, sort=True):
@@ -115,11 +127,11 @@ def t_test_table(results: pd.DataFrame, *, against: str | Sequence[str] = ("anat
             if view.isna().any():
                 cells[label] = "N/A"
             else:
-                test = (paired_t_test if paired else unpaired_t_test)(base.to_numpy(), view.to_numpy(),
-                                                                       confidence=confidence)
+                test = (paired_t_test if paired else unpaired_t_test)(
+                    base.to_numpy(), view.to_numpy(), confidence=confidence
+                )
                 cells[label] = "P" if test.significant else "F"
         table[group[0] if len(rows) == 1 else group] = cells
     out = pd.DataFrame.from_dict(table, orient="index")
     out.index.names = rows
     return out.fillna("N/A")
-

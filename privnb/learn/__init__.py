@@ -2,45 +2,45 @@
 and the feature selectors.
 """
 
-from .encoding import FrameEncoder, KINDS, SCHEMES
+from .encoding import KINDS, SCHEMES, FrameEncoder
 from .feature_selection import (
+    CONTAINMENT_SELECTORS,
+    MAXIMAL_SEARCHES,
+    ContainmentSelector,
     GreedyState,
+    cm_gains,
     distcnt_gains,
-    greedy_submodular,
+    greedy_cm,
     greedy_distcnt,
     greedy_hamdist,
-    transactions,
-    maximal_itemsets,
+    greedy_submodular,
     maximal,
-    MAXIMAL_SEARCHES,
-    CONTAINMENT_SELECTORS,
-    ContainmentSelector,
-    cm_gains,
-    greedy_cm,
+    maximal_itemsets,
+    transactions,
 )
+from .knn import IBkClassifier, kneighbors, kneighbors_factored, nearest_per_part, vote
 from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
-from .knn import kneighbors, kneighbors_factored, vote, IBkClassifier, nearest_per_part
 from .svm import (
+    CLASSIFIER_NAMES,
     KERNELS,
     SOLVERS,
     SPACES,
-    CLASSIFIER_NAMES,
     CollapseDuplicates,
+    KernelBank,
     NystroemSVM,
+    encoded_classifier,
     svm_classifier,
     svm_pipeline,
-    encoded_classifier,
-    KernelBank,
 )
 from .training import (
-    TrainingData,
-    ProtectedTraining,
-    TrainingView,
-    OriginalTraining,
-    IdentifyingTraining,
     AnatomizedTraining,
     GeneralizedTraining,
+    IdentifyingTraining,
+    OriginalTraining,
+    ProtectedTraining,
     PrunedTraining,
+    TrainingData,
+    TrainingView,
 )
 
 __all__ = [

@@ -19,12 +19,13 @@ Two schemes, fitted on the training frame only:
     :func:`privnb.mechanisms.pruning.appendix_b_statistics` and ``appendix_b_apply``, the very ones the
     pruning step uses, here fitted on the training view and applied to raw test rows.
 
-Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk"). Any subset of the described columns can be
-encoded (the identifying view drops the sensitive column).
+Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk").
+Any subset of the described columns can be encoded (the identifying view drops the sensitive column).
 """
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,8 +45,10 @@ def _as_frame(X) -> pd.DataFrame:
         return X
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D table of rows, got an array of shape {X.shape}; "
-                         "reshape a single feature with X.reshape(-1, 1).")
+        raise ValueError(
+            f"Expected a 2-D table of rows, got an array of shape {X.shape}; "
+            "reshape a single feature with X.reshape(-1, 1)."
+        )
     return pd.DataFrame(X)
 
 
@@ -83,18 +86,22 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         have the fitted number of columns.
     """
 
-    def __init__(self, kinds: Mapping[str, str] | None = None,
-                 orders: Mapping[str, tuple] | None = None, scheme: str = "ibk", ordinal_center: str = "mean"):
+    def __init__(
+        self,
+        kinds: Mapping[str, str] | None = None,
+        orders: Mapping[str, tuple] | None = None,
+        scheme: str = "ibk",
+        ordinal_center: str = "mean",
+    ):
         self.kinds = kinds
         self.orders = orders
         self.scheme = scheme
         self.ordinal_center = ordinal_center
 
     @classmethod
-    def from_dataset(cls, dataset, *, scheme: str = "ibk", ordinal_center: str = "mean") -> "FrameEncoder":
+    def from_dataset(cls, dataset, *, scheme: str = "ibk", ordinal_center: str = "mean") -> FrameEncoder:
         """An encoder with the kinds and orders of a :class:`privnb.data.Dataset`."""
-        return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme,
-                   ordinal_center=ordinal_center)
+        return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme, ordinal_center=ordinal_center)
 
     def _numbers(self, frame: pd.DataFrame, column) -> np.ndarray:
         values = frame[column]
@@ -103,15 +110,16 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             ranks = pd.Index(order).get_indexer(values).astype(float)
             unknown = (ranks < 0) & values.notna().to_numpy()
             if unknown.any():
-                raise ValueError(f"Ordinal column {column!r} has values outside its order: "
-                                 f"{sorted(set(values[unknown].astype(str)))[:5]}; add them to orders.")
+                raise ValueError(
+                    f"Ordinal column {column!r} has values outside its order: "
+                    f"{sorted(set(values[unknown].astype(str)))[:5]}; add them to orders."
+                )
             ranks[ranks < 0] = np.nan
             numbers = ranks
         else:
             numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
             if np.isnan(numbers).sum() > values.isna().sum():
-                raise ValueError(f"Numeric column {column!r} holds non-numbers; declare it 'nominal' "
-                                 "in kinds.")
+                raise ValueError(f"Numeric column {column!r} holds non-numbers; declare it 'nominal' in kinds.")
         if not np.isfinite(numbers).all():
             raise ValueError(f"Column {column!r} has missing or infinite values; impute them first.")
         return numbers
@@ -133,8 +141,9 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             if kind not in KINDS:
                 raise ValueError(f"Column {column!r} has kind {kind!r}; kinds are {KINDS}.")
             if kind == "ordinal" and column not in (self.orders or {}):
-                raise ValueError(f"Ordinal column {column!r} has no order; pass orders={{{column!r}: "
-                                 "(values in domain order)}.")
+                raise ValueError(
+                    f"Ordinal column {column!r} has no order; pass orders={{{column!r}: (values in domain order)}}."
+                )
             self.kinds_[column] = kind
         self.center_, self.scale_, self.categories_ = {}, {}, {}
         if self.scheme == "appendix_b":
@@ -142,15 +151,15 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
 
             for column in self.columns_:
                 if self.kinds_[column] != "nominal":
-                    self._numbers(frame, column)          # the same checks (and messages) as the other schemes
-            self.statistics_ = appendix_b_statistics(frame, self.kinds_, orders=self.orders,
-                                                     columns=self.columns_, ordinal_center=self.ordinal_center)
+                    self._numbers(frame, column)  # the same checks (and messages) as the other schemes
+            self.statistics_ = appendix_b_statistics(
+                frame, self.kinds_, orders=self.orders, columns=self.columns_, ordinal_center=self.ordinal_center
+            )
             return self
         for column in self.columns_:
             if self.kinds_[column] == "nominal":
                 values = frame[column].dropna().unique()
-                self.categories_[column] = np.array(sorted(values, key=lambda v: (str(type(v)), v)),
-                                                    dtype=object)
+                self.categories_[column] = np.array(sorted(values, key=lambda v: (str(type(v)), v)), dtype=object)
                 continue
             numbers = self._numbers(frame, column)
             if self.scheme == "ibk":
@@ -168,8 +177,9 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         frame = validated_rows(self, X, reset=False, ensure_all_finite=False)
         missing = [c for c in self.columns_ if c not in frame.columns]
         if missing:
-            raise ValueError(f"Columns {missing} seen in fit are missing from X; pass a frame with "
-                             f"columns {self.columns_}.")
+            raise ValueError(
+                f"Columns {missing} seen in fit are missing from X; pass a frame with columns {self.columns_}."
+            )
         if self.scheme == "appendix_b":
             from privnb.mechanisms.pruning import appendix_b_apply
 
@@ -189,8 +199,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                 if self.scheme == "ibk":
                     block[~known & frame[column].notna().to_numpy(), -1] = weight
             else:
-                block = ((self._numbers(frame, column) - self.center_[column])
-                         / self.scale_[column])[:, None]
+                block = ((self._numbers(frame, column) - self.center_[column]) / self.scale_[column])[:, None]
             blocks.append(block)
         return np.hstack(blocks) if blocks else np.empty((len(frame), 0))
 

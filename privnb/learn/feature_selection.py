@@ -2,6 +2,7 @@
 (Algorithms 2 and 3, and CM greedy), Maximal on maximal itemsets (Algorithm 1), and
 :class:`ContainmentSelector`, a scikit-learn feature selector over them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from privnb.learn.largest_itemsets import largest_itemsets
 from privnb.mechanisms.containment import (
     Patterns,
     Selection,
@@ -23,10 +25,9 @@ from privnb.mechanisms.containment import (
     distcnt,
     feature_hamdist,
 )
-from privnb.learn.largest_itemsets import largest_itemsets
 from privnb.validation import check_int
 
-_FEASIBILITY_BATCH = 64   # candidate features checked together by the greedy selectors
+_FEASIBILITY_BATCH = 64  # candidate features checked together by the greedy selectors
 
 
 class GreedyState:
@@ -79,11 +80,12 @@ def distcnt_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
     a = ones_pos
     b = sp.csr_array(ones - ones_pos)
     n_neg = n - n_pos
-    return (n_neg @ a + n_pos @ b - 2.0 * np.asarray(a.multiply(b).sum(axis=0)).ravel())
+    return n_neg @ a + n_pos @ b - 2.0 * np.asarray(a.multiply(b).sum(axis=0)).ravel()
 
 
-def greedy_submodular(X, y, k: int, gains: Callable[[GreedyState, np.ndarray], np.ndarray], *,
-                      constraint: str = "k-ac") -> Selection:
+def greedy_submodular(
+    X, y, k: int, gains: Callable[[GreedyState, np.ndarray], np.ndarray], *, constraint: str = "k-ac"
+) -> Selection:
     """Algorithm 3 of seed 001 for any marginal-gain function: add the feasible feature of largest gain.
 
     Features are tried in decreasing gain, in batches; a feature found infeasible is dropped for good
@@ -102,7 +104,7 @@ def greedy_submodular(X, y, k: int, gains: Callable[[GreedyState, np.ndarray], n
         order = order[gain[order] > 1e-12]
         chosen, dead = None, []
         for start in range(0, order.size, _FEASIBILITY_BATCH):
-            batch = alive[order[start:start + _FEASIBILITY_BATCH]]
+            batch = alive[order[start : start + _FEASIBILITY_BATCH]]
             ok = state.feasible(batch)
             if ok.any():
                 first = int(np.argmax(ok))
@@ -184,10 +186,12 @@ def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
     if miner == "pyfim":
         import fim
+
         found = fim.fpgrowth([t.tolist() for t in transactions(X)], target="m", supp=-k, report="")
         return sorted(tuple(sorted(int(i) for i in items)) for items, *_ in found)
     if miner == "mlxtend":
         from mlxtend.frequent_patterns import fpmax
+
         keep = np.flatnonzero(np.asarray(X.sum(axis=0)).ravel() >= k)
         if keep.size == 0:
             return []
@@ -197,12 +201,22 @@ def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]
     raise ValueError(f"miner must be 'pyfim' or 'mlxtend'; got {miner!r}")
 
 
-MAXIMAL_SEARCHES = ("largest", "mine-all")
-"""How :func:`maximal` finds its candidates: the exact largest-itemsets search, or mining every maximal itemset."""
+MAXIMAL_SEARCHES = ("auto", "largest", "mine-all")
+"""How :func:`maximal` finds its candidates: by the data's shape, the exact largest-itemsets search, or mining
+every maximal itemset."""
 
 
-def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
-            miner: str = "pyfim", max_items: int | None = None, search: str = "largest") -> Selection:
+def maximal(
+    X,
+    y,
+    k: int,
+    *,
+    score: str = "hamdist",
+    n_candidates: int = 50,
+    miner: str = "pyfim",
+    max_items: int | None = None,
+    search: str = "auto",
+) -> Selection:
     """Maximal (Algorithm 1 of seed 001): the best of the largest maximal frequent itemsets.
 
     Scores the ``n_candidates`` largest maximal itemsets with support ``>= k`` (feasible by Lemma 3;
@@ -211,7 +225,10 @@ def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
     in the text we have, 50 is our default. No feature with support ``k`` gives the empty set with
     ``ac = N``.
 
-    ``search="largest"`` (default) finds those candidates exactly with
+    Both searches below are exact; they differ in what they enumerate. ``search="auto"`` (default) takes
+    the one suited to the data's shape: "largest" when the searched features outnumber the rows (PU1's
+    tokens), "mine-all" otherwise (Adult's 19 features, where enumerating rows would be slow).
+    ``search="largest"`` finds those candidates exactly with
     :func:`privnb.learn.largest_itemsets.largest_itemsets` (row pruning, then branch and bound over the
     itemset size), without enumerating every maximal itemset: on all of PU1's tokens it takes seconds.
     ``search="mine-all"`` mines every maximal itemset with ``miner`` (pyfim or mlxtend) and sorts them:
@@ -238,12 +255,14 @@ def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
     if max_items is not None:
         if int(max_items) < 1:
             raise ValueError(f"max_items must be a positive integer or None; got {max_items!r}")
-        items = np.sort(np.lexsort((items, -h))[:int(max_items)])
+        items = np.sort(np.lexsort((items, -h))[: int(max_items)])
+    if search == "auto":
+        search = "largest" if len(items) > X.shape[0] else "mine-all"
     if search == "largest":
         found = largest_itemsets(X[:, items], k, int(n_candidates))
     else:
         found = sorted(maximal_itemsets(X[:, items], k, miner=miner), key=lambda s: (-len(s), s))
-    candidates = [tuple(items[list(s)]) for s in found][:int(n_candidates)]
+    candidates = [tuple(items[list(s)]) for s in found][: int(n_candidates)]
     if not candidates:
         return _selection(X, [])
     if score == "hamdist":
@@ -254,8 +273,9 @@ def maximal(X, y, k: int, *, score: str = "hamdist", n_candidates: int = 50,
 
 
 CONTAINMENT_SELECTORS = {
-    "maximal": lambda X, y, s: maximal(X, y, s.k, score=s.score, n_candidates=s.n_candidates,
-                                       miner=s.miner, max_items=s.max_items, search=s.search),
+    "maximal": lambda X, y, s: maximal(
+        X, y, s.k, score=s.score, n_candidates=s.n_candidates, miner=s.miner, max_items=s.max_items, search=s.search
+    ),
     "greedy-hamdist": lambda X, y, s: greedy_hamdist(X, y, s.k, constraint=s.constraint),
     "greedy-distcnt": lambda X, y, s: greedy_distcnt(X, y, s.k, constraint=s.constraint),
 }
@@ -284,9 +304,18 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
        no authors, venue or year.
     """
 
-    def __init__(self, k: int = 5, method: str = "greedy-distcnt", *, constraint: str = "k-ac",
-                 score: str = "hamdist", n_candidates: int = 50, miner: str = "pyfim",
-                 max_items: int | None = None, search: str = "largest"):
+    def __init__(
+        self,
+        k: int = 5,
+        method: str = "greedy-distcnt",
+        *,
+        constraint: str = "k-ac",
+        score: str = "hamdist",
+        n_candidates: int = 50,
+        miner: str = "pyfim",
+        max_items: int | None = None,
+        search: str = "largest",
+    ):
         self.k = k
         self.method = method
         self.constraint = constraint
@@ -328,7 +357,7 @@ def cm_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
     ``(|a - b| + |d - (a - b)| - |d|) / 2`` with ``d = n+ - n-`` (zero where ``a = b = 0``).
     """
     n, n_pos, ones, ones_pos = state.pattern_counts(candidates)
-    diff = sp.csr_array(2 * ones_pos - ones).tocoo()      # a - b on its non-zero entries
+    diff = sp.csr_array(2 * ones_pos - ones).tocoo()  # a - b on its non-zero entries
     d = (2 * n_pos - n)[diff.row]
     saved = np.abs(diff.data) + np.abs(d - diff.data) - np.abs(d)
     return np.bincount(diff.col, weights=saved, minlength=candidates.size) / 2.0
@@ -341,4 +370,3 @@ def greedy_cm(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     feasible feature lowers CM, which is why this baseline keeps few features.
     """
     return greedy_submodular(X, y, k, cm_gains, constraint=constraint)
-

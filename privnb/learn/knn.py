@@ -35,6 +35,7 @@ On D_A the search runs over the distinct quasi-identifier rows (:func:`kneighbor
 with ``IBkClassifier(factor_column=sensitive)``): same neighbours, about l times less work. Queries
 go in chunks of bounded memory.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -49,11 +50,10 @@ from privnb.learn.encoding import FrameEncoder
 from privnb.learn.knn_votes import tied_counts, vote, weka_vote
 from privnb.validation import check_int, validated_rows
 
-_BLOCK = 32                 # training rows per block of the candidate screen
+_BLOCK = 32  # training rows per block of the candidate screen
 
 
-_DECIMALS = 9               # squared distances tie when equal after rounding to this many decimals
-
+_DECIMALS = 9  # squared distances tie when equal after rounding to this many decimals
 
 
 def _rows_per_chunk(n_train, chunk_bytes):
@@ -88,18 +88,20 @@ def _screen(d2, bound, block_min):
 
 def _padded(X):
     """-2 times the training rows, padded to a multiple of ``_BLOCK`` rows, and the rows' squared norms
-    (+inf on padding): what :func:`_shifted_sq_dist` needs."""
+    (+inf on padding): what :func:`_shifted_sq_dist` needs.
+    """
     width = -(-len(X) // _BLOCK) * _BLOCK
     padded = np.zeros((width, X.shape[1]))
-    padded[:len(X)] = -2.0 * X
+    padded[: len(X)] = -2.0 * X
     sq = np.full(width, np.inf)
-    sq[:len(X)] = np.einsum("ij,ij->i", X, X)
+    sq[: len(X)] = np.einsum("ij,ij->i", X, X)
     return padded, sq
 
 
 def _shifted_sq_dist(query, padded, sq_train):
     """Squared distances less the query's own |q|^2, by the expansion -2 q.x + |x|^2 (one GEMM, one pass),
-    shape (n_query, width); and |q|^2. Leaving out |q|^2, a constant per query, changes no ranking."""
+    shape (n_query, width); and |q|^2. Leaving out |q|^2, a constant per query, changes no ranking.
+    """
     d2 = query @ padded.T
     d2 += sq_train
     return d2, np.einsum("ij,ij->i", query, query)
@@ -117,7 +119,9 @@ def _first_k(query_of, exact, col, n_query, k):
 class TiedNeighbors(NamedTuple):
     """Ragged neighbour lists of :func:`kneighbors` with ``ties=True``: query q's neighbours are
     ``index[offsets[q]:offsets[q + 1]]``, nearest first (squared distances ``sq_dist``, rounded to 1e-9).
-    Each list holds every training row whose distance is at most the query's k-th smallest."""
+    Each list holds every training row whose distance is at most the query's k-th smallest.
+    """
+
     offsets: np.ndarray
     sq_dist: np.ndarray
     index: np.ndarray
@@ -125,7 +129,8 @@ class TiedNeighbors(NamedTuple):
 
 def _all_within_kth(query_of, exact, col, n_query, k):
     """Every candidate whose (rounded exact) distance is at most its query's k-th smallest, nearest first
-    (then by column): (counts per query, distances, columns)."""
+    (then by column): (counts per query, distances, columns).
+    """
     exact = np.round(exact, _DECIMALS)
     order = np.lexsort((col, exact, query_of))
     query_of, exact, col = query_of[order], exact[order], col[order]
@@ -140,8 +145,9 @@ def _collect(pieces, n_query):
     np.cumsum(counts, out=offsets[1:])
     if not pieces:
         return TiedNeighbors(offsets, np.zeros(0), np.zeros(0, dtype=np.intp))
-    return TiedNeighbors(offsets, np.concatenate([d for _, d, _ in pieces]),
-                         np.concatenate([i for _, _, i in pieces]).astype(np.intp))
+    return TiedNeighbors(
+        offsets, np.concatenate([d for _, d, _ in pieces]), np.concatenate([i for _, _, i in pieces]).astype(np.intp)
+    )
 
 
 def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
@@ -173,13 +179,13 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     if k > len(X_train):
         raise ValueError(f"n_neighbors={k} exceeds the {len(X_train)} training rows; use a smaller k")
     padded, sq_train = _padded(X_train)
-    scale = 1.0 + float(sq_train[:len(X_train)].max())
+    scale = 1.0 + float(sq_train[: len(X_train)].max())
     sq_dist = np.empty((len(X_query), k))
     index = np.empty((len(X_query), k), dtype=np.intp)
     pieces = []
     step = _rows_per_chunk(len(padded), chunk_bytes)
     for start in range(0, len(X_query), step):
-        query = X_query[start:start + step]
+        query = X_query[start : start + step]
         d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
         tol = 1e-9 * (scale + sq_query)
         block_min = _block_min(d2)
@@ -190,7 +196,7 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
         if ties:
             pieces.append(_all_within_kth(rows, exact, cols, len(query), k))
         else:
-            sq_dist[start:start + step], index[start:start + step] = _first_k(rows, exact, cols, len(query), k)
+            sq_dist[start : start + step], index[start : start + step] = _first_k(rows, exact, cols, len(query), k)
     return _collect(pieces, len(X_query)) if ties else (sq_dist, index)
 
 
@@ -198,13 +204,16 @@ def _check_pair(X_train, X_query):
     X_train = np.ascontiguousarray(X_train, dtype=float)
     X_query = np.ascontiguousarray(X_query, dtype=float)
     if X_train.ndim != 2 or X_query.ndim != 2 or X_train.shape[1] != X_query.shape[1]:
-        raise ValueError(f"X_train and X_query must be 2-D with the same number of columns, got shapes "
-                         f"{X_train.shape} and {X_query.shape}")
+        raise ValueError(
+            f"X_train and X_query must be 2-D with the same number of columns, got shapes "
+            f"{X_train.shape} and {X_query.shape}"
+        )
     return X_train, X_query
 
 
-def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *,
-                        chunk_bytes=2**27, ties=False):
+def kneighbors_factored(
+    A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *, chunk_bytes=2**27, ties=False
+):
     """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
 
     The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
@@ -228,11 +237,11 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
     n_train = len(a_index)
     if k > n_train:
         raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
-    rows_of = np.argsort(a_index, kind="stable")                  # rows of each A row, in row order
+    rows_of = np.argsort(a_index, kind="stable")  # rows of each A row, in row order
     starts = np.searchsorted(a_index[rows_of], np.arange(len(A_train) + 1))
     sizes = np.diff(starts)
     padded, sq_train = _padded(A_train)
-    scale = 1.0 + float(sq_train[:len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
+    scale = 1.0 + float(sq_train[: len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
     sq_dist = np.empty((len(A_query), k))
     index = np.empty((len(A_query), k), dtype=np.intp)
     pieces = []
@@ -248,16 +257,17 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
         return q_rows, cols, np.einsum("ij,ij->i", diff, diff) + ds[q_rows, s_index[cols]]
 
     for start in range(0, len(A_query), step):
-        query, query_s = A_query[start:start + step], S_query[start:start + step]
+        query, query_s = A_query[start : start + step], S_query[start : start + step]
         # partial distances (a lower bound of the rows' distances), less |q_A|^2
         d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
-        ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)   # exact, (chunk, n_s)
+        ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)  # exact, (chunk, n_s)
         tol = 1e-9 * (scale + sq_query)
         block_min = _block_min(d2)
         # 1. the A rows nearest in the first part (at least k rows among them): their exact row
         #    distances bound the k-th distance from above
-        q_rows, _, exact = expand(*_screen(d2, _kth_bound(d2, min(k, len(A_train)), block_min) + tol,
-                                           block_min), query, ds)
+        q_rows, _, exact = expand(
+            *_screen(d2, _kth_bound(d2, min(k, len(A_train)), block_min) + tol, block_min), query, ds
+        )
         order = np.lexsort((exact, q_rows))
         first = np.searchsorted(q_rows[order], np.arange(len(query)))
         bound = exact[order[first + k - 1]] - sq_query + tol
@@ -267,7 +277,7 @@ def kneighbors_factored(A_train, S_train, a_index, s_index, A_query, S_query, n_
         if ties:
             pieces.append(_all_within_kth(q_rows, exact, cols, len(query), k))
         else:
-            sq_dist[start:start + step], index[start:start + step] = _first_k(q_rows, exact, cols, len(query), k)
+            sq_dist[start : start + step], index[start : start + step] = _first_k(q_rows, exact, cols, len(query), k)
     return _collect(pieces, len(A_query)) if ties else (sq_dist, index)
 
 
@@ -277,7 +287,7 @@ def _distinct_rows(X):
     Rows are grouped by a 64-bit hash, then checked for equality; on a (most unlikely) collision the
     exact but slower ``np.unique`` decides.
     """
-    X = np.ascontiguousarray(X, dtype=float) + 0.0            # + 0.0 turns -0.0 into 0.0
+    X = np.ascontiguousarray(X, dtype=float) + 0.0  # + 0.0 turns -0.0 into 0.0
     codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
     first = np.full(len(uniques), len(X))
     np.minimum.at(first, codes, np.arange(len(X)))
@@ -339,8 +349,18 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
        Data Privacy 10, 2017 (seed 002).
     """
 
-    def __init__(self, n_neighbors=1, *, kinds=None, orders=None, factor_column=None, ties="weka",
-                 class_order=None, ranges="weka", chunk_bytes=2**27):
+    def __init__(
+        self,
+        n_neighbors=1,
+        *,
+        kinds=None,
+        orders=None,
+        factor_column=None,
+        ties="weka",
+        class_order=None,
+        ranges="weka",
+        chunk_bytes=2**27,
+    ):
         self.n_neighbors = n_neighbors
         self.ties = ties
         self.class_order = class_order
@@ -361,10 +381,14 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         if k > len(y):
-            raise ValueError(f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k")
+            raise ValueError(
+                f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k"
+            )
         if self.ties not in TIE_RULES or self.ranges not in RANGE_RULES:
-            raise ValueError(f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got "
-                             f"ties={self.ties!r}, ranges={self.ranges!r}")
+            raise ValueError(
+                f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got "
+                f"ties={self.ties!r}, ranges={self.ranges!r}"
+            )
         self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
         self.fit_X_ = self.encoder_.transform(X)
         self._factored = self._factor()
@@ -418,8 +442,17 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         if self._factored is None:
             return kneighbors(self.fit_X_ * w, query * w, k, chunk_bytes=self.chunk_bytes, ties=ties)
         mask, (A, S), a_index, s_index = self._factored
-        return kneighbors_factored(A * w[~mask], S * w[mask], a_index, s_index, query[:, ~mask] * w[~mask],
-                                   query[:, mask] * w[mask], k, chunk_bytes=self.chunk_bytes, ties=ties)
+        return kneighbors_factored(
+            A * w[~mask],
+            S * w[mask],
+            a_index,
+            s_index,
+            query[:, ~mask] * w[~mask],
+            query[:, mask] * w[mask],
+            k,
+            chunk_bytes=self.chunk_bytes,
+            ties=ties,
+        )
 
     def _neighbor_counts(self, X, ks):
         """Class counts (len(ks), n_rows, n_classes) of Weka's tied neighbours, one search per range segment."""
@@ -446,8 +479,9 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             mask = np.zeros(self.fit_X_.shape[1], dtype=bool)
             return mask, (A, np.zeros((1, 0))), a_index, np.zeros(len(a_index), dtype=np.intp)
         if self.factor_column not in self.encoder_.columns_:
-            raise ValueError(f"factor_column {self.factor_column!r} is not a training column; columns: "
-                             f"{self.encoder_.columns_}")
+            raise ValueError(
+                f"factor_column {self.factor_column!r} is not a training column; columns: {self.encoder_.columns_}"
+            )
         column = str(self.factor_column)
         mask = np.array([n == column or n.startswith(column + "=") for n in self.encoder_.get_feature_names_out()])
         A, a_index = _distinct_rows(self.fit_X_[:, ~mask])
@@ -457,7 +491,8 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
     def kneighbors(self, X, n_neighbors=None, return_distance=True):
         """The k nearest training rows of raw rows ``X``, nearest first (Euclidean distances), exactly k
         per row ordered by (distance, position), on the training rows' ranges. Weka's tied neighbours
-        (more than k rows when the k-th distance ties) are what :meth:`predict` uses."""
+        (more than k rows when the k-th distance ties) are what :meth:`predict` uses.
+        """
         check_is_fitted(self, "fit_X_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         query = self.encoder_.transform(validated_rows(self, X, reset=False, ensure_all_finite=False))
@@ -484,7 +519,8 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """IBk's distribution (``ties="weka"``): every class 1 / n_train plus its votes, normalized;
-        with ``ties="exact-k"``, the share of each class among the k nearest rows."""
+        with ``ties="exact-k"``, the share of each class among the k nearest rows.
+        """
         k = check_int(self.n_neighbors, "n_neighbors")
         check_is_fitted(self, "fit_X_")
         if self.ties == "exact-k":
@@ -518,7 +554,7 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
     best = np.empty((n_parts, len(X_query)), dtype=np.intp)
     step = _rows_per_chunk(len(X_sorted), chunk_bytes)
     for start in range(0, len(X_query), step):
-        query = X_query[start:start + step]
+        query = X_query[start : start + step]
         d2 = query @ X_sorted.T
         d2 *= -2.0
         d2 += sq_train
@@ -527,16 +563,15 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
         bounds = np.append(starts, len(X_sorted))
         cur_d = cur_p = None
         for j in range(n_parts):
-            block = d2[:, bounds[j]:bounds[j + 1]]
+            block = d2[:, bounds[j] : bounds[j + 1]]
             part_d = block.min(axis=1)
             hits = block <= (part_d + 1e-9 * (1.0 + part_d))[:, None]
-            part_p = np.where(hits, order[bounds[j]:bounds[j + 1]], np.iinfo(np.intp).max).min(axis=1)
+            part_p = np.where(hits, order[bounds[j] : bounds[j + 1]], np.iinfo(np.intp).max).min(axis=1)
             if cur_d is None:
                 cur_d, cur_p = part_d, part_p
             else:
                 tie = np.abs(part_d - cur_d) <= 1e-9 * (1.0 + cur_d)
                 better = ((part_d < cur_d) & ~tie) | (tie & (part_p < cur_p))
                 cur_d, cur_p = np.where(better, part_d, cur_d), np.where(better, part_p, cur_p)
-            best[j, start:start + len(query)] = cur_p
+            best[j, start : start + len(query)] = cur_p
     return best
-

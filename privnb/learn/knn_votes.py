@@ -1,6 +1,7 @@
 """The votes of k-NN from neighbour lists: Weka IBk's (:func:`tied_counts`, :func:`weka_vote`) and the
 exact-k rule (:func:`vote`); the tie rules are described in :mod:`privnb.learn.knn`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -76,6 +77,7 @@ def tied_counts(neighbors, labels, ks, n_classes: int) -> np.ndarray:
 
 def weka_vote(counts, first) -> np.ndarray:
     """IBk's prediction from class counts (..., n_classes): the most votes, an even split to the class
-    with the smallest rank in ``first`` (array: the rank of each class code in the declared order)."""
-    ranked = np.take(counts, np.argsort(first), axis=-1)     # columns in declared order
-    return np.argsort(first)[ranked.argmax(axis=-1)]           # argmax: the first maximum wins
+    with the smallest rank in ``first`` (array: the rank of each class code in the declared order).
+    """
+    ranked = np.take(counts, np.argsort(first), axis=-1)  # columns in declared order
+    return np.argsort(first)[ranked.argmax(axis=-1)]  # argmax: the first maximum wins

@@ -20,6 +20,7 @@ maximal itemsets explodes (PU1: no miner finishes over all tokens), but the larg
    ``>= L`` are found (or ``L = 1``). All maximal itemsets of size ``>= L`` are then known, every other is
    smaller, so the ``n`` largest (ties in lexicographic order) are exact.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -74,13 +75,19 @@ def largest_itemsets_stats(X, k: int, n: int) -> dict:
     found = largest_itemsets(X, k, n)
     bound = min((len(s) for s in found), default=0)
     rows, cols = _prune(X, k, max(bound, 1))
-    return {"itemsets": len(found), "sizes": [len(s) for s in found], "size_bound": bound,
-            "rows_left": int(rows.size), "items_left": int(cols.size)}
+    return {
+        "itemsets": len(found),
+        "sizes": [len(s) for s in found],
+        "size_bound": bound,
+        "rows_left": int(rows.size),
+        "items_left": int(cols.size),
+    }
 
 
 def _size_upper_bound(X: sp.csr_array, k: int) -> int:
     """Largest over rows of the k-th largest overlap with a row (itself included): no itemset of support k
-    is larger."""
+    is larger.
+    """
     overlap = (X @ X.T).toarray()
     return int(np.partition(overlap, -k, axis=1)[:, -k].max())
 
@@ -105,7 +112,7 @@ def _maximal_at_least(X: sp.csr_array, k: int, size: int, budget: int) -> tuple[
     if rows.size < k or cols.size == 0:
         return [], 0
     sub = X[rows][:, cols]
-    bits = [_bits(sub.indices[sub.indptr[i]:sub.indptr[i + 1]]) for i in range(rows.size)]
+    bits = [_bits(sub.indices[sub.indptr[i] : sub.indptr[i + 1]]) for i in range(rows.size)]
     graph = sp.csr_array((sub @ sub.T).toarray() >= size)
     _, label = connected_components(graph, directed=False)
     closed, visited = [], 0
@@ -151,14 +158,17 @@ def _enumerate(rows: list[int], k: int, size: int, budget: int) -> tuple[list[in
                 closure |= 1 << i
             if (closure ^ rset) & ((1 << j) - 1):
                 continue  # the closure adds a row before j: reached from another prefix
-            reachable = len(holders) + sum(1 for i in range(j + 1, m)
-                                           if not closure >> i & 1 and (rows[i] & child).bit_count() >= size)
+            reachable = len(holders) + sum(
+                1 for i in range(j + 1, m) if not closure >> i & 1 and (rows[i] & child).bit_count() >= size
+            )
             if reachable < k:
                 continue
             visited += 1
             if visited > budget:
-                raise SearchBudgetExceeded(f"the largest-itemset search visited more than its budget of closed "
-                                           f"itemsets at size >= {size}; raise max_nodes or lower n")
+                raise SearchBudgetExceeded(
+                    f"the largest-itemset search visited more than its budget of closed "
+                    f"itemsets at size >= {size}; raise max_nodes or lower n"
+                )
             if len(holders) >= k:
                 found.append(child)
             stack.append((closure, child, j))

@@ -20,6 +20,7 @@ Solvers: ``"libsvm"`` (scikit-learn's SVC, the paper's library, the reference), 
 its agreement with libsvm is measured in benchmarks/bench_svm.py), and ``"nystroem"`` (RBF only:
 Nystroem features and a linear SVM, an approximation, never a default).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -123,8 +124,9 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
         """Fit the Nystroem map and the linear SVM."""
         X, y = validate_data(self, X, y, dtype=float)
         rng = check_random_state(self.random_state)
-        features = Nystroem(gamma=1.0 / X.shape[1], n_components=min(self.n_components, len(X)),
-                            random_state=rng.randint(2**31 - 1))
+        features = Nystroem(
+            gamma=1.0 / X.shape[1], n_components=min(self.n_components, len(X)), random_state=rng.randint(2**31 - 1)
+        )
         # liblinear's dual solver shuffles: seeded from the same stream, so that a fit is reproducible
         svm = LinearSVC(C=self.C, loss="hinge", max_iter=20000, random_state=rng.randint(2**31 - 1))
         self.pipeline_ = make_pipeline(features, svm)
@@ -143,8 +145,15 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
         return self.pipeline_.decision_function(validate_data(self, X, reset=False, dtype=float))
 
 
-def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.0, cache_size: float = 1000,
-                   n_components: int = 1000, random_state=None):
+def svm_classifier(
+    kernel: str = "rbf",
+    *,
+    solver: str = "libsvm",
+    C: float = 1.0,
+    cache_size: float = 1000,
+    n_components: int = 1000,
+    random_state=None,
+):
     """The paper's classifier on numeric rows: LibSVM defaults C = 1, gamma = 1 / n_features.
 
     Parameters
@@ -167,20 +176,35 @@ def svm_classifier(kernel: str = "rbf", *, solver: str = "libsvm", C: float = 1.
 
         return OneDalSVC(kernel=kernel, C=C, gamma="auto")
     if kernel != "rbf":
-        raise ValueError("the nystroem solver approximates the RBF kernel only; use solver='libsvm' or "
-                         "'sklearnex' for the linear SVC")
+        raise ValueError(
+            "the nystroem solver approximates the RBF kernel only; use solver='libsvm' or "
+            "'sklearnex' for the linear SVC"
+        )
     return NystroemSVM(C=C, n_components=n_components, random_state=random_state)
 
 
-def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", space: str = "one_hot",
-                 ordinal_center: str = "mean", collapse: bool = True, **options):
+def svm_pipeline(
+    dataset,
+    kernel: str = "rbf",
+    *,
+    solver: str = "libsvm",
+    space: str = "one_hot",
+    ordinal_center: str = "mean",
+    collapse: bool = True,
+    **options,
+):
     """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
     ``space`` is the learner's input space (:data:`SPACES`); ``collapse=True`` wraps the classifier in
     :class:`CollapseDuplicates` (exact). ``options`` go to :func:`svm_classifier`.
     """
-    return encoded_classifier(dataset, svm_classifier(kernel, solver=solver, **options), space=space,
-                              ordinal_center=ordinal_center, collapse=collapse)
+    return encoded_classifier(
+        dataset,
+        svm_classifier(kernel, solver=solver, **options),
+        space=space,
+        ordinal_center=ordinal_center,
+        collapse=collapse,
+    )
 
 
 #: The SVMs' input spaces, each a FrameEncoder scheme: "one_hot" (numbers and ordinal ranks standardized,
@@ -189,8 +213,9 @@ def svm_pipeline(dataset, kernel: str = "rbf", *, solver: str = "libsvm", space:
 SPACES = {"one_hot": "standard", "appendix_b": "appendix_b"}
 
 
-def encoded_classifier(dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean",
-                       collapse: bool = True):
+def encoded_classifier(
+    dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean", collapse: bool = True
+):
     """``classifier`` behind a FrameEncoder of ``dataset``'s kinds in ``space`` (and :class:`CollapseDuplicates`).
 
     ``ordinal_center`` ("mean" | "mode") is Appendix B's centring of ordinal codes (space "appendix_b";
@@ -201,8 +226,10 @@ def encoded_classifier(dataset, classifier, *, space: str = "one_hot", ordinal_c
 
     if space not in SPACES:
         raise ValueError(f"space must be one of {tuple(SPACES)}, got {space!r}")
-    return make_pipeline(FrameEncoder.from_dataset(dataset, scheme=SPACES[space], ordinal_center=ordinal_center),
-                         CollapseDuplicates(classifier) if collapse else classifier)
+    return make_pipeline(
+        FrameEncoder.from_dataset(dataset, scheme=SPACES[space], ordinal_center=ordinal_center),
+        CollapseDuplicates(classifier) if collapse else classifier,
+    )
 
 
 class KernelBank(MetaEstimatorMixin, BaseEstimator):
@@ -246,4 +273,3 @@ class KernelBank(MetaEstimatorMixin, BaseEstimator):
         tags.target_tags.required = True
         tags.input_tags.sparse = False
         return tags
-

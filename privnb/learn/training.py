@@ -32,6 +32,7 @@ Estimator checks: ``tests/test_estimator_contract.py`` and ``tests/test_learners
 ``parametrize_with_checks`` on numeric arrays (sensitive column 0); the exclusions are listed there with
 their reasons.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,11 +47,17 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from privnb.mechanisms.anatomy import Anatomizer, SensitiveDropper
 from privnb.mechanisms.pruning import AnatomyPruner
-from privnb.validation import resolve_column, with_labels
 
-__all__ = ["TrainingData", "ProtectedTraining", "TrainingView",
-           "OriginalTraining", "IdentifyingTraining", "AnatomizedTraining", "PrunedTraining",
-           "GeneralizedTraining"]
+__all__ = [
+    "TrainingData",
+    "ProtectedTraining",
+    "TrainingView",
+    "OriginalTraining",
+    "IdentifyingTraining",
+    "AnatomizedTraining",
+    "PrunedTraining",
+    "GeneralizedTraining",
+]
 
 
 @dataclass
@@ -65,15 +72,19 @@ class TrainingData:
 def _estimator_has(attr):
     def check(self):
         return hasattr(self.estimator_ if hasattr(self, "estimator_") else self.estimator, attr)
+
     return check
 
 
 def _fitted_mechanism(attribute: str | None, doc: str) -> property:
     """A view's fitted attribute read from its fitted mechanism, or the mechanism itself when ``attribute``
-    is None (NotFittedError before ``fit``)."""
+    is None (NotFittedError before ``fit``).
+    """
+
     def get(self):
         check_is_fitted(self, "mechanism_")
         return self.mechanism_ if attribute is None else getattr(self.mechanism_, attribute)
+
     return property(get, doc=doc)
 
 
@@ -116,7 +127,8 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     def test_view(self, X: pd.DataFrame) -> pd.DataFrame:
         """Raw rows as the fitted estimator expects them: recoded by ``mechanism_.transform`` when the
-        mechanism has one, then the view's columns."""
+        mechanism has one, then the view's columns.
+        """
         if self.mechanism_ is not None and hasattr(self.mechanism_, "transform"):
             X = self.mechanism_.transform(X)
         return X[self.view_columns_]
@@ -124,8 +136,7 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def _frame(self, X, *, reset: bool) -> pd.DataFrame:
         frame_in = isinstance(X, pd.DataFrame)
         if not frame_in:
-            X = check_array(X, ensure_all_finite="allow-nan"
-                            if self.__sklearn_tags__().input_tags.allow_nan else True)
+            X = check_array(X, ensure_all_finite="allow-nan" if self.__sklearn_tags__().input_tags.allow_nan else True)
         X = validate_data(self, X, reset=reset, skip_check_array=True)
         if frame_in:
             if len(X) == 0:
@@ -157,8 +168,10 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.mechanism_ = self.new_mechanism()
         view = self.training_view(frame, y)
         if len(view.X) == 0:
-            raise ValueError(f"{type(self).__name__}'s mechanism left no training rows "
-                             f"({view.n_suppressed} suppressed); use more rows or a weaker setting.")
+            raise ValueError(
+                f"{type(self).__name__}'s mechanism left no training rows "
+                f"({view.n_suppressed} suppressed); use more rows or a weaker setting."
+            )
         self.view_columns_ = list(view.X.columns)
         self.estimator_ = clone(self.estimator).fit(view.X, view.y)
         self.classes_ = getattr(self.estimator_, "classes_", np.unique(view.y))
@@ -217,8 +230,9 @@ class TrainingView(ProtectedTraining):
 
     def new_mechanism(self):
         """The view's mechanism, unfitted (the hook a view overrides; None: the original rows)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement new_mechanism() "
-                                  "(or use ProtectedTraining(mechanism, estimator)).")
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement new_mechanism() (or use ProtectedTraining(mechanism, estimator))."
+        )
 
 
 class OriginalTraining(TrainingView):
@@ -325,8 +339,7 @@ class PrunedTraining(AnatomizedTraining):
     pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
     """
 
-    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress",
-                 random_state=None):
+    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress", random_state=None):
         super().__init__(estimator, sensitive=sensitive, l=l, residue=residue, random_state=random_state)
         self.kinds = kinds
         self.orders = orders
@@ -335,8 +348,14 @@ class PrunedTraining(AnatomizedTraining):
 
     def new_mechanism(self):
         """:class:`privnb.mechanisms.AnatomyPruner` with the view's parameters."""
-        return AnatomyPruner(self.sensitive, self.l, kinds=self.kinds, orders=self.orders,
-                             residue=self.residue, random_state=self.random_state)
+        return AnatomyPruner(
+            self.sensitive,
+            self.l,
+            kinds=self.kinds,
+            orders=self.orders,
+            residue=self.residue,
+            random_state=self.random_state,
+        )
 
 
 class GeneralizedTraining(TrainingView):
@@ -367,8 +386,19 @@ class GeneralizedTraining(TrainingView):
     generalizer_ : the fitted generalizer (``mechanism_``).
     """
 
-    def __init__(self, estimator, *, quasi_identifiers, k, method="full-domain", hierarchies=None,
-                 kinds=None, orders=None, max_suppression=0.02, utility="discernibility"):
+    def __init__(
+        self,
+        estimator,
+        *,
+        quasi_identifiers,
+        k,
+        method="full-domain",
+        hierarchies=None,
+        kinds=None,
+        orders=None,
+        max_suppression=0.02,
+        utility="discernibility",
+    ):
         self.estimator = estimator
         self.quasi_identifiers = quasi_identifiers
         self.k = k
@@ -383,17 +413,26 @@ class GeneralizedTraining(TrainingView):
 
     def new_mechanism(self):
         """The generalizer ``method`` names, with the view's parameters (hierarchies not copied, so that
-        views of one fold share the lattice search of :class:`privnb.mechanisms.FullDomainLattice`)."""
+        views of one fold share the lattice search of :class:`privnb.mechanisms.FullDomainLattice`).
+        """
         from privnb.mechanisms.full_domain import FullDomainGeneralizer
         from privnb.mechanisms.mondrian import MondrianGeneralizer
 
         if self.method == "full-domain":
             if self.hierarchies is None:
-                raise ValueError("method='full-domain' needs hierarchies (one per quasi-identifier), "
-                                 "e.g. privnb.mechanisms.adult_hierarchies(); or use method='mondrian'.")
-            return FullDomainGeneralizer(self.quasi_identifiers, self.k, self.hierarchies,
-                                         max_suppression=self.max_suppression, utility=self.utility)
+                raise ValueError(
+                    "method='full-domain' needs hierarchies (one per quasi-identifier), "
+                    "e.g. privnb.mechanisms.adult_hierarchies(); or use method='mondrian'."
+                )
+            return FullDomainGeneralizer(
+                self.quasi_identifiers,
+                self.k,
+                self.hierarchies,
+                max_suppression=self.max_suppression,
+                utility=self.utility,
+            )
         if self.method == "mondrian":
-            return MondrianGeneralizer(self.quasi_identifiers, self.k, kinds=self.kinds,
-                                       hierarchies=self.hierarchies, orders=self.orders)
+            return MondrianGeneralizer(
+                self.quasi_identifiers, self.k, kinds=self.kinds, hierarchies=self.hierarchies, orders=self.orders
+            )
         raise ValueError(f"method must be 'full-domain' or 'mondrian', got {self.method!r}.")

@@ -4,40 +4,47 @@ the DP release.
 """
 
 from .anatomy import (
+    Anatomizer,
     Anatomy,
     NotLDiverseError,
+    SensitiveDropper,
     anatomize,
     bucketize,
     is_l_diverse,
-    SensitiveDropper,
-    Anatomizer,
 )
 from .containment import (
     CONSTRAINTS,
+    Patterns,
     Selection,
     check_binary,
-    check_labels,
     check_constraint,
-    Patterns,
-    entity_ac,
+    check_labels,
+    classification_metric,
     dataset_ac,
-    is_k_ac,
-    entity_anonymity,
     dataset_anonymity,
-    is_k_anonymous_binary,
+    distcnt,
+    entity_ac,
+    entity_anonymity,
     feature_hamdist,
     hamdist,
-    distcnt,
-    classification_metric,
+    is_k_ac,
+    is_k_anonymous_binary,
 )
-from .dp_release import DP_MECHANISMS, DPRelease, hamdist_sensitivity, dp_select_release, dp_table_release, selection_noise_scale
+from .dp_release import (
+    DP_MECHANISMS,
+    DPRelease,
+    dp_select_release,
+    dp_table_release,
+    hamdist_sensitivity,
+    selection_noise_scale,
+)
 from .flipping import Flipping, randomized_flipping
-from .full_domain import adult_hierarchies, FullDomainGeneralizer
+from .full_domain import FullDomainGeneralizer, adult_hierarchies
 from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
-from .pruning import appendix_b_preprocess, Prerequisites, prerequisites, Pruning, prune, AnatomyPruner
+from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
 
 __all__ = [
     "Anatomy",

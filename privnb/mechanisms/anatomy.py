@@ -8,6 +8,7 @@ algorithm both papers used; :meth:`Anatomy.join` builds the anatomized training 
 (Definition 12 of seed 002) and :meth:`Anatomy.identifying` the identifying training data D_id
 (Definition 13 of seed 002).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -20,8 +21,17 @@ from sklearn.utils import check_random_state
 
 from privnb.validation import check_int, resolve_column, with_labels
 
-__all__ = ["Anatomy", "NotLDiverseError", "anatomize", "bucketize", "is_l_diverse", "with_labels", "resolve_column",
-           "SensitiveDropper", "Anatomizer"]
+__all__ = [
+    "Anatomy",
+    "NotLDiverseError",
+    "anatomize",
+    "bucketize",
+    "is_l_diverse",
+    "with_labels",
+    "resolve_column",
+    "SensitiveDropper",
+    "Anatomizer",
+]
 
 RESIDUES = ("suppress", "assign")
 
@@ -140,9 +150,13 @@ def bucketize(counts, l: int) -> np.ndarray:
     """
     l = check_int(l, "l")
     raw = np.asarray(counts)
-    if raw.ndim != 1 or (raw.size and not (np.issubdtype(raw.dtype, np.integer)
-                                           or (np.issubdtype(raw.dtype, np.floating)
-                                               and np.all(np.isfinite(raw)) and np.all(raw == np.round(raw))))):
+    if raw.ndim != 1 or (
+        raw.size
+        and not (
+            np.issubdtype(raw.dtype, np.integer)
+            or (np.issubdtype(raw.dtype, np.floating) and np.all(np.isfinite(raw)) and np.all(raw == np.round(raw)))
+        )
+    ):
         raise ValueError(f"counts must be a 1-D sequence of non-negative integers (bucket sizes), got {counts!r}")
     if (raw < 0).any():
         raise ValueError(f"counts must be non-negative bucket sizes, got {counts!r}")
@@ -168,7 +182,6 @@ def bucketize(counts, l: int) -> np.ndarray:
     return np.repeat(np.sort(np.asarray(sets, dtype=np.intp), axis=1), reps, axis=0)
 
 
-
 def _check_inputs(data: pd.DataFrame, sensitive, l) -> None:
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"anatomize expects a pandas DataFrame, got {type(data).__name__}.")
@@ -178,14 +191,14 @@ def _check_inputs(data: pd.DataFrame, sensitive, l) -> None:
     if "gid" in data.columns:
         raise ValueError("The data already has a 'gid' column; rename it: anatomize adds the group id.")
     if not data.index.is_unique:
-        raise ValueError("The data's index must identify rows uniquely (it becomes IT's row_id); "
-                         "call reset_index() first.")
+        raise ValueError(
+            "The data's index must identify rows uniquely (it becomes IT's row_id); call reset_index() first."
+        )
     if data[sensitive].isna().any():
         raise ValueError(f"Sensitive column {sensitive!r} has missing values; drop or impute them first.")
 
 
-def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress",
-              random_state=None) -> Anatomy:
+def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress", random_state=None) -> Anatomy:
     """Anatomize ``data`` into l-diverse groups (Definition 11 of seed 002, Xiao and Tao's algorithm).
 
     Rows are bucketed by sensitive value; while at least ``l`` buckets are non-empty, one random row
@@ -234,7 +247,8 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
     if len(values) < l:
         raise NotLDiverseError(
             f"Sensitive column {sensitive!r} has {len(values)} distinct value(s), fewer than l={l}: "
-            f"no {l}-diverse group exists. Choose l <= {len(values)}.")
+            f"no {l}-diverse group exists. Choose l <= {len(values)}."
+        )
     counts = np.bincount(codes, minlength=len(values))
     groups = bucketize(counts, l)
     n_groups = len(groups)
@@ -263,8 +277,7 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
     it["gid"] = gid[it_order]
     it.index.name = "row_id"
     st = pd.DataFrame({"gid": gid[st_order], sensitive: data[sensitive].array.take(member[st_order])})
-    return Anatomy(it=it, st=st, suppressed=data.index[left], sensitive=sensitive, l=l,
-                   residue=residue)
+    return Anatomy(it=it, st=st, suppressed=data.index[left], sensitive=sensitive, l=l, residue=residue)
 
 
 def _assign_residue(codes, member, slot_group, left, n_groups, rng):
@@ -303,17 +316,22 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
     else:
         frame = frame_or_anatomy
     if l is None or sensitive is None:
-        raise ValueError("is_l_diverse on a frame needs the sensitive column and l, "
-                         "e.g. is_l_diverse(frame, 'education', 3).")
+        raise ValueError(
+            "is_l_diverse on a frame needs the sensitive column and l, e.g. is_l_diverse(frame, 'education', 3)."
+        )
     check_int(l, "l")
     if len(frame.columns) == 0:
-        raise ValueError("frame has no columns (an empty frame); is_l_diverse needs the group column "
-                         f"{group!r} and the sensitive column {sensitive!r}.")
+        raise ValueError(
+            "frame has no columns (an empty frame); is_l_diverse needs the group column "
+            f"{group!r} and the sensitive column {sensitive!r}."
+        )
     missing = [c for c in (group, sensitive) if c not in frame.columns]
     if missing:
-        raise ValueError(f"Columns {missing} not found; is_l_diverse needs the group column {group!r} "
-                         "and the sensitive column.")
+        raise ValueError(
+            f"Columns {missing} not found; is_l_diverse needs the group column {group!r} and the sensitive column."
+        )
     from privnb.mechanisms.grouping import check_columns
+
     check_columns(frame, [group, sensitive], "frame")  # duplicated names; a missing value is no pass
     if len(frame) == 0:
         return True
@@ -357,8 +375,10 @@ class SensitiveDropper(BaseEstimator):
         self.sensitive_ = resolve_column(X, self.sensitive)
         view = X.drop(columns=self.sensitive_)
         if view.shape[1] == 0:
-            raise ValueError(f"X has {X.shape[1]} feature(s), only the sensitive one: the identifying "
-                             "view would have no columns to learn from.")
+            raise ValueError(
+                f"X has {X.shape[1]} feature(s), only the sensitive one: the identifying "
+                "view would have no columns to learn from."
+            )
         self.n_suppressed_ = 0
         return view, y
 
@@ -399,11 +419,11 @@ class Anatomizer(BaseEstimator):
         X = _as_rows(X)
         sensitive = resolve_column(X, self.sensitive)
         if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
-            raise ValueError(f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least "
-                             f"{self.l} training rows.")
+            raise ValueError(
+                f"Got {len(X)} sample(s): anatomizing with l={self.l} needs at least {self.l} training rows."
+            )
         data, target = with_labels(X.reset_index(drop=True), y)
-        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue,
-                                  random_state=self.random_state)
+        self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue, random_state=self.random_state)
         self.n_suppressed_ = len(self.anatomy_.suppressed)
         return self.anatomy_.join(), target
 

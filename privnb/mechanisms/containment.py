@@ -17,6 +17,7 @@ The selectors return a :class:`Selection` ``(features, ac)``: :func:`maximal` (A
 "k-anonymity"`` gives the paper's k-anonymity baselines of Section 5.2. :class:`ContainmentSelector`
 wraps them as a scikit-learn feature selector, so a pipeline selects inside each training fold.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -60,8 +61,10 @@ def check_binary(X) -> sp.csr_array:
     if names is not None:
         for index, (name, dtype) in enumerate(X.dtypes.items()):
             if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
-                raise ValueError(f"X must be binary (0/1): {name!r} (column {index}) has dtype {dtype}; "
-                                 "binarize it first (e.g. privnb.data.binarize_adult)")
+                raise ValueError(
+                    f"X must be binary (0/1): {name!r} (column {index}) has dtype {dtype}; "
+                    "binarize it first (e.g. privnb.data.binarize_adult)"
+                )
     if sp.issparse(X):
         X = sp.csr_array(X)
         X.sum_duplicates()
@@ -78,8 +81,10 @@ def check_binary(X) -> sp.csr_array:
     if bad.any():
         col = int(cols[np.argmax(bad)])
         label = f"{names[col]!r} (column {col})" if names is not None else f"column {col}"
-        raise ValueError(f"X must be binary (0/1): {label} holds the value {data[np.argmax(bad)]!r}; "
-                         "binarize it first (e.g. privnb.data.binarize_adult)")
+        raise ValueError(
+            f"X must be binary (0/1): {label} holds the value {data[np.argmax(bad)]!r}; "
+            "binarize it first (e.g. privnb.data.binarize_adult)"
+        )
     return sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
 
 
@@ -134,8 +139,7 @@ class Patterns:
             self.matrix = sp.csr_array((1, 0), dtype=np.int32)
         else:
             keys = _row_keys(projected)
-            _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
-                                                  return_counts=True)
+            _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
             self.inverse = inverse.ravel()
             self.counts = counts
             self.matrix = projected[first]
@@ -148,8 +152,10 @@ class Patterns:
 
     def group_sums(self, values) -> np.ndarray | sp.csr_array:
         """Sum ``values`` (rows x columns, dense or sparse) over the rows of each pattern."""
-        onehot = sp.csr_array((np.ones(self.inverse.size), (self.inverse, np.arange(self.inverse.size))),
-                              shape=(self.n_patterns, self.inverse.size))
+        onehot = sp.csr_array(
+            (np.ones(self.inverse.size), (self.inverse, np.arange(self.inverse.size))),
+            shape=(self.n_patterns, self.inverse.size),
+        )
         return onehot @ values
 
     def superset_sums(self, weights) -> np.ndarray:
@@ -167,8 +173,7 @@ class Patterns:
             out = _dense(self._superset @ w)
         else:
             step = max(1, _PAIRWISE_BLOCK // m)
-            out = np.vstack([_dense(self._containment_block(slice(s, s + step)) @ w)
-                             for s in range(0, m, step)])
+            out = np.vstack([_dense(self._containment_block(slice(s, s + step)) @ w) for s in range(0, m, step)])
         return out.ravel() if one_d else out
 
     def _containment_block(self, rows: slice) -> np.ndarray:
@@ -187,8 +192,8 @@ def _row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray
     step = max(1, chunk_bytes // max(d, 1))
     packed = np.empty((n, width), dtype=np.uint8)
     for start in range(0, n, step):  # blocks of rows bound the dense temporary
-        block = projected[start:start + step].toarray().astype(bool)
-        packed[start:start + step] = np.packbits(block, axis=1)
+        block = projected[start : start + step].toarray().astype(bool)
+        packed[start : start + step] = np.packbits(block, axis=1)
     return np.ascontiguousarray(packed).view(np.dtype((np.void, width))).ravel()
 
 
@@ -297,4 +302,3 @@ def classification_metric(X, y, features=None) -> int:
     patterns = Patterns(X, _check_features(features, X.shape[1]))
     n_pos = np.bincount(patterns.inverse, weights=positive, minlength=patterns.n_patterns)
     return int(np.minimum(n_pos, patterns.counts - n_pos).sum())
-

@@ -6,6 +6,7 @@ with Laplace noise (diffprivlib's mechanisms and BudgetAccountant).
 is the paper's description read literally (noise of scale ``Delta / eps'`` once, top n): it is
 NOT epsilon-DP as booked, since HamDist scores are not monotone in the data.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -58,8 +59,9 @@ def hamdist_sensitivity(y) -> float:
     return 1.0 / max(1, min(positive.sum(), (~positive).sum()))
 
 
-def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str = "laplace",
-                      random_state=None) -> DPRelease:
+def dp_select_release(
+    X, y, n_features: int, epsilon: float, *, mechanism: str = "laplace", random_state=None
+) -> DPRelease:
     """Laplace-DP or Exponential-DP of seed 001 (Section 5.2): select ``n_features``, release a table.
 
     Selection spends ``epsilon / 2``, ``eps' = epsilon / (2 n_features)`` per feature ("we further equally
@@ -75,9 +77,9 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
       ``exp(eps' u / (2 Delta))`` (reference [30]);
     - "laplace-paper": the paper's text read literally: noise of scale ``Delta / eps'`` added **once** to
       every feature's utility, the ``n_features`` largest kept (reference [21]).
-      This is NOT epsilon-DP as booked: the scores are not monotone, so the noisy-max argument needs twice that noise (and fresh
-      noise per pick); the privacy booked for the selection is about half of what it spends. Kept to
-      reproduce the paper's numbers; the release carries ``sound=False``.
+      This is NOT epsilon-DP as booked: the scores are not monotone, so the noisy-max argument needs twice
+      that noise (and fresh noise per pick); the privacy booked for the selection is about half of what it
+      spends. Kept to reproduce the paper's numbers; the release carries ``sound=False``.
 
     The release spends the other half: the contingency table of the selected features and the class
     (``2^(n_features + 1)`` cells) gets truncated geometric noise (diffprivlib ``tools.histogram`` over the
@@ -96,8 +98,10 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
     if mechanism not in DP_MECHANISMS:
         raise ValueError(f"mechanism must be one of {DP_MECHANISMS}; got {mechanism!r}")
     if not 1 <= int(n_features) <= min(X.shape[1], 24):
-        raise ValueError(f"n_features must be between 1 and min(n_features_in, 24) (the table has "
-                         f"2^(n + 1) cells); got {n_features!r}")
+        raise ValueError(
+            f"n_features must be between 1 and min(n_features_in, 24) (the table has "
+            f"2^(n + 1) cells); got {n_features!r}"
+        )
     if not float(epsilon) > 0:
         raise ValueError(f"epsilon must be positive; got {epsilon!r}")
     n_features, epsilon = int(n_features), float(epsilon)
@@ -109,7 +113,7 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
     if mechanism == "laplace-paper":
         noisy = utility + rng.laplace(0.0, selection_noise_scale(sensitivity, per_feature, mechanism), utility.size)
         chosen = np.lexsort((np.arange(noisy.size), -noisy))[:n_features]
-        accountant.spend(epsilon / 2, 0)   # as the paper books it (not a valid epsilon-DP bound)
+        accountant.spend(epsilon / 2, 0)  # as the paper books it (not a valid epsilon-DP bound)
     else:
         left = np.arange(X.shape[1])
         chosen = []
@@ -118,8 +122,9 @@ def dp_select_release(X, y, n_features: int, epsilon: float, *, mechanism: str =
                 scale = selection_noise_scale(sensitivity, per_feature, mechanism)
                 pick = int(np.argmax(utility[left] + rng.laplace(0.0, scale, left.size)))
             else:
-                pick = Exponential(epsilon=per_feature, sensitivity=sensitivity,
-                                   utility=utility[left].tolist(), random_state=rng).randomise()
+                pick = Exponential(
+                    epsilon=per_feature, sensitivity=sensitivity, utility=utility[left].tolist(), random_state=rng
+                ).randomise()
             chosen.append(int(left[pick]))
             left = np.delete(left, pick)
             accountant.spend(per_feature, 0)
@@ -141,8 +146,14 @@ def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tu
     features = np.asarray(features, dtype=np.int64)
     if not 1 <= features.size <= 24 or not float(epsilon) > 0:
         raise ValueError(f"need 1 to 24 features and a positive epsilon; got {features.size}, {epsilon!r}")
-    return _release_table(X, positive, features, float(epsilon), check_random_state(random_state),
-                          BudgetAccountant(epsilon=float(epsilon)))
+    return _release_table(
+        X,
+        positive,
+        features,
+        float(epsilon),
+        check_random_state(random_state),
+        BudgetAccountant(epsilon=float(epsilon)),
+    )
 
 
 def _release_table(X, positive, features, epsilon, rng, accountant) -> tuple[np.ndarray, np.ndarray]:
@@ -151,8 +162,9 @@ def _release_table(X, positive, features, epsilon, rng, accountant) -> tuple[np.
     bits = np.column_stack([X[:, features].toarray(), positive.astype(int)])
     n_cells = 1 << bits.shape[1]
     codes = bits @ (1 << np.arange(bits.shape[1])[::-1])
-    counts, _ = histogram(codes, epsilon=epsilon, bins=n_cells, range=(-0.5, n_cells - 0.5),
-                          random_state=rng, accountant=accountant)
+    counts, _ = histogram(
+        codes, epsilon=epsilon, bins=n_cells, range=(-0.5, n_cells - 0.5), random_state=rng, accountant=accountant
+    )
     counts = np.rint(counts).astype(np.int64)
     cells = ((np.arange(n_cells)[:, None] >> np.arange(bits.shape[1])[::-1]) & 1).astype(np.int8)
     rows = np.repeat(cells, counts, axis=0)

@@ -1,6 +1,7 @@
 """Randomization flipping (RF), seed 001's randomization baseline: rows clustered into groups of at least
 k, then cells flipped towards each group's majority pattern.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -39,8 +40,7 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     n, d = X.shape
     k = check_int(k, "k", high=n, high_name="the number of rows")
     rng = check_random_state(random_state)
-    _, first, inverse, counts = np.unique(_row_keys(X), return_index=True, return_inverse=True,
-                                          return_counts=True)
+    _, first, inverse, counts = np.unique(_row_keys(X), return_index=True, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     small = np.flatnonzero(counts[inverse] < k)
     if small.size == 0:
@@ -49,7 +49,7 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     sub = X[small]
     sizes = np.asarray(sub.sum(axis=1)).ravel().astype(np.float64)
     remaining = np.ones(small.size, dtype=bool)
-    vectors = [X[first[counts >= k]].toarray()]          # groups that are already large enough
+    vectors = [X[first[counts >= k]].toarray()]  # groups that are already large enough
     seed = int(rng.randint(small.size))
     while remaining.sum() >= k:
         dist = _hamming_to(sub, sizes, sub[[seed]].toarray().ravel())
@@ -76,4 +76,3 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
 def _hamming_to(rows: sp.csr_array, sizes: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """Hamming distance of each row to one binary vector: |x| + |v| - 2 x.v."""
     return sizes + float(vector.sum()) - 2.0 * (rows @ vector.astype(np.float64))
-

@@ -1,6 +1,7 @@
 """Full-domain generalization (one level per attribute for the whole table) as an estimator, and the
 hierarchies of Adult's quasi-identifiers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -30,10 +31,14 @@ def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
 
     out = {a: Hierarchy.from_arx(t, name=a) for a, t in load_adult_hierarchies(data_home=data_home).items()}
     out["capital-gain"] = Hierarchy.intervals(
-        0, 99999, name="capital-gain",
-        cuts=[[1, 2500, 5000, 7500, 10000, 15000, 20000, 50000], [1, 5000, 10000, 20000], [1]])
+        0,
+        99999,
+        name="capital-gain",
+        cuts=[[1, 2500, 5000, 7500, 10000, 15000, 20000, 50000], [1, 5000, 10000, 20000], [1]],
+    )
     out["capital-loss"] = Hierarchy.intervals(
-        0, 4356, name="capital-loss", cuts=[[1, 1000, 1500, 2000, 2500, 3000], [1, 2000], [1]])
+        0, 4356, name="capital-loss", cuts=[[1, 1000, 1500, 2000, 2500, 3000], [1, 2000], [1]]
+    )
     out["hours-per-week"] = Hierarchy.intervals(0, 100, width=10, name="hours-per-week")
     return out
 
@@ -91,8 +96,7 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
     named by position, so quasi-identifiers are then positions.
     """
 
-    def __init__(self, quasi_identifiers, k, hierarchies, *, max_suppression=0.02,
-                 utility="discernibility"):
+    def __init__(self, quasi_identifiers, k, hierarchies, *, max_suppression=0.02, utility="discernibility"):
         self.quasi_identifiers = quasi_identifiers
         self.k = k
         self.hierarchies = hierarchies
@@ -110,24 +114,29 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
             raise ValueError("hierarchies must be a mapping attribute -> Hierarchy")
         missing = [a for a in qi if a not in self.hierarchies]
         if missing:
-            raise ValueError(f"no hierarchy for quasi-identifiers {missing}: give one for each "
-                             "(Hierarchy.from_arx for tables, Hierarchy.intervals for numbers)")
+            raise ValueError(
+                f"no hierarchy for quasi-identifiers {missing}: give one for each "
+                "(Hierarchy.from_arx for tables, Hierarchy.intervals for numbers)"
+            )
         hierarchies = {a: _as_hierarchy(a, self.hierarchies[a]) for a in qi}
         if len(frame) == 0:
             raise ValueError("cannot anonymize an empty frame")
         return frame, qi, k, hierarchies
 
-    def fit(self, frame: pd.DataFrame, y=None) -> "FullDomainGeneralizer":
+    def fit(self, frame: pd.DataFrame, y=None) -> FullDomainGeneralizer:
         """Search the lattice of ``frame``'s quasi-identifiers and pick the release."""
         frame, qi, k, hier = self._validate(validated_rows(self, frame, reset=True))
         if len(frame) < k:
-            raise ValueError(f"no generalization makes {len(frame)} sample(s) {k}-anonymous: "
-                             "k-anonymity needs at least k rows")
+            raise ValueError(
+                f"no generalization makes {len(frame)} sample(s) {k}-anonymous: k-anonymity needs at least k rows"
+            )
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
         nodes, anon, n_checks = lattice.classify(k)
         if not anon.any():
-            raise ValueError(f"no generalization makes these {lattice.n} rows {k}-anonymous within the "
-                             f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k")
+            raise ValueError(
+                f"no generalization makes these {lattice.n} rows {k}-anonymous within the "
+                f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k"
+            )
         rows = []
         for m in nodes[_minimal(nodes, lattice.heights, anon)].tolist():
             n_sup, score = lattice.summary(m, k)
@@ -150,7 +159,8 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
 
     def fit_resample(self, X, y):
         """Fit on the training rows (relabelled 0..n-1) and release them for learning: the suppressed
-        rows dropped, the others encoded by :meth:`transform`; with their labels."""
+        rows dropped, the others encoded by :meth:`transform`; with their labels.
+        """
         X = validated_rows(self, X, reset=True).reset_index(drop=True)
         self.fit(X)
         kept = ~X.index.isin(self.suppressed_)
@@ -194,4 +204,3 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
             values = out[a].to_numpy()
             out[a] = h.midpoints(values, level) if h.numeric else h.generalize(values, level)
         return out
-

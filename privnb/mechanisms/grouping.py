@@ -1,6 +1,7 @@
 """Grouping rows by their quasi-identifier values, the shared core of k-anonymity: one integer key per
 row, group sizes, and :func:`is_k_anonymous` (Definition 1 of seed 001, after Samarati).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,8 +28,9 @@ def _combine(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
     return key
 
 
-def _group_sizes(key: np.ndarray, weights: np.ndarray | None = None,
-                 span: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _group_sizes(
+    key: np.ndarray, weights: np.ndarray | None = None, span: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(group of each entry, weighted size of each group); ``span`` bounds the keys when known.
 
     Groups are numbered in no particular order: a bincount when the span is small, else a
@@ -59,15 +61,15 @@ def _check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
         raise ValueError(f"frame has no columns (an empty frame); expected the quasi-identifiers {qi}")
     missing = [c for c in qi if c not in frame.columns]
     if missing:
-        raise ValueError(f"quasi-identifiers {missing} are not columns of the frame "
-                         f"(columns: {list(frame.columns)})")
+        raise ValueError(f"quasi-identifiers {missing} are not columns of the frame (columns: {list(frame.columns)})")
     check_columns(frame, qi, "frame", missing_values=False)
     return frame, qi
 
 
 def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_values: bool = True) -> None:
     """ValueError naming ``name`` unless ``frame`` has columns, each of ``columns`` once, and (with
-    ``missing_values``) no missing value in them."""
+    ``missing_values``) no missing value in them.
+    """
     if len(frame.columns) == 0:
         raise ValueError(f"{name} has no columns (an empty frame); expected the columns {list(columns)}")
     missing = [c for c in columns if c not in frame.columns]
@@ -79,8 +81,10 @@ def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_
     if missing_values:
         for c in columns:
             if frame[c].isna().any():
-                raise ValueError(f"{name}: column {c!r} has missing values (None or NaN); drop or impute them, "
-                                 "or generalize them to a value such as '*'")
+                raise ValueError(
+                    f"{name}: column {c!r} has missing values (None or NaN); drop or impute them, "
+                    "or generalize them to a value such as '*'"
+                )
 
 
 def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int) -> bool:
@@ -109,6 +113,6 @@ def _as_hierarchy(attribute: str, h) -> Hierarchy:
         return h
     if isinstance(h, pd.DataFrame):
         return Hierarchy.from_arx(h, name=attribute)
-    raise ValueError(f"hierarchy for {attribute!r} must be a Hierarchy or an ARX table "
-                     f"(DataFrame), got {type(h).__name__}")
-
+    raise ValueError(
+        f"hierarchy for {attribute!r} must be a Hierarchy or an ARX table (DataFrame), got {type(h).__name__}"
+    )

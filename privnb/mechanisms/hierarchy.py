@@ -7,8 +7,10 @@ Level 0 is the raw value; the last level is ``*`` (the whole domain). Two shapes
 - :meth:`Hierarchy.intervals`: nested intervals over a numeric domain built in code, from
   explicit cut lists or from a base width doubled at each level.
 """
+
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 
@@ -50,21 +52,22 @@ class Hierarchy:
         largest listed value under it.
     """
 
-    def __init__(self, *, name, numeric, leaves=None, table_codes=None, table_labels=None,
-                 edges=None, low=np.nan, high=np.nan):
+    def __init__(
+        self, *, name, numeric, leaves=None, table_codes=None, table_labels=None, edges=None, low=np.nan, high=np.nan
+    ):
         self.name = name
         self.numeric = numeric
         self.low = float(low)
         self.high = float(high)
-        self._leaves = leaves              # table: sorted raw values
-        self._table_codes = table_codes    # table: [level-1 ...] int arrays aligned with leaves
+        self._leaves = leaves  # table: sorted raw values
+        self._table_codes = table_codes  # table: [level-1 ...] int arrays aligned with leaves
         self._table_labels = table_labels  # table: [level-1 ...] label arrays
-        self._edges = edges                # intervals: [level-1 ...] edge arrays low..high
+        self._edges = edges  # intervals: [level-1 ...] edge arrays low..high
         self.n_levels = 1 + len(table_codes if edges is None else edges) + 1
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
-    def from_arx(cls, table, *, name: str | None = None) -> "Hierarchy":
+    def from_arx(cls, table, *, name: str | None = None) -> Hierarchy:
         """Read an ARX hierarchy (a DataFrame of labels, or the path of its ``;``-separated CSV).
 
         Raw values that all parse as numbers make a numeric hierarchy (e.g. Adult's age:
@@ -75,14 +78,15 @@ class Hierarchy:
             table = pd.read_csv(table, sep=";", header=None, dtype=str, keep_default_na=False)
         table = pd.DataFrame(table).astype(str)
         if table.shape[1] < 2 or len(table) == 0:
-            raise ValueError(f"hierarchy {name!r}: need one row per value and at least 2 columns "
-                             f"(raw value, ..., '*'); got shape {table.shape}")
+            raise ValueError(
+                f"hierarchy {name!r}: need one row per value and at least 2 columns "
+                f"(raw value, ..., '*'); got shape {table.shape}"
+            )
         if not (table.iloc[:, -1] == TOP).all():
             raise ValueError(f"hierarchy {name!r}: the last column must be '*' on every row")
         raw = table.iloc[:, 0]
         if raw.duplicated().any():
-            raise ValueError(f"hierarchy {name!r}: raw values listed twice: "
-                             f"{sorted(set(raw[raw.duplicated()]))[:5]}")
+            raise ValueError(f"hierarchy {name!r}: raw values listed twice: {sorted(set(raw[raw.duplicated()]))[:5]}")
         numbers = pd.to_numeric(raw, errors="coerce")
         numeric = bool(numbers.notna().all())
         leaves = numbers.to_numpy(float) if numeric else raw.to_numpy(object)
@@ -97,17 +101,27 @@ class Hierarchy:
                 bad = parents["child"].duplicated()
                 if bad.any():
                     child = labels[-1][parents["child"][bad].iloc[0]]
-                    raise ValueError(f"hierarchy {name!r}: label {child!r} at level {level - 1} has "
-                                     f"more than one parent at level {level}; a hierarchy is a tree")
+                    raise ValueError(
+                        f"hierarchy {name!r}: label {child!r} at level {level - 1} has "
+                        f"more than one parent at level {level}; a hierarchy is a tree"
+                    )
             codes.append(c.astype(np.intp))
             labels.append(np.asarray(lab, dtype=object))
         low, high = (leaves[0], leaves[-1]) if numeric else (np.nan, np.nan)
-        return cls(name=name, numeric=numeric, leaves=leaves, table_codes=codes,
-                   table_labels=labels, low=low, high=high)
+        return cls(
+            name=name, numeric=numeric, leaves=leaves, table_codes=codes, table_labels=labels, low=low, high=high
+        )
 
     @classmethod
-    def intervals(cls, low: float, high: float, *, width: float | None = None,
-                  cuts: Sequence[Sequence[float]] | None = None, name: str | None = None) -> "Hierarchy":
+    def intervals(
+        cls,
+        low: float,
+        high: float,
+        *,
+        width: float | None = None,
+        cuts: Sequence[Sequence[float]] | None = None,
+        name: str | None = None,
+    ) -> Hierarchy:
         """Nested intervals over ``[low, high]`` (numbers only), top level ``*``.
 
         Give either ``width``: level 1 cuts the domain at ``low + j * width``, and each further
@@ -132,11 +146,12 @@ class Hierarchy:
         for level, c in enumerate(cuts, start=1):
             c = np.unique(np.asarray(c, dtype=float))
             if len(c) and (c[0] <= low or c[-1] >= high):
-                raise ValueError(f"intervals {name!r}: cuts of level {level} must lie strictly "
-                                 f"inside ({low}, {high})")
+                raise ValueError(f"intervals {name!r}: cuts of level {level} must lie strictly inside ({low}, {high})")
             if previous is not None and not np.isin(c, previous).all():
-                raise ValueError(f"intervals {name!r}: cuts of level {level} must be a subset of "
-                                 f"those of level {level - 1} (nested intervals)")
+                raise ValueError(
+                    f"intervals {name!r}: cuts of level {level} must be a subset of "
+                    f"those of level {level - 1} (nested intervals)"
+                )
             previous = c
             edges.append(np.concatenate([[low], c, [high]]))
         return cls(name=name, numeric=True, edges=edges, low=low, high=high)
@@ -165,8 +180,9 @@ class Hierarchy:
             try:
                 return values.astype(float)
             except (TypeError, ValueError):
-                raise ValueError(f"hierarchy {self.name!r} is numeric; got non-numeric values "
-                                 f"such as {values[:3].tolist()}") from None
+                raise ValueError(
+                    f"hierarchy {self.name!r} is numeric; got non-numeric values such as {values[:3].tolist()}"
+                ) from None
         return values.astype(str).astype(object)
 
     def _leaf_index(self, values: np.ndarray) -> np.ndarray:
@@ -175,8 +191,10 @@ class Hierarchy:
         found[found] = self._leaves[pos[found]] == values[found]
         if not found.all():
             missing = sorted(set(values[~found].tolist()))
-            raise ValueError(f"hierarchy {self.name!r} does not list the values {missing[:10]}; "
-                             "add them to the hierarchy table or drop those rows")
+            raise ValueError(
+                f"hierarchy {self.name!r} does not list the values {missing[:10]}; "
+                "add them to the hierarchy table or drop those rows"
+            )
         return pos
 
     def check(self, values) -> None:
@@ -184,11 +202,12 @@ class Hierarchy:
         values = self._as_values(pd.unique(np.asarray(values).ravel()))
         if self._edges is None:
             self._leaf_index(values)
-        elif len(values) and (np.isnan(values).any() or values.min() < self.low
-                              or values.max() > self.high):
-            raise ValueError(f"hierarchy {self.name!r}: values must lie in [{self.low:g}, "
-                             f"{self.high:g}]; got [{np.nanmin(values):g}, {np.nanmax(values):g}] "
-                             "(or NaN); widen the domain")
+        elif len(values) and (np.isnan(values).any() or values.min() < self.low or values.max() > self.high):
+            raise ValueError(
+                f"hierarchy {self.name!r}: values must lie in [{self.low:g}, "
+                f"{self.high:g}]; got [{np.nanmin(values):g}, {np.nanmax(values):g}] "
+                "(or NaN); widen the domain"
+            )
 
     def n_groups(self, level: int) -> int:
         """Number of groups at ``level`` (level 0 only for table hierarchies: the listed values)."""
@@ -227,14 +246,15 @@ class Hierarchy:
             return np.array([TOP], dtype=object)
         if self._edges is None:
             if level == 0:
-                return np.array([_fmt(v) for v in self._leaves] if self.numeric else self._leaves,
-                                dtype=object)
+                return np.array([_fmt(v) for v in self._leaves] if self.numeric else self._leaves, dtype=object)
             return self._table_labels[level - 1]
         if level == 0:
             raise ValueError(f"intervals {self.name!r}: level 0 holds raw numbers, not groups")
         e = self._edges[level - 1]
-        return np.array([format_interval(a, b, closed=(i == len(e) - 2))
-                         for i, (a, b) in enumerate(zip(e[:-1], e[1:]))], dtype=object)
+        return np.array(
+            [format_interval(a, b, closed=(i == len(e) - 2)) for i, (a, b) in enumerate(itertools.pairwise(e))],
+            dtype=object,
+        )
 
     def group_bounds(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         """Lowest and highest value of each group at ``level`` >= 1 (numeric hierarchies)."""
@@ -294,7 +314,8 @@ class Hierarchy:
 
 def build_hierarchies(raw) -> dict[str, Hierarchy]:
     """Hierarchy objects from raw specs: column -> ARX table (DataFrame) or ``{"intervals": {low, high,
-    width or cuts}}``, as :func:`privnb.data.card_hierarchy_tables` and ``load_adult_hierarchies`` return."""
+    width or cuts}}``, as :func:`privnb.data.card_hierarchy_tables` and ``load_adult_hierarchies`` return.
+    """
     out = {}
     for column, spec in raw.items():
         if isinstance(spec, dict) and "intervals" in spec:

@@ -2,6 +2,7 @@
 within a suppression budget (Samarati's full-domain generalization, Incognito's lattice), one search per
 training table serving every k.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,16 @@ class _GroupSizes:
     ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices).
     """
 
-    def __init__(self, maps, raw, *, id_budget: int = 1 << 23, slots: int = 1024,
-                 anchors: int = 512, cached_entries: int = 1 << 22):
+    def __init__(
+        self,
+        maps,
+        raw,
+        *,
+        id_budget: int = 1 << 23,
+        slots: int = 1024,
+        anchors: int = 512,
+        cached_entries: int = 1 << 22,
+    ):
         self.maps = maps
         self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
         group, counts = _group_sizes(_combine(raw, [s[0] for s in self.n_groups]))
@@ -128,7 +137,8 @@ class _GroupSizes:
 
     def _rollup(self, node: list, source: int, force: bool):
         """(group sizes at ``node`` from table ``source``; the node's table, when forced or at
-        most half the source's size, else None)."""
+        most half the source's size, else None).
+        """
         rep, weights = self.src[source]
         key, span = self.groups(node, rep)
         m = len(key)
@@ -185,8 +195,9 @@ def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[n
     return [c[entry] for c in cols]
 
 
-def _classify_lattice(heights: np.ndarray, check, status: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, int]:
+def _classify_lattice(
+    heights: np.ndarray, check, status: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Classify every node of the lattice of ``heights`` with as few ``check`` calls as we can.
 
     ``check(levels) -> bool`` must be monotone (true at a node implies true above it). Each
@@ -200,7 +211,7 @@ def _classify_lattice(heights: np.ndarray, check, status: np.ndarray | None = No
     """
     d = len(heights)
     nodes = np.indices(tuple(heights), dtype=np.int16).reshape(d, -1).T
-    strides = [int(np.prod(heights[i + 1:])) for i in range(d)]
+    strides = [int(np.prod(heights[i + 1 :])) for i in range(d)]
     top = (heights - 1).tolist()
     status = np.zeros(len(nodes), dtype=np.int8) if status is None else status
     box = status.reshape(tuple(heights))  # a view: up- and down-sets are boxes, tagged by slicing
@@ -210,8 +221,7 @@ def _classify_lattice(heights: np.ndarray, check, status: np.ndarray | None = No
             continue
         path, current, levels = [start], start, nodes[start].tolist()
         while True:  # step up the attribute most generalized relative to its height
-            steps = [i for i in range(d) if levels[i] < top[i]
-                     and status[current + strides[i]] == _UNKNOWN]
+            steps = [i for i in range(d) if levels[i] < top[i] and status[current + strides[i]] == _UNKNOWN]
             if not steps:
                 break
             i = max(steps, key=lambda i: levels[i] / top[i])
@@ -234,7 +244,7 @@ def _classify_lattice(heights: np.ndarray, check, status: np.ndarray | None = No
 
 def _minimal(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Indices of the true nodes none of whose immediate predecessors is true."""
-    strides = np.array([int(np.prod(heights[i + 1:])) for i in range(len(heights))])
+    strides = np.array([int(np.prod(heights[i + 1 :])) for i in range(len(heights))])
     has_true_pred = np.zeros(len(nodes), dtype=bool)
     for i, stride in enumerate(strides):
         above = np.flatnonzero(nodes[:, i] > 0)
@@ -284,14 +294,16 @@ class FullDomainLattice:
             self.shares.append(share)
         self.heights = np.array([h.n_levels for h in hierarchies])
         if np.prod(self.heights.astype(float)) > _MAX_LATTICE:
-            raise ValueError(f"the lattice has {int(np.prod(self.heights.astype(float)))} nodes "
-                             f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies")
+            raise ValueError(
+                f"the lattice has {int(np.prod(self.heights.astype(float)))} nodes "
+                f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies"
+            )
         self.sizes = _GroupSizes(self.maps, raw)
-        self.summaries = {}   # node -> (cap, number of groups of each size below cap, sum of squared sizes)
-        self.anonymous = {}   # k -> bool per node, for every k classified so far
+        self.summaries = {}  # node -> (cap, number of groups of each size below cap, sum of squared sizes)
+        self.anonymous = {}  # k -> bool per node, for every k classified so far
 
     @classmethod
-    def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> "FullDomainLattice":
+    def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> FullDomainLattice:
         """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same."""
         raw, uniques = [], []
         for a in quasi_identifiers:
@@ -301,10 +313,14 @@ class FullDomainLattice:
             uniques.append(np.asarray(values))
         hier = [hierarchies[a] for a in quasi_identifiers]
         last = cls._last
-        if (last is not None and last.max_suppression == max_suppression and len(last.raw) == len(raw)
-                and all(h is g for h, g in zip(last.hierarchies, hier))
-                and all(np.array_equal(a, b) for a, b in zip(last.raw, raw))
-                and all(np.array_equal(a, b) for a, b in zip(last.uniques, uniques))):
+        if (
+            last is not None
+            and last.max_suppression == max_suppression
+            and len(last.raw) == len(raw)
+            and all(h is g for h, g in zip(last.hierarchies, hier))
+            and all(np.array_equal(a, b) for a, b in zip(last.raw, raw))
+            and all(np.array_equal(a, b) for a, b in zip(last.uniques, uniques))
+        ):
             return last
         cls._last = cls(raw, uniques, hier, max_suppression)
         return cls._last
@@ -321,7 +337,7 @@ class FullDomainLattice:
             self.summaries[key] = (cap, groups, squares)
         sizes = np.arange(k, dtype=float)
         n_sup = int(groups[:k] @ sizes)
-        return n_sup, squares - float(groups[:k] @ sizes ** 2) + self.n * n_sup
+        return n_sup, squares - float(groups[:k] @ sizes**2) + self.n * n_sup
 
     def classify(self, k: int) -> tuple[np.ndarray, np.ndarray, int]:
         """(nodes, k-anonymous within the budget per node, checks made) for ``k``."""
@@ -333,7 +349,8 @@ class FullDomainLattice:
             if other <= k:
                 status[~anon] = _NOT
         nodes, anon, n_checks = _classify_lattice(
-            self.heights, lambda node: self.summary(node.tolist(), k)[0] <= self.budget, status)
+            self.heights, lambda node: self.summary(node.tolist(), k)[0] <= self.budget, status
+        )
         self.anonymous[k] = anon
         return nodes, anon, n_checks
 
@@ -343,14 +360,16 @@ class FullDomainLattice:
         group, size = _group_sizes(key, self.sizes.weights, span=span)
         rows_kept = self.sizes.weights * (size >= k)[group]
         d = len(self.maps)
-        loss = math.fsum(float(self.shares[i][node[i]][self.maps[i][node[i]][self.sizes.codes[i]]] @ rows_kept)
-                         for i in range(d))
+        loss = math.fsum(
+            float(self.shares[i][node[i]][self.maps[i][node[i]][self.sizes.codes[i]]] @ rows_kept) for i in range(d)
+        )
         return (loss + self.summary(node, k)[0] * d) / (self.n * d)
 
     def suppressed_rows(self, node, k: int) -> np.ndarray:
         """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``."""
-        key = _combine([self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
-                       [len(self.maps[i][lv]) for i, lv in enumerate(node)])
+        key = _combine(
+            [self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
+            [len(self.maps[i][lv]) for i, lv in enumerate(node)],
+        )
         group, size = _group_sizes(key)
         return (size < k)[group]
-

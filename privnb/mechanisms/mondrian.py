@@ -1,6 +1,7 @@
 """Mondrian: LeFevre, DeWitt and Ramakrishnan's strict multidimensional partitioning (median splits), with
 a recorded split tree so that any row, test rows included, can be recoded.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,8 +28,15 @@ class _Tree:
 
     def add(self, parent: int, branch) -> int:
         node = len(self.kind)
-        for lst, value in ((self.kind, self.LEAF), (self.attr, -1), (self.threshold, -1),
-                           (self.level, -1), (self.left, -1), (self.right, -1), (self.offset, -1)):
+        for lst, value in (
+            (self.kind, self.LEAF),
+            (self.attr, -1),
+            (self.threshold, -1),
+            (self.level, -1),
+            (self.left, -1),
+            (self.right, -1),
+            (self.offset, -1),
+        ):
             lst.append(value)
         if parent >= 0:
             if self.kind[parent] == self.THRESHOLD:
@@ -52,8 +60,10 @@ class _Tree:
         for node, lab in self.labels.items():
             label[node] = lab
             midpoint[node] = self.midpoints[node]
-        t = {name: np.asarray(getattr(self, name), dtype=np.intp)
-             for name in ("kind", "attr", "threshold", "level", "left", "right", "offset", "children")}
+        t = {
+            name: np.asarray(getattr(self, name), dtype=np.intp)
+            for name in ("kind", "attr", "threshold", "level", "left", "right", "offset", "children")
+        }
         t.update(label=label, midpoint=midpoint)
         return t
 
@@ -166,9 +176,16 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
                 h = _as_hierarchy(a, hierarchies[a])
                 h.check(col.to_numpy())
                 leaves = h.values
-                attrs.append({"name": a, "type": "hier", "h": h,
-                              "under": [np.bincount(h.codes(leaves, lv), minlength=h.n_groups(lv))
-                                        for lv in range(h.n_levels)]})
+                attrs.append(
+                    {
+                        "name": a,
+                        "type": "hier",
+                        "h": h,
+                        "under": [
+                            np.bincount(h.codes(leaves, lv), minlength=h.n_groups(lv)) for lv in range(h.n_levels)
+                        ],
+                    }
+                )
             else:
                 if kind == "ordinal" and a in orders:
                     cats, lex = np.asarray(list(orders[a]), dtype=object), False
@@ -182,7 +199,8 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
     @staticmethod
     def _ranks(attr: dict, col: pd.Series) -> np.ndarray:
         """Each value's position in the attribute's order (numbers: among the training values;
-        a value between two known ones gets the upper one's rank)."""
+        a value between two known ones gets the upper one's rank).
+        """
         if attr["type"] == "numeric":
             return np.searchsorted(attr["values"], col.to_numpy(float), side="left")
         if attr["type"] == "hier":
@@ -209,13 +227,18 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
             else:
                 present = np.unique(sub[:, j])
                 cats = at["cats"][present]
-                label = (TOP if len(present) == len(at["cats"]) else
-                         str(cats[0]) if len(present) == 1 else "{" + ",".join(map(str, cats)) + "}")
+                label = (
+                    TOP
+                    if len(present) == len(at["cats"])
+                    else str(cats[0])
+                    if len(present) == 1
+                    else "{" + ",".join(map(str, cats)) + "}"
+                )
             labels.append(label)
             mids.append(mid)
         return labels, mids
 
-    def fit(self, frame: pd.DataFrame, y=None) -> "MondrianGeneralizer":
+    def fit(self, frame: pd.DataFrame, y=None) -> MondrianGeneralizer:
         """Partition ``frame`` and record the split tree."""
         frame, qi = _check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
         k = check_int(self.k, "k")
@@ -224,11 +247,22 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"{n} rows ({n} sample(s)) cannot be made {k}-anonymous; need at least k rows")
         attrs = self._attributes(frame, qi)
         ranks = np.column_stack([self._ranks(at, frame[at["name"]]) for at in attrs])
-        hier = {j: [at["h"].codes(frame[at["name"]].to_numpy(), lv) for lv in range(at["h"].n_levels)]
-                for j, at in enumerate(attrs) if at["type"] == "hier"}
-        scale = np.array([at["values"][-1] - at["values"][0] if at["type"] == "numeric" else
-                          len(at["cats"]) - 1 if at["type"] == "sorted" else len(at["h"].values) - 1
-                          for at in attrs], dtype=float)
+        hier = {
+            j: [at["h"].codes(frame[at["name"]].to_numpy(), lv) for lv in range(at["h"].n_levels)]
+            for j, at in enumerate(attrs)
+            if at["type"] == "hier"
+        }
+        scale = np.array(
+            [
+                at["values"][-1] - at["values"][0]
+                if at["type"] == "numeric"
+                else len(at["cats"]) - 1
+                if at["type"] == "sorted"
+                else len(at["h"].values) - 1
+                for at in attrs
+            ],
+            dtype=float,
+        )
         scale[scale <= 0] = 1.0
 
         tree = _Tree(d)
@@ -238,10 +272,20 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
             idx, hstate, parent, branch = stack.pop()
             sub = ranks[idx]
             lo, hi = sub.min(axis=0), sub.max(axis=0)
-            width = np.array([at["values"][hi[j]] - at["values"][lo[j]] if at["type"] == "numeric" else
-                              hi[j] - lo[j] if at["type"] == "sorted" else
-                              at["under"][hstate[j][0]][hstate[j][1]] - 1
-                              for j, at in enumerate(attrs)], dtype=float) / scale
+            width = (
+                np.array(
+                    [
+                        at["values"][hi[j]] - at["values"][lo[j]]
+                        if at["type"] == "numeric"
+                        else hi[j] - lo[j]
+                        if at["type"] == "sorted"
+                        else at["under"][hstate[j][0]][hstate[j][1]] - 1
+                        for j, at in enumerate(attrs)
+                    ],
+                    dtype=float,
+                )
+                / scale
+            )
             node = tree.add(parent, branch)
             cut = None
             for j in np.argsort(-width, kind="stable"):
@@ -319,7 +363,8 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
 
     def fit_resample(self, X, y):
         """Fit on the training rows (relabelled 0..n-1) and release them for learning, encoded by
-        :meth:`transform` (Mondrian suppresses nothing); with their labels."""
+        :meth:`transform` (Mondrian suppresses nothing); with their labels.
+        """
         X = validated_rows(self, X, reset=True).reset_index(drop=True)
         self.fit(X)
         self.n_suppressed_ = len(self.suppressed_)
@@ -345,4 +390,3 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
         the region being cut and takes that region's labels. Other columns are unchanged.
         """
         return self._recode(frame, encode=True)
-

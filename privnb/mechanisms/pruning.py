@@ -5,10 +5,11 @@ values of its group) the pruned data D_P (Definition 13) keeps, for each individ
 row whose squared norm after the Appendix B preprocessing is closest to the estimated squared radius
 E[||R||^2] = (min + max) / 2 of all squared norms (Figures B.1 and B.2).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,8 +24,10 @@ def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
     codes = domain.get_indexer(values)
     if (codes < 0).any():
         unknown = sorted(set(values[codes < 0].astype(str)))[:5]
-        raise ValueError(f"ordinal column {values.name!r} holds values outside its domain order: {unknown}; "
-                         "pass the full order in `orders`")
+        raise ValueError(
+            f"ordinal column {values.name!r} holds values outside its domain order: {unknown}; "
+            "pass the full order in `orders`"
+        )
     return codes.astype(float) + 1.0
 
 
@@ -32,9 +35,14 @@ def _ordinal_codes(values: pd.Series, order: Sequence | None) -> np.ndarray:
 ORDINAL_CENTERS = ("mean", "mode")
 
 
-def appendix_b_statistics(frame: pd.DataFrame, kinds: Mapping[str, str], *,
-                          orders: Mapping[str, Sequence] | None = None,
-                          columns: Sequence[str] | None = None, ordinal_center: str = "mean") -> dict:
+def appendix_b_statistics(
+    frame: pd.DataFrame,
+    kinds: Mapping[str, str],
+    *,
+    orders: Mapping[str, Sequence] | None = None,
+    columns: Sequence[str] | None = None,
+    ordinal_center: str = "mean",
+) -> dict:
     """What the Appendix B preprocessing learns from ``frame`` (seed 000, Appendix B, rules 2 and 3).
 
     The learned half of :func:`appendix_b_preprocess`, so that the same rules can be fitted on training
@@ -52,8 +60,10 @@ def appendix_b_statistics(frame: pd.DataFrame, kinds: Mapping[str, str], *,
     columns = [c for c in frame.columns if c in kinds] if columns is None else list(columns)
     missing = [c for c in columns if c not in frame.columns or c not in kinds]
     if missing:
-        raise ValueError(f"columns {missing} are not in the frame or have no kind; pass `columns` that the "
-                         "frame holds and `kinds` names")
+        raise ValueError(
+            f"columns {missing} are not in the frame or have no kind; pass `columns` that the "
+            "frame holds and `kinds` names"
+        )
     if not columns:
         raise ValueError("no attribute to encode: `kinds` names none of the frame's columns")
     if ordinal_center not in ORDINAL_CENTERS:
@@ -104,9 +114,14 @@ def appendix_b_apply(frame: pd.DataFrame, statistics: Mapping[str, tuple]) -> np
     return out
 
 
-def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
-                          orders: Mapping[str, Sequence] | None = None,
-                          columns: Sequence[str] | None = None, ordinal_center: str = "mean") -> np.ndarray:
+def appendix_b_preprocess(
+    frame: pd.DataFrame,
+    kinds: Mapping[str, str],
+    *,
+    orders: Mapping[str, Sequence] | None = None,
+    columns: Sequence[str] | None = None,
+    ordinal_center: str = "mean",
+) -> np.ndarray:
     """The Appendix B preprocessing of the anatomized data (seed 000, Appendix B, rules 2 and 3).
 
     Numeric attributes are mean-centred; ordinal attributes are mapped to 1..|dom| in domain order and
@@ -134,8 +149,9 @@ def appendix_b_preprocess(frame: pd.DataFrame, kinds: Mapping[str, str], *,
     -------
     ndarray of shape (len(frame), len(columns))
     """
-    return appendix_b_apply(frame, appendix_b_statistics(frame, kinds, orders=orders, columns=columns,
-                                                         ordinal_center=ordinal_center))
+    return appendix_b_apply(
+        frame, appendix_b_statistics(frame, kinds, orders=orders, columns=columns, ordinal_center=ordinal_center)
+    )
 
 
 @dataclass(frozen=True)
@@ -183,8 +199,15 @@ class Pruning:
     prerequisites: Prerequisites
 
 
-def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str, Sequence] | None = None,
-          columns: Sequence[str] | None = None, id_column: str = "row_id", ordinal_center: str = "mean") -> Pruning:
+def prune(
+    joined: pd.DataFrame,
+    kinds: Mapping[str, str],
+    *,
+    orders: Mapping[str, Sequence] | None = None,
+    columns: Sequence[str] | None = None,
+    id_column: str = "row_id",
+    ordinal_center: str = "mean",
+) -> Pruning:
     """Prune anatomized training data D_A to D_P (Definition 13; Figures B.1 and B.2 of seed 000).
 
     For each individual (``id_column``), keep the candidate row whose squared norm after
@@ -228,7 +251,6 @@ def prune(joined: pd.DataFrame, kinds: Mapping[str, str], *, orders: Mapping[str
     return Pruning(joined.iloc[kept].reset_index(drop=True), kept, encoded, pre)
 
 
-
 class AnatomyPruner(Anatomizer):
     """Mechanism of the pruned view D_P (Definitions 13 and 15 of seed 003; Appendix B pruning).
 
@@ -255,8 +277,9 @@ class AnatomyPruner(Anatomizer):
     anatomy_ : Anatomy of the training rows; pruning_ : Pruning; n_suppressed_ : int.
     """
 
-    def __init__(self, sensitive, l, *, kinds=None, orders=None, residue="suppress", ordinal_center="mean",
-                 random_state=None):
+    def __init__(
+        self, sensitive, l, *, kinds=None, orders=None, residue="suppress", ordinal_center="mean", random_state=None
+    ):
         super().__init__(sensitive, l, residue=residue, random_state=random_state)
         self.kinds = kinds
         self.orders = orders
@@ -266,7 +289,12 @@ class AnatomyPruner(Anatomizer):
         """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
         X = _as_rows(X)
         joined, target = self.joined(X, y)
-        self.pruning_ = prune(joined, infer_kinds(X, self.kinds), orders=self.orders, columns=list(X.columns),
-                              ordinal_center=self.ordinal_center)
+        self.pruning_ = prune(
+            joined,
+            infer_kinds(X, self.kinds),
+            orders=self.orders,
+            columns=list(X.columns),
+            ordinal_center=self.ordinal_center,
+        )
         pruned = self.pruning_.pruned
         return pruned[list(X.columns)], pruned[target].to_numpy()

@@ -4,8 +4,8 @@ SafetyTransform and EST.
 
 from .counterexample import condition8_ratio, corollary4_counterexamples, two_attribute_views
 from .est_release import ESTResult, est, merge, prior_r_lower_bound, resolve_ties, split, winning_labels
-from .prior_floor import PriorFloor, prior_floor
 from .exact_audit import AuditResult, achieved_r, audit, brute_force_posterior, check_prior, posterior, r_closeness
+from .prior_floor import PriorFloor, prior_floor
 from .safety import (
     SafetyTransform,
     corollary4_gamma,

@@ -12,6 +12,7 @@ misses the ``P`` factor (SafetyTransform itself is safe: Figure 2 asks Step 2 fo
 vectorized exact posterior (two independent hypergeometric counts per quasi-identifier value), and confirms
 every candidate with :func:`privnb.nbc.exact_audit.achieved_r`, the audit itself.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,8 +30,12 @@ def two_attribute_views(p, a, b) -> NBCViews:
     counts: ``p = [P_0, P_1]``, ``a[t] = [N^A_{t,0}, N^A_{t,1}]``, ``b[t]`` likewise.
     """
     labels = list(range(len(p)))
-    counts = {name: pd.DataFrame([list(row) for row in rows], index=[f"{name.lower()}{t}" for t in range(len(rows))],
-                                 columns=labels) for name, rows in (("A", a), ("B", b))}
+    counts = {
+        name: pd.DataFrame(
+            [list(row) for row in rows], index=[f"{name.lower()}{t}" for t in range(len(rows))], columns=labels
+        )
+        for name, rows in (("A", a), ("B", b))
+    }
     return NBCViews(pd.Series(list(p), index=labels), counts)
 
 
@@ -57,8 +62,9 @@ def _screen(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np
     posts = [a / a.sum(axis=2, keepdims=True), b / b.sum(axis=2, keepdims=True)]
     k = np.arange(int(a.max()) + 1)
     # pmf[view, t, u, class, k]
-    pmf = hypergeom.pmf(k[None, None, None, None, :], p[:, None, None, :, None], b[:, None, :, :, None],
-                        a[:, :, None, :, None])
+    pmf = hypergeom.pmf(
+        k[None, None, None, None, :], p[:, None, None, :, None], b[:, None, :, :, None], a[:, :, None, :, None]
+    )
     pmf = np.nan_to_num(pmf)
     k0, k1 = k[:, None], k[None, :]
     total = k0 + k1
@@ -94,8 +100,15 @@ def condition8_ratio(views) -> float:
     return float(np.nanmax(ratios))
 
 
-def corollary4_counterexamples(n_views: int = 20_000, *, n_values: int = 2, max_count: int = 6,
-                               max_audits: int = 50, criterion: str = "r", random_state=None) -> pd.DataFrame:
+def corollary4_counterexamples(
+    n_views: int = 20_000,
+    *,
+    n_values: int = 2,
+    max_count: int = 6,
+    max_audits: int = 50,
+    criterion: str = "r",
+    random_state=None,
+) -> pd.DataFrame:
     """Search small random views that meet Corollary 4 for gamma yet have an audited r-closeness above gamma.
 
     Parameters
@@ -153,9 +166,18 @@ def corollary4_counterexamples(n_views: int = 20_000, *, n_values: int = 2, max_
         table = audit(views).table
         audited, ratio8, upward = achieved_r(views), condition8_ratio(views), float(table["ratio"].max())
         if {"r": audited, "upward": upward, "condition8": ratio8}[criterion] > float(g) * (1 + 1e-9):
-            found.append(dict(rows=int(p[i].sum()), gamma=float(g), r_audit=audited, upward=upward,
-                              condition8=ratio8, p=list(key[0]),
-                              a=[list(t) for t in key[1]], b=[list(t) for t in key[2]]))
+            found.append(
+                dict(
+                    rows=int(p[i].sum()),
+                    gamma=float(g),
+                    r_audit=audited,
+                    upward=upward,
+                    condition8=ratio8,
+                    p=list(key[0]),
+                    a=[list(t) for t in key[1]],
+                    b=[list(t) for t in key[2]],
+                )
+            )
     columns = ["rows", "gamma", "r_audit", "upward", "condition8", "p", "a", "b"]
     out = pd.DataFrame(found, columns=columns)
     if len(out):

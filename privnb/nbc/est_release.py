@@ -1,15 +1,16 @@
 """EST (Section 6 of seed 004): publishing NBC views that are r-close to a given prior, through Split,
 SafetyTransform and Merging, with the lower bound that a prior puts on r.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import numbers
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,8 @@ def _prior_multiples(prior: pd.Series) -> list[int]:
 
 def split(views: NBCViews, multiples: Mapping, *, power: int = 1) -> NBCViews:
     """Definition 6's split of ``views**power``: label c becomes sub-labels (c, 1..F_c) with counts
-    divided by F_c (exact; meant for small inputs, EST itself never materializes the power)."""
+    divided by F_c (exact; meant for small inputs, EST itself never materializes the power).
+    """
     labels, p, tables = [], [], []
     f = [int(multiples[label]) for label in views.labels]
     frames = count_tables(views)
@@ -62,8 +64,10 @@ def split(views: NBCViews, multiples: Mapping, *, power: int = 1) -> NBCViews:
             p.append(Fraction(views.class_counts[label]) ** power / f[c])
     for t in frames:
         tables.append([[Fraction(row[c]) ** power / f[c] for c in range(len(f)) for _ in range(f[c])] for row in t])
-    counts = {a: pd.DataFrame(tab, index=views.counts[a].index, columns=pd.Index(labels, tupleize_cols=False))
-              for a, tab in zip(views.attributes, tables)}
+    counts = {
+        a: pd.DataFrame(tab, index=views.counts[a].index, columns=pd.Index(labels, tupleize_cols=False))
+        for a, tab in zip(views.attributes, tables)
+    }
     return NBCViews(pd.Series(p, index=pd.Index(labels, tupleize_cols=False), dtype=object), counts)
 
 
@@ -77,8 +81,10 @@ def merge(views: NBCViews, labels) -> NBCViews:
     p = [len(groups[c]) * min(views.class_counts[s] for s in groups[c]) for c in labels]
     counts = {}
     for a, frame in views.counts.items():
-        counts[a] = pd.DataFrame({c: [len(groups[c]) * min(row[s] for s in groups[c]) for _, row in frame.iterrows()]
-                                  for c in labels}, index=frame.index)
+        counts[a] = pd.DataFrame(
+            {c: [len(groups[c]) * min(row[s] for s in groups[c]) for _, row in frame.iterrows()] for c in labels},
+            index=frame.index,
+        )
     return NBCViews(pd.Series(p, index=list(labels), dtype=object), counts)
 
 
@@ -103,7 +109,8 @@ class ESTResult:
 
 def winning_labels(views: NBCViews) -> pd.Series:
     """For each label, on how many tuples of the product of domains the NBC predicts it (eq. (2), ties to
-    the larger label; exact)."""
+    the larger label; exact).
+    """
     signs = score_signs(views)  # sign(X_a - X_b) for a < b
     n_classes = len(views.labels)
     wins = np.ones((signs.shape[0], n_classes), dtype=bool)
@@ -136,17 +143,19 @@ def prior_r_lower_bound(views: NBCViews, prior) -> float:
     return _prior_bound(views, check_prior(prior, views.labels))[0]
 
 
-def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7, audit_result: bool = True
-        ) -> ESTResult:
+def est(
+    views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7, audit_result: bool = True
+) -> ESTResult:
     """EST (Figure 7 of seed 004): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
     First, the floor of :func:`prior_r_lower_bound`: no classifier-keeping publication with large counts (as
     EST's are) can meet an r below it, so EST fails at once, once :func:`privnb.nbc.prior_floor.prior_floor`
     has checked the floor's premise on the data with the exact audit (otherwise EST goes on and the exact
     audit of its output decides). Steps: Step 1 (zeros must go before ties can be broken),
-    tie resolution, Split of the counts raised to ``alpha`` into ``F_c`` sub-labels per label (``alpha`` the smallest power whose exact smallest score
-    ratio exceeds ``F~``: Lemma 12 with the true ratio instead of ``M1/M2``), SafetyTransform on the
-    sub-labels with gamma = r (the sub-labels of one label stay identical, so they share Step 2's rounding),
+    tie resolution, Split of the counts raised to ``alpha`` into ``F_c`` sub-labels per label (``alpha`` the
+    smallest power whose exact smallest score ratio exceeds ``F~``: Lemma 12 with the true ratio instead of
+    ``M1/M2``), SafetyTransform on the sub-labels with gamma = r (the sub-labels of one label stay identical, so
+    they share Step 2's rounding),
     Merging (Definition 6), then Steps 3-4. The merged views are checked exactly for NBC-equivalence with
     the input; when it fails (Statement 14's condition does not hold) the result is a failure with its
     reason, never a non-equivalent classifier. The achieved r is measured with the exact
@@ -186,11 +195,14 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
     bound, c, wins = _prior_bound(views, f)
     floor = prior_floor(views, f) if r < bound else None
     if floor is not None and floor.holds:  # the floor's premise, checked on the data with the exact audit
-        return fail(f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "
-                    f"predicts {c!r} on {wins[c]} of {int(wins.sum())} tuples, where with large counts the "
-                    f"posterior given the whole tuple is its normalized score >= 1/{len(views.labels)} against a "
-                    f"prior of {float(f[c]):.4g}, so r >= {bound:.4g} (Definition 5). Premise checked on these "
-                    f"views: {floor.describe(len(views.labels))}", r_lower_bound=bound)
+        return fail(
+            f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "
+            f"predicts {c!r} on {wins[c]} of {int(wins.sum())} tuples, where with large counts the "
+            f"posterior given the whole tuple is its normalized score >= 1/{len(views.labels)} against a "
+            f"prior of {float(f[c]):.4g}, so r >= {bound:.4g} (Definition 5). Premise checked on these "
+            f"views: {floor.describe(len(views.labels))}",
+            r_lower_bound=bound,
+        )
     # premise not met on the data (small counts): no early failure; the exact audit below decides
     base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
     f_max = max(multiples.values())
@@ -200,9 +212,11 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
         ratio = min_score_ratio(base)
         log_ratio = _ln(ratio)
         if log_ratio * max_power <= math.log(f_max):
-            return fail(f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
-                        f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)",
-                        r_lower_bound=bound)
+            return fail(
+                f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
+                f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)",
+                r_lower_bound=bound,
+            )
         power = math.floor(math.log(f_max) / log_ratio) + 1
         while power * log_ratio <= math.log(f_max):
             power += 1
@@ -224,22 +238,42 @@ def est(views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7,
             k += max(1, k // 4)
             continue
         # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).
-        merged = base.with_counts([v * d for v, d in zip(p, divisors)],
-                                  [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables])
+        merged = base.with_counts(
+            [v * d for v, d in zip(p, divisors)],
+            [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables],
+        )
         if nbc_equivalent(views, merged):
             break
         if nbc_equivalent(views, sub):  # the sub-labels keep the classifier: merging is at fault
-            return fail("merging the sub-labels does not preserve the classifier (Lemma 12 / Statement 14): "
-                        f"with alpha={power} and k={k}, the factors F_c^(1-1/k) outweigh the score gaps; "
-                        "ask for a larger r", power=power, k=k, r_lower_bound=bound)
+            return fail(
+                "merging the sub-labels does not preserve the classifier (Lemma 12 / Statement 14): "
+                f"with alpha={power} and k={k}, the factors F_c^(1-1/k) outweigh the score gaps; "
+                "ask for a larger r",
+                power=power,
+                k=k,
+                r_lower_bound=bound,
+            )
         bits *= 2  # rounding was at fault: more precision
     else:
         return fail("Step 2's rounding could not keep the classifier; please report this", power=power, k=k)
     published = step4_integers(merged)
     achieved = achieved_r(published, f) if audit_result else math.nan
     if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
-        return fail(f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
-                    power=power, k=k, r_lower_bound=bound)
-    return ESTResult(True, "", published, r=float(r), achieved_r=achieved, power=power, k=k,
-                     multiples=multiples, seconds=time.perf_counter() - start, r_lower_bound=bound)
-
+        return fail(
+            f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
+            power=power,
+            k=k,
+            r_lower_bound=bound,
+        )
+    return ESTResult(
+        True,
+        "",
+        published,
+        r=float(r),
+        achieved_r=achieved,
+        power=power,
+        k=k,
+        multiples=multiples,
+        seconds=time.perf_counter() - start,
+        r_lower_bound=bound,
+    )

@@ -14,14 +14,15 @@ with hypergeometric blocks, and the classes are combined by one sum over the pro
 with no enumeration of worlds (Adult's 238,614 audit rows in seconds); :func:`brute_force_posterior`
 enumerates the worlds, for tests on tiny tables.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,8 +45,10 @@ def _quasi_identifier(views, quasi_identifier: Mapping) -> dict:
 
 def _require_integral(views) -> None:
     if not views.is_integral() or not views.is_realistic():
-        raise ValueError("possible worlds need integer, realistic counts (P_c = sum_t N^i_{t,c}); "
-                         "run step3_restore_totals and step4_integers (or safety_transform) first")
+        raise ValueError(
+            "possible worlds need integer, realistic counts (P_c = sum_t N^i_{t,c}); "
+            "run step3_restore_totals and step4_integers (or safety_transform) first"
+        )
 
 
 def _match_pmf(p: int, successes: list[int]) -> list[Fraction]:
@@ -85,8 +88,16 @@ def _posterior_from_pmfs(labels, pmfs) -> pd.Series:
         for other, pmf in enumerate(pmfs):
             if other != index:
                 rest = _convolve(rest, pmf)
-        mean = sum((pk * pr * Fraction(k, k + r) for k, pk in enumerate(pmfs[index]) if k and pk
-                    for r, pr in enumerate(rest) if pr), Fraction(0))
+        mean = sum(
+            (
+                pk * pr * Fraction(k, k + r)
+                for k, pk in enumerate(pmfs[index])
+                if k and pk
+                for r, pr in enumerate(rest)
+                if pr
+            ),
+            Fraction(0),
+        )
         out[label] = mean / (1 - none)
     return pd.Series(out, dtype=object)
 
@@ -172,8 +183,9 @@ def check_prior(prior, labels) -> pd.Series:
         return pd.Series({label: Fraction(1, len(labels)) for label in labels}, dtype=object)
     prior = pd.Series(prior, dtype=object)
     if set(prior.index) != set(labels):
-        raise ValueError(f"the prior must give a probability for exactly the labels {list(labels)}, "
-                         f"got {list(prior.index)}")
+        raise ValueError(
+            f"the prior must give a probability for exactly the labels {list(labels)}, got {list(prior.index)}"
+        )
     out = {}
     for label in labels:
         value = prior[label]
@@ -240,7 +252,8 @@ def _log_counts(values) -> np.ndarray:
 def _log_expected(views, subset) -> tuple[pd.MultiIndex, np.ndarray]:
     """``log E[K_c] = log(P_c prod_{i in I} N^i_{t_i,c} / P_c)`` on the grid of I (values x labels, C order).
 
-    ``E[K_c]`` is the NBC score of eq. (2) restricted to I: the chain's mean."""
+    ``E[K_c]`` is the NBC score of eq. (2) restricted to I: the chain's mean.
+    """
     log_p = _log_counts(views.class_counts.tolist())
     grid = np.zeros((1, len(views.labels)))
     for a in subset:
@@ -270,15 +283,18 @@ def _posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
         return index, _softmax(log_e)
     big = max(max(views.class_counts), *(max(views.counts[a].to_numpy().ravel()) for a in subset))
     if big > _FLOAT_EXACT:
-        raise ValueError(f"the exact audit needs counts below 2^53 where a quasi-identifier value expects fewer "
-                         f"than 2^60 matching rows (largest count here: {big}); use method='expected'")
+        raise ValueError(
+            f"the exact audit needs counts below 2^53 where a quasi-identifier value expects fewer "
+            f"than 2^60 matching rows (largest count here: {big}); use method='expected'"
+        )
     return index, _chain_posteriors(views, subset)
 
 
 def _audited_values(views, prior, max_size, method):
     """For each quasi-identifier I of size 1..``max_size``: (I, its values with a possible world, the
     posterior of every property Q at each value, shape (values, properties)); also the properties and
-    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share."""
+    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share.
+    """
     if method not in ("exact", "expected"):
         raise ValueError(f"method must be 'exact' or 'expected', got {method!r}")
     f = check_prior(prior, views.labels)
@@ -301,11 +317,13 @@ def _audited_values(views, prior, max_size, method):
                 index, post = _posteriors(views, subset, method)
                 keep = np.isfinite(post).all(axis=1)
                 yield subset, index[keep], post[keep] @ member.T
+
     return properties, f_q, blocks()
 
 
-def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact",
-          breach: str = "strict") -> AuditResult:
+def audit(
+    views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact", breach: str = "strict"
+) -> AuditResult:
     """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
 
     Parameters
@@ -347,12 +365,19 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
         raise ValueError(f"breach must be 'strict' or 'non-strict' (Definition 1's comparisons), got {breach!r}")
     if L1 is not None:
         from privnb.bounds.amplification import check_policy
+
         check_policy(L1, L2)
     properties, f_q, blocks = _audited_values(views, prior, max_size, method)
     frames = []
     for subset, values, post_q in blocks:
-        frame = pd.DataFrame({a: np.repeat(np.asarray(values.get_level_values(a), dtype=object), len(properties))
-                              if a in subset else None for a in views.attributes})
+        frame = pd.DataFrame(
+            {
+                a: np.repeat(np.asarray(values.get_level_values(a), dtype=object), len(properties))
+                if a in subset
+                else None
+                for a in views.attributes
+            }
+        )
         frame["size"] = len(subset)
         frame["property"] = pd.Series(properties * len(values), dtype=object)
         frame["prior"] = np.tile(f_q, len(values))
@@ -372,7 +397,8 @@ def audit(views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "
 
 def achieved_r(views, prior=None, *, max_size=None, method: str = "exact") -> float:
     """The achieved r of Definition 5 over every quasi-identifier value, as ``audit(...).r_closeness``,
-    without building the audit's table (what EST checks before it publishes)."""
+    without building the audit's table (what EST checks before it publishes).
+    """
     _, f_q, blocks = _audited_values(views, prior, max_size, method)
     return max((_closeness(post_q / f_q) for _, _, post_q in blocks), default=1.0)
 
@@ -386,4 +412,3 @@ def _closeness(ratio: np.ndarray) -> float:
     """The largest ``max(ratio, 1/ratio)`` (1 when there is none): Definition 5's r of posterior/prior ratios."""
     with np.errstate(divide="ignore"):
         return float(np.max(np.maximum(ratio, 1 / ratio))) if ratio.size else 1.0
-

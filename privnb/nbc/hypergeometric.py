@@ -8,6 +8,7 @@ that would need one raises :class:`AuditOutOfReach`, a ``MemoryError`` and ``Val
 Counts near 10^5 with a rare value (class counts 100,000 and 197,000) now take tens of MiB; the former dense
 combination over the union of the rows' supports asked for over 100 GiB.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,8 @@ def _allocate(shape: tuple[int, ...], what: str) -> np.ndarray:
         raise AuditOutOfReach(
             f"the exact audit would hold {size:,} float64 values ({size * 8 / 2**30:.1f} GiB) for {what}, more "
             f"than its limit of {MAX_ELEMENTS:,} (privnb.nbc.hypergeometric.MAX_ELEMENTS): audit fewer "
-            "quasi-identifier values at a time (max_size), or use method='expected'")
+            "quasi-identifier values at a time (max_size), or use method='expected'"
+        )
     return np.zeros(shape)
 
 
@@ -90,7 +92,7 @@ def _trim(offset: int, pmf: np.ndarray) -> tuple[int, np.ndarray]:
     keep = np.flatnonzero((pmf > _NEGLIGIBLE).any(axis=0))
     if not keep.size:
         return offset, pmf[:, :1]
-    return offset + int(keep[0]), pmf[:, keep[0]:keep[-1] + 1]
+    return offset + int(keep[0]), pmf[:, keep[0] : keep[-1] + 1]
 
 
 def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray]:
@@ -113,7 +115,7 @@ def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray
     new_offset = min(k for _, k, _ in parts)
     out = _allocate((pmf.shape[0], max(k + b.shape[1] for _, k, b in parts) - new_offset), "one link of the chain")
     for rows, k_lo, b in parts:
-        out[rows, k_lo - new_offset:k_lo - new_offset + b.shape[1]] = b
+        out[rows, k_lo - new_offset : k_lo - new_offset + b.shape[1]] = b
     return _trim(new_offset, out)
 
 
@@ -129,7 +131,7 @@ def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarra
         return k_lo, part @ block
     pieces = []
     for start in range(0, j_count, step):
-        piece = part[:, start:start + step]
+        piece = part[:, start : start + step]
         if not (piece > _NEGLIGIBLE).any():
             continue
         k_lo, block = _hypergeometric_block(p, n, o + start, o + start + piece.shape[1] - 1)
@@ -137,7 +139,7 @@ def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarra
     k_min = min(k for k, _ in pieces)
     out = _allocate((part.shape[0], max(k + b.shape[1] for k, b in pieces) - k_min), "one link of the chain")
     for k_lo, b in pieces:
-        out[:, k_lo - k_min:k_lo - k_min + b.shape[1]] += b
+        out[:, k_lo - k_min : k_lo - k_min + b.shape[1]] += b
     return _trim(k_min, out)
 
 
@@ -152,7 +154,7 @@ def _class_prefix(p: int, tables: list[np.ndarray]) -> tuple[int, np.ndarray]:
         width = max(o + b.shape[1] for o, b in parts) - new_offset
         out = _allocate((pmf.shape[0], len(parts), width), "the chain over the quasi-identifier's values")
         for t, (o, b) in enumerate(parts):
-            out[:, t, o - new_offset:o - new_offset + b.shape[1]] = b
+            out[:, t, o - new_offset : o - new_offset + b.shape[1]] = b
         offset, pmf = _trim(new_offset, out.reshape(-1, width))
     return offset, pmf
 
@@ -162,7 +164,7 @@ def _convolve_rows(a: tuple[int, np.ndarray], b: tuple[int, np.ndarray]) -> tupl
     (oa, pa), (ob, pb) = (a, b) if a[1].shape[1] <= b[1].shape[1] else (b, a)
     out = _allocate((pa.shape[0], pa.shape[1] + pb.shape[1] - 1), "the other classes' matching counts")
     for i in range(pa.shape[1]):
-        out[:, i:i + pb.shape[1]] += pa[:, i:i + 1] * pb
+        out[:, i : i + pb.shape[1]] += pa[:, i : i + 1] * pb
     return oa + ob, out
 
 
@@ -243,7 +245,7 @@ def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]
             k = gk + start + np.arange(min(step, a.shape[1] - start), dtype=float)
             total = k[:, None] + s[None, :]
             share = np.divide(k[:, None], total, out=np.zeros_like(total), where=total > 0)
-            out[rows] += np.einsum("rk,rk->r", a[:, start:start + len(k)], b @ share.T)
+            out[rows] += np.einsum("rk,rk->r", a[:, start : start + len(k)], b @ share.T)
     return out
 
 
@@ -260,4 +262,3 @@ def _chain_posteriors(views, subset) -> np.ndarray:
         pmfs = [_thin(p[c], *prefixes[c], int(last[t, c])) for c in range(len(labels))]
         out[:, t, :] = _combine(pmfs)
     return out.reshape(-1, len(labels))
-

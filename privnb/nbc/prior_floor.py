@@ -14,6 +14,7 @@ with small counts the exact posterior ``E[K_c / S | S >= 1]`` can fall below ``1
 ``c`` wins (a tie won by precedence, or a narrow win), and a classifier-keeping publication can then meet an
 r below the "floor" (``tests/test_nbc_prior_floor.py``).
 """
+
 from __future__ import annotations
 
 import math
@@ -77,14 +78,17 @@ class PriorFloor:
         if self.tuple is None:
             return "no tuple predicts a label: no floor"
         verdict = ">=" if self.holds else "<"
-        return (f"at {self.tuple}, where the classifier predicts {self.label!r}, the views expect "
-                f"10^{self.log10_expected_rows:.3g} matching rows; the exact posterior of {self.label!r} there is "
-                f"{self.posterior:.6g} {verdict} 1/{n_labels} (normalized score {self.score_share:.6g})")
+        return (
+            f"at {self.tuple}, where the classifier predicts {self.label!r}, the views expect "
+            f"10^{self.log10_expected_rows:.3g} matching rows; the exact posterior of {self.label!r} there is "
+            f"{self.posterior:.6g} {verdict} 1/{n_labels} (normalized score {self.score_share:.6g})"
+        )
 
 
 def _reduced(views: NBCViews, values: tuple) -> NBCViews:
     """Views keeping each attribute's value of ``values`` and the rest summed into one value: the chain of
-    that tuple (its posterior) is unchanged, the grid is at most 2^n."""
+    that tuple (its posterior) is unchanged, the grid is at most 2^n.
+    """
     counts = {}
     for attribute, value in zip(views.attributes, values):
         frame = views.counts[attribute]
@@ -117,8 +121,9 @@ def prior_floor(views: NBCViews, prior, *, candidates: int = 16) -> PriorFloor:
     best = None
     for i in order:
         values = index[int(i)]
-        values = tuple(v.item() if isinstance(v, np.generic) else v
-                       for v in (values if isinstance(values, tuple) else (values,)))
+        values = tuple(
+            v.item() if isinstance(v, np.generic) else v for v in (values if isinstance(values, tuple) else (values,))
+        )
         p = math.nan  # non-integer counts: the possible worlds are undefined
         if views.is_integral() and views.is_realistic():
             _, post = _posteriors(_reduced(views, values), tuple(views.attributes), "exact")

@@ -2,6 +2,7 @@
 precision, then one step whose Decimal operations round outward, so every root is bracketed exactly and
 rounded to one power-of-two grid inside Statement 7's windows.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,9 @@ def _outward(digits: int) -> tuple[Context, Context]:
     Decimal operations are correctly rounded: a result rounded down is below the exact value by less
     than ``10^(1-digits)`` of it.
     """
-    return tuple(Context(prec=digits, rounding=mode, Emin=MIN_EMIN, Emax=MAX_EMAX)
-                 for mode in (ROUND_FLOOR, ROUND_CEILING))
+    return tuple(
+        Context(prec=digits, rounding=mode, Emin=MIN_EMIN, Emax=MAX_EMAX) for mode in (ROUND_FLOOR, ROUND_CEILING)
+    )
 
 
 def _power_bounds(low: Decimal, n: int, loss: Decimal, down: Context, up: Context) -> tuple[Decimal, Decimal]:
@@ -82,7 +84,7 @@ class _RootPlan:
     guesses: tuple
 
     @classmethod
-    def make(cls, k: int, power: int, bits: int) -> "_RootPlan":
+    def make(cls, k: int, power: int, bits: int) -> _RootPlan:
         digits = math.ceil((bits + 8) * math.log10(2) + math.log10(10 + 4 * (power + 1) / k)) + 2
         slack = len(str(k))
         precisions = [(digits + slack) // 2 + 2]
@@ -145,7 +147,8 @@ def _rounded_roots(views: NBCViews, k: int, bits: int, *, ranks=None, power: int
     shift = max(0, bits + 7 + max(ranks) - smallest)
     grow, shrink = [(2**bits + 1) ** j for j in ranks], [2 ** (bits * j) for j in ranks]
     p = [(num * shrink[c] << shift) // (den * grow[c]) for c, (num, den) in enumerate(p_low)]
-    tables = [[[-((-num * grow[c] << shift) // (den * shrink[c])) for c, (num, den) in enumerate(row)]
-               for row in t] for t in n_high]
+    tables = [
+        [[-((-num * grow[c] << shift) // (den * shrink[c])) for c, (num, den) in enumerate(row)] for row in t]
+        for t in n_high
+    ]
     return p, tables, shift
-

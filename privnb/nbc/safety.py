@@ -8,6 +8,7 @@ Statement 8 (two different integer score cross-products differ by at least one),
 and every tie goes to the larger label. Each root is bracketed by a Newton step in Decimal arithmetic
 rounded outward (exact bounds), and N and P are rounded from the bracket to multiples of one power of two.
 """
+
 from __future__ import annotations
 
 import math
@@ -95,7 +96,8 @@ def _log_ratio_w(views: NBCViews) -> float:
 
 def _ln(value) -> float:
     """The natural log of a positive int or Fraction; near 1 through ``log1p`` of the exact difference,
-    where ``log(numerator) - log(denominator)`` would cancel to 0 or below."""
+    where ``log(numerator) - log(denominator)`` would cancel to 0 or below.
+    """
     value = as_fraction(value)
     if value <= 0:
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
@@ -127,8 +129,9 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
     if any(v == 0 for v in views.all_counts()):
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
     p, tables, shift = _rounded_roots(views, int(k), _precision_bits(views, int(k)))
-    return views.with_counts([Fraction(v, 1 << shift) for v in p],
-                             [[[Fraction(v, 1 << shift) for v in row] for row in t] for t in tables])
+    return views.with_counts(
+        [Fraction(v, 1 << shift) for v in p], [[[Fraction(v, 1 << shift) for v in row] for row in t] for t in tables]
+    )
 
 
 # ---------------------------------------------------------------------------------------------- Step 3
@@ -146,27 +149,31 @@ def _restored_integers(p: list[int], tables: list, denominator: int) -> tuple[li
     lcm = math.lcm(*(pc ** (n - 1) for pc in p))
     factors = [lcm // pc ** (n - 1) for pc in p]
     new_p = [math.prod(s[c] for s in sums) * factors[c] for c in range(len(p))]
-    scale = [[math.prod(s[c] for j, s in enumerate(sums) if j != i) * factors[c] for c in range(len(p))]
-             for i in range(n)]
+    scale = [
+        [math.prod(s[c] for j, s in enumerate(sums) if j != i) * factors[c] for c in range(len(p))] for i in range(n)
+    ]
     new_tables = [[[v * f for v, f in zip(row, scale[i])] for row in t] for i, t in enumerate(tables)]
     return new_p, new_tables, lcm * denominator
 
 
 def step3_restore_totals(views: NBCViews) -> NBCViews:
     """Step 3 (Figure 5): rescale so that ``P_c = sum_t N^i_{t,c}`` again; every score is unchanged
-    (Statement 9)."""
+    (Statement 9).
+    """
     values = views.all_counts()  # ints and Fractions
     denominator = math.lcm(*(v.denominator for v in values))
     ints = [v.numerator * (denominator // v.denominator) for v in values]
     p, tables, denominator = _restored_integers(*unflatten_counts(views, ints), denominator)
-    return views.with_counts([Fraction(v, denominator) for v in p],
-                             [[[Fraction(v, denominator) for v in row] for row in t] for t in tables])
+    return views.with_counts(
+        [Fraction(v, denominator) for v in p], [[[Fraction(v, denominator) for v in row] for row in t] for t in tables]
+    )
 
 
 # ---------------------------------------------------------------------------------------------- Step 4
 def step4_integers(views: NBCViews) -> NBCViews:
     """Step 4: the smallest integer counts proportional to the given ones (one common factor for all
-    counts, which multiplies every score alike and keeps ``P_c = sum_t N``)."""
+    counts, which multiplies every score alike and keeps ``P_c = sum_t N``).
+    """
     return views.with_counts(*unflatten_counts(views, smallest_integers(views.all_counts())))
 
 
@@ -190,8 +197,10 @@ def corollary4_gamma(views: NBCViews, *, zeros: str = "raise") -> Fraction | flo
         low, high = min(row), max(row)
         if low == 0:
             if zeros == "raise":
-                raise ValueError("a zero count: Corollary 4 fails for every gamma; run step1_remove_zeros, "
-                                 "or pass zeros='skip' or 'inf'")
+                raise ValueError(
+                    "a zero count: Corollary 4 fails for every gamma; run step1_remove_zeros, "
+                    "or pass zeros='skip' or 'inf'"
+                )
             if zeros == "inf":
                 return math.inf
             continue
@@ -230,16 +239,20 @@ def k_sind(views) -> int:
     return int(min(views.class_counts))
 
 
-def synthetic_database(views: NBCViews, *, target: str = "class", random_state=None,
-                       max_rows: int = 10_000_000) -> pd.DataFrame:
+def synthetic_database(
+    views: NBCViews, *, target: str = "class", random_state=None, max_rows: int = 10_000_000
+) -> pd.DataFrame:
     """A table whose NBC-enabling views are exactly ``views`` (Section 6.2.4): within each class, each
-    attribute's values repeated by their counts and permuted independently."""
+    attribute's values repeated by their counts and permuted independently.
+    """
     if not views.is_integral() or not views.is_realistic():
         raise ValueError("a synthetic database needs integer, realistic views (run safety_transform)")
     total = sum(views.class_counts)
     if total > max_rows:
-        raise ValueError(f"the views describe {total} rows (more than max_rows={max_rows}); publish the "
-                         "counts instead, or rescale them")
+        raise ValueError(
+            f"the views describe {total} rows (more than max_rows={max_rows}); publish the "
+            "counts instead, or rescale them"
+        )
     rng = check_random_state(random_state)
     parts = []
     for label in views.labels:
@@ -296,7 +309,7 @@ class SafetyTransform(BaseEstimator):
         self.k = k
         self.random_state = random_state
 
-    def fit(self, views: NBCViews, y=None) -> "SafetyTransform":
+    def fit(self, views: NBCViews, y=None) -> SafetyTransform:
         if not isinstance(views, NBCViews):
             raise ValueError(f"fit takes NBCViews (see NBCViews.from_frame), got {type(views).__name__}")
         gamma = _gamma(self.gamma)
@@ -322,8 +335,10 @@ class SafetyTransform(BaseEstimator):
         """The published views of the fitted ``views`` (no refit; other views raise ValueError)."""
         check_is_fitted(self, "views_")
         if views is not self.steps_["input"] and views != self.steps_["input"]:
-            raise ValueError("SafetyTransform publishes the views it was fitted on; these are other views: "
-                             "fit (or fit_transform) them instead")
+            raise ValueError(
+                "SafetyTransform publishes the views it was fitted on; these are other views: "
+                "fit (or fit_transform) them instead"
+            )
         return self.views_
 
     def fit_transform(self, views: NBCViews, y=None) -> NBCViews:

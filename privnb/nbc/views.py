@@ -10,12 +10,13 @@ The privacy side lives next door and is re-exported here: the exact audit of Sec
 (:mod:`privnb.nbc.exact_audit`) and SafetyTransform / EST of Sections 6-7 (:mod:`privnb.nbc.safety`,
 :mod:`privnb.nbc.est_release`).
 """
+
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -69,8 +70,10 @@ class NBCViews:
         p = pd.Series([_exact(v, f"P[{label!r}]") for label, v in p.items()], index=p.index, dtype=object)
         empty = [label for label, v in p.items() if v == 0]
         if empty:
-            raise ValueError(f"class(es) {empty} are empty (P_c = 0); drop them before building the views "
-                             "(eq. (2) of seed 004 needs P_c > 0)")
+            raise ValueError(
+                f"class(es) {empty} are empty (P_c = 0); drop them before building the views "
+                "(eq. (2) of seed 004 needs P_c > 0)"
+            )
         if not counts:
             raise ValueError("counts is empty: an NBC needs at least one attribute view")
         labels = list(p.index)
@@ -78,8 +81,9 @@ class NBCViews:
         for attribute, frame in counts.items():
             frame = pd.DataFrame(frame)
             if set(frame.columns) != set(labels):
-                raise ValueError(f"the view of {attribute!r} has labels {list(frame.columns)}, "
-                                 f"but the class counts have {labels}")
+                raise ValueError(
+                    f"the view of {attribute!r} has labels {list(frame.columns)}, but the class counts have {labels}"
+                )
             if frame.empty or not frame.index.is_unique:
                 raise ValueError(f"the view of {attribute!r} needs a non-empty index of unique values")
             frame = frame[labels].map(lambda v, a=attribute: _exact(v, f"N[{a!r}]")).astype(object)
@@ -89,7 +93,7 @@ class NBCViews:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, attributes: Sequence[str], target: str) -> "NBCViews":
+    def from_frame(cls, frame: pd.DataFrame, attributes: Sequence[str], target: str) -> NBCViews:
         """Count the views of ``frame`` (Section 3): ``P_c = |sigma_{C=c}|``, ``N^i_{t,c}``.
 
         Each attribute's domain is the set of values that occur in ``frame`` (sorted).
@@ -115,31 +119,40 @@ class NBCViews:
         if frame[[*attributes, target]].isna().any().any():
             raise ValueError("the frame has missing values in the attributes or target; drop or impute them")
         p = frame[target].value_counts().sort_index()
-        counts = {a: pd.crosstab(frame[a], frame[target]).reindex(columns=p.index, fill_value=0)
-                  for a in attributes}
-        return cls({k: int(v) for k, v in p.items()},
-                   {a: c.map(int) for a, c in counts.items()})
+        counts = {a: pd.crosstab(frame[a], frame[target]).reindex(columns=p.index, fill_value=0) for a in attributes}
+        return cls({k: int(v) for k, v in p.items()}, {a: c.map(int) for a, c in counts.items()})
 
-    def with_counts(self, class_counts, counts) -> "NBCViews":
+    def with_counts(self, class_counts, counts) -> NBCViews:
         """New views over the same attributes, domains and labels with other numbers (same order)."""
+
         def tidy(v):
             return v.numerator if type(v) is Fraction and v.denominator == 1 else v
 
         p = [tidy(v) for v in class_counts]
         tables = [np.vectorize(tidy, otypes=[object])(np.asarray(c, dtype=object)) for c in counts]
-        if len(p) != len(self.labels) or len(tables) != self.n_attributes or any(
-                t.shape != f.shape for t, f in zip(tables, self.counts.values())):
+        if (
+            len(p) != len(self.labels)
+            or len(tables) != self.n_attributes
+            or any(t.shape != f.shape for t, f in zip(tables, self.counts.values()))
+        ):
             raise ValueError("with_counts needs one P per label and one values x labels table per attribute")
         exact = all(type(v) in (int, Fraction) and v >= 0 for v in p) and all(
-            type(v) in (int, Fraction) and v >= 0 for t in tables for v in t.ravel())
+            type(v) in (int, Fraction) and v >= 0 for t in tables for v in t.ravel()
+        )
         if not exact or any(v == 0 for v in p):  # let __init__ convert or reject
-            return NBCViews(pd.Series(p, index=self.class_counts.index, dtype=object),
-                            {a: pd.DataFrame(t, index=self.counts[a].index, columns=self.counts[a].columns)
-                             for a, t in zip(self.attributes, tables)})
+            return NBCViews(
+                pd.Series(p, index=self.class_counts.index, dtype=object),
+                {
+                    a: pd.DataFrame(t, index=self.counts[a].index, columns=self.counts[a].columns)
+                    for a, t in zip(self.attributes, tables)
+                },
+            )
         out = object.__new__(NBCViews)
         out.class_counts = pd.Series(p, index=self.class_counts.index, dtype=object)
-        out.counts = {a: pd.DataFrame(t, index=self.counts[a].index, columns=self.counts[a].columns, dtype=object)
-                      for a, t in zip(self.attributes, tables)}
+        out.counts = {
+            a: pd.DataFrame(t, index=self.counts[a].index, columns=self.counts[a].columns, dtype=object)
+            for a, t in zip(self.attributes, tables)
+        }
         return out
 
     # ------------------------------------------------------------------ properties
@@ -178,14 +191,17 @@ class NBCViews:
         return all(frame.sum(axis=0).tolist() == p for frame in self.counts.values())
 
     def __repr__(self) -> str:
-        return (f"NBCViews(labels={list(self.labels)}, attributes={list(self.attributes)}, "
-                f"domain_sizes={list(self.domain_sizes)})")
+        return (
+            f"NBCViews(labels={list(self.labels)}, attributes={list(self.attributes)}, "
+            f"domain_sizes={list(self.domain_sizes)})"
+        )
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, NBCViews) or self.attributes != other.attributes:
             return False
-        return (self.class_counts.equals(other.class_counts)
-                and all(self.counts[a].equals(other.counts[a]) for a in self.attributes))
+        return self.class_counts.equals(other.class_counts) and all(
+            self.counts[a].equals(other.counts[a]) for a in self.attributes
+        )
 
     __hash__ = None
 
@@ -255,7 +271,8 @@ def integer_tables(views: NBCViews):
     """Integer tables that order scores like eq. (2): per attribute ``N`` times a common denominator,
     and ``Q_c = P_c^(n-1)`` (likewise scaled), so that ``X_{tau,c} <= X_{tau,c'}`` iff
     ``prod_i N_i[t_i,c] Q_{c'} <= prod_i N_i[t_i,c'] Q_c``. int64 when no product can overflow, else
-    Python ints (object arrays)."""
+    Python ints (object arrays).
+    """
     n = views.n_attributes
     tables = []
     for frame in views.counts.values():
@@ -332,7 +349,8 @@ class _ScoreGrid:
 
 def score_signs(views: NBCViews) -> np.ndarray:
     """``sign(X_{tau,c} - X_{tau,c'})`` for every tuple tau of the product of the domains (rows, in
-    C order) and every pair of labels c < c' (columns, in ``itertools.combinations`` order); exact."""
+    C order) and every pair of labels c < c' (columns, in ``itertools.combinations`` order); exact.
+    """
     grid = _ScoreGrid(views)
     pairs = list(itertools.combinations(range(len(views.labels)), 2))
     if not pairs:
@@ -347,8 +365,10 @@ def _check_comparable(a: NBCViews, b: NBCViews) -> None:
         raise ValueError(f"the views have different attributes: {list(a.attributes)} and {list(b.attributes)}")
     for attribute in a.attributes:
         if not a.domain(attribute).equals(b.domain(attribute)):
-            raise ValueError(f"the views have different domains for {attribute!r}; NBC-equivalence compares "
-                             "scores on the same product of domains")
+            raise ValueError(
+                f"the views have different domains for {attribute!r}; NBC-equivalence compares "
+                "scores on the same product of domains"
+            )
 
 
 def nbc_equivalent(a: NBCViews, b: NBCViews, *, ties: str = "precedence") -> bool:
@@ -423,6 +443,6 @@ def unflatten_counts(views: NBCViews, flat: list) -> tuple[list, list]:
     n_classes = len(views.labels)
     tables, at = [], n_classes
     for frame in views.counts.values():
-        tables.append([flat[r:r + n_classes] for r in range(at, at + frame.size, n_classes)])
+        tables.append([flat[r : r + n_classes] for r in range(at, at + frame.size, n_classes)])
         at += frame.size
     return flat[:n_classes], tables

@@ -1,31 +1,31 @@
 """The workbench around the notebooks: sweeps (spec, run, report), notebook conventions, plots, the CLI."""
 
+from .display import caption, equation, equations, show_figure, table
+from .explorer import TourState, tour_explorer, tour_state
 from .notebooks import (
-    PARAMETERS_TAG,
-    KEEP_OUTPUT_TAG,
     CHECK_OUTPUT_MARK,
-    parameter_defaults,
-    convention_problems,
+    KEEP_OUTPUT_TAG,
+    PARAMETERS_TAG,
     clear_unkept_outputs,
-    write_notebook,
-    write_artifacts,
+    convention_problems,
+    parameter_defaults,
     refresh_kept_outputs,
+    write_artifacts,
+    write_notebook,
 )
-from .plots import save_figure, error_boxplot, convergence_plot, bound_plot
-from .display import equation, equations, table, caption, show_figure
-from .explorer import TourState, tour_state, tour_explorer
+from .plots import bound_plot, convergence_plot, error_boxplot, save_figure
 from .report import (
+    Link,
     collect_results,
-    write_sweep_outputs,
+    rebuild_reports,
+    render_html,
+    render_markdown,
     sweep_folders,
     write_index,
-    rebuild_reports,
-    Link,
-    render_markdown,
-    render_html,
+    write_sweep_outputs,
 )
-from .runner import run_point, SweepSummary, run_sweeps
-from .spec import SPEC_KEYS, INJECTED, Point, SweepSpec, sweep_name, expand_grid, point_id, load_spec
+from .runner import SweepSummary, run_point, run_sweeps
+from .spec import INJECTED, SPEC_KEYS, Point, SweepSpec, expand_grid, load_spec, point_id, sweep_name
 
 __all__ = [
     "PARAMETERS_TAG",

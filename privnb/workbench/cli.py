@@ -7,6 +7,7 @@ that is a file or cannot be written or that another sweep holds, an unreachable 
 holds no sweep); 3 for an internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are
 written for what finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sweep = commands.add_parser(
-        "sweep", help="run sweep specs with papermill and write results/<sweep>/ and the index report",
+        "sweep",
+        help="run sweep specs with papermill and write results/<sweep>/ and the index report",
         description="Run every point of the given sweep specs (notebooks/sweeps/*.yaml), skipping finished "
-                    "points, then write each sweep's results.parquet and report and the index over OUT.")
+        "points, then write each sweep's results.parquet and report and the index over OUT.",
+    )
     sweep.add_argument("specs", nargs="+", metavar="SPEC", help="sweep spec files (YAML)")
     sweep.add_argument("--out", default="results", help="results folder (default: results)")
     sweep.add_argument("--workers", type=int, default=1, help="points run at once in local processes (default 1)")
@@ -33,29 +36,36 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--dry-run", action="store_true", help="list the points and whether they would run")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    report = commands.add_parser("report", help="rebuild the tables and reports of a results folder",
-                                 description="Rebuild results.parquet and report.{md,html} of one sweep "
-                                             "folder, or of every sweep in a results folder and its index.")
+    report = commands.add_parser(
+        "report",
+        help="rebuild the tables and reports of a results folder",
+        description="Rebuild results.parquet and report.{md,html} of one sweep "
+        "folder, or of every sweep in a results folder and its index.",
+    )
     report.add_argument("results_dir", metavar="RESULTS_DIR")
 
-    data = commands.add_parser("data", help="list the data files and check their sha256; `data check CARD` "
-                                            "validates a data card",
-                               description="List every data file, where it resolves (PRIVNB_DATA, the user "
-                                           "cache) and whether its checksum matches; downloads nothing. "
-                                           "Exit status 1 when a checksum mismatches. `privnb data check CARD...` "
-                                           "validates data cards and describes their data (rows, roles, kinds, "
-                                           "the sensitive domain, the largest l anatomy allows, missing values); "
-                                           "it writes nothing; exit status 2 when a card has a problem.")
+    data = commands.add_parser(
+        "data",
+        help="list the data files and check their sha256; `data check CARD` validates a data card",
+        description="List every data file, where it resolves (PRIVNB_DATA, the user "
+        "cache) and whether its checksum matches; downloads nothing. "
+        "Exit status 1 when a checksum mismatches. `privnb data check CARD...` "
+        "validates data cards and describes their data (rows, roles, kinds, "
+        "the sensitive domain, the largest l anatomy allows, missing values); "
+        "it writes nothing; exit status 2 when a card has a problem.",
+    )
     data.add_argument("action", nargs="?", choices=["check"], help="check: validate the data cards given")
     data.add_argument("cards", nargs="*", metavar="CARD", help="data cards (.yaml) or built-in names (adult, ...)")
     data.add_argument("--no-verify", dest="verify", action="store_false", help="skip hashing the files")
     data.add_argument("--data-home", metavar="DIR", help="look here first (default: PRIVNB_DATA, then the cache)")
 
     notebooks = commands.add_parser(
-        "notebooks", help="check notebooks against the conventions; --refresh runs them and keeps only checked outputs",
+        "notebooks",
+        help="check notebooks against the conventions; --refresh runs them and keeps only checked outputs",
         description="Check that each notebook has one literal parameters cell with output_dir and no outputs "
-                    "except the keep_output cells nbval checks. With --refresh, first run it with its defaults "
-                    "and store only those cells' outputs (how a notebook is prepared for a commit).")
+        "except the keep_output cells nbval checks. With --refresh, first run it with its defaults "
+        "and store only those cells' outputs (how a notebook is prepared for a commit).",
+    )
     notebooks.add_argument("paths", nargs="+", metavar="NOTEBOOK")
     notebooks.add_argument("--refresh", action="store_true", help="run each notebook and keep only checked outputs")
     return parser
@@ -76,22 +86,33 @@ def _sweep(args) -> int:
     from privnb.workbench.runner import SweepInterrupted
 
     try:
-        summary = run_sweeps(args.specs, out=args.out, workers=args.workers, scheduler=args.scheduler,
-                             force=args.force, progress=not args.no_progress, kernel_name=args.kernel,
-                             cell_timeout=args.cell_timeout)
+        summary = run_sweeps(
+            args.specs,
+            out=args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            force=args.force,
+            progress=not args.no_progress,
+            kernel_name=args.kernel,
+            cell_timeout=args.cell_timeout,
+        )
     except SweepInterrupted as stopped:
         summary = stopped.summary
         _print_summary(summary)
-        print(f"privnb sweep: {stopped}: {summary.n_pending} point(s) not run; run the same command again to "
-              "resume", file=sys.stderr)
+        print(
+            f"privnb sweep: {stopped}: {summary.n_pending} point(s) not run; run the same command again to resume",
+            file=sys.stderr,
+        )
         return 128 + stopped.signum
     _print_summary(summary)
     return int(summary.n_failed > 0)
 
 
 def _print_summary(summary) -> None:
-    print(f"{summary.n_points} points ({summary.n_run} run, {summary.n_points - summary.n_run - summary.n_pending} "
-          f"already done), {summary.n_failed} failed, {summary.n_skipped} skipped; report: {summary.out}/report.md")
+    print(
+        f"{summary.n_points} points ({summary.n_run} run, {summary.n_points - summary.n_run - summary.n_pending} "
+        f"already done), {summary.n_failed} failed, {summary.n_skipped} skipped; report: {summary.out}/report.md"
+    )
     for name, records in summary.records.items():
         for record in records:
             if record["status"] in ("failed", "skipped"):
@@ -153,8 +174,9 @@ def _notebooks(args) -> int:
     for path in args.paths:
         if not os.path.isfile(path):
             raise ValueError(f"notebook {path} not found")
-        problems = (refresh_kept_outputs(path) if args.refresh
-                    else convention_problems(nbformat.read(path, as_version=4)))
+        problems = (
+            refresh_kept_outputs(path) if args.refresh else convention_problems(nbformat.read(path, as_version=4))
+        )
         failed += bool(problems)
         print(f"{path}: " + ("ok" if not problems else "; ".join(problems)))
     return int(bool(failed))
@@ -171,10 +193,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"privnb {args.command}: error: {_one_line(error)}\n")
     except KeyboardInterrupt:
         parser.exit(130, f"privnb {args.command}: interrupted\n")
-    except Exception as error:  # noqa: BLE001 (an internal error: one line, not a traceback)
+    except Exception as error:
         _debug()
-        parser.exit(3, f"privnb {args.command}: internal error: {type(error).__name__}: {_one_line(error)} "
-                       "(PRIVNB_DEBUG=1 shows the traceback)\n")
+        parser.exit(
+            3,
+            f"privnb {args.command}: internal error: {type(error).__name__}: {_one_line(error)} "
+            "(PRIVNB_DEBUG=1 shows the traceback)\n",
+        )
 
 
 def _one_line(error: BaseException) -> str:

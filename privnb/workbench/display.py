@@ -21,6 +21,7 @@ In a notebook cell::
     table(summary, caption="Mean test error over the folds", precision=3)
     show_figure(fig, "Anatomy keeps every value but ...", out / "figures" / "toy.png")
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,7 @@ import os
 import pandas as pd
 import sympy as sp
 
-__all__ = ["Equation", "Equations", "equation", "equations", "Table", "table", "Caption", "caption",
-           "show_figure"]
+__all__ = ["Equation", "Equations", "equation", "equations", "Table", "table", "Caption", "caption", "show_figure"]
 
 
 # ------------------------------------------------------------------------------------------------ mathematics
@@ -61,8 +61,15 @@ class Equation:
 
 def _latex_text(label: str) -> str:
     r"""``label`` safe inside ``\tag*{...}`` (text mode): TeX specials escaped."""
-    for char, escaped in (("\\", r"\backslash "), ("{", r"\{"), ("}", r"\}"), ("%", r"\%"), ("#", r"\#"),
-                          ("&", r"\&"), ("_", r"\_")):
+    for char, escaped in (
+        ("\\", r"\backslash "),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("%", r"\%"),
+        ("#", r"\#"),
+        ("&", r"\&"),
+        ("_", r"\_"),
+    ):
         label = label.replace(char, escaped)
     return label
 
@@ -151,8 +158,16 @@ _TABLE_STYLES = [
 ]
 
 
-def table(frame, *, caption: str | None = None, precision: int = 3, formats: dict | None = None,
-          percent=(), index: bool = True, na_rep: str = "\N{EN DASH}") -> Table:
+def table(
+    frame,
+    *,
+    caption: str | None = None,
+    precision: int = 3,
+    formats: dict | None = None,
+    percent=(),
+    index: bool = True,
+    na_rep: str = "\N{EN DASH}",
+) -> Table:
     """A DataFrame (or Series) as a reader expects a result: a formatted, captioned table.
 
     Parameters
@@ -181,8 +196,10 @@ def table(frame, *, caption: str | None = None, precision: int = 3, formats: dic
         frame = frame.to_frame()
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"table() shows a DataFrame or a Series, got {type(frame).__name__}")
-    uuid = hashlib.sha1(pd.util.hash_pandas_object(frame.reset_index(drop=True).astype(str), index=True)
-                        .to_numpy().tobytes() + repr(list(frame.columns)).encode()).hexdigest()[:8]
+    uuid = hashlib.sha1(
+        pd.util.hash_pandas_object(frame.reset_index(drop=True).astype(str), index=True).to_numpy().tobytes()
+        + repr(list(frame.columns)).encode()
+    ).hexdigest()[:8]
     styler = frame.style.set_uuid(uuid).set_table_styles(_TABLE_STYLES)
     styler = styler.format(precision=precision, na_rep=na_rep, thousands=None)
     whole = [c for c in frame.columns if _integral(frame[c])]

@@ -25,6 +25,7 @@ report), output 1 renders as nothing (or its one line of text) and output 2, a p
 shows the default state. papermill's client stores what the panel captured only in the notebook's widget state,
 which is why the static copy is written to the cell itself.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -92,8 +93,9 @@ class TourState:
             f"l = {self.l}: anatomy of the {n}-row toy": [
                 table(self.groups, caption=f"{_count(len(self.groups), 'group')} of l = {self.l}"),
                 table(self.suppressed, caption=f"{_count(len(self.suppressed), 'row')} suppressed", precision=1),
-                table(self.joined, caption=f"Joined training data D_A ({len(self.joined)} rows)", precision=1,
-                      index=False),
+                table(
+                    self.joined, caption=f"Joined training data D_A ({len(self.joined)} rows)", precision=1, index=False
+                ),
             ],
             f"k = {self.k}: equivalence classes": [
                 table(self.classes, caption="Equivalence classes by method", precision=1),
@@ -108,8 +110,10 @@ class TourState:
         sections = []
         for title, tables in self.tables().items():
             cells = "".join(f'<div style="margin: 0 24px 8px 0;">{t._repr_html_()}</div>' for t in tables)
-            sections.append(f'<h4 style="margin: 12px 0 4px 0;">{title}</h4>'
-                            f'<div style="display: flex; flex-wrap: wrap; align-items: flex-start;">{cells}</div>')
+            sections.append(
+                f'<h4 style="margin: 12px 0 4px 0;">{title}</h4>'
+                f'<div style="display: flex; flex-wrap: wrap; align-items: flex-start;">{cells}</div>'
+            )
         return "\n".join(sections)
 
     def __repr__(self) -> str:
@@ -130,8 +134,18 @@ def _classes(frame: pd.DataFrame, quasi_identifiers) -> pd.Series:
     return frame.groupby(list(quasi_identifiers), observed=True).size().rename("rows")
 
 
-def tour_state(l: int, k: int, gamma: float, *, data: Dataset, quasi_identifiers, hierarchies,
-               toy: Dataset | None = None, views: NBCViews | None = None, random_state=0) -> TourState:
+def tour_state(
+    l: int,
+    k: int,
+    gamma: float,
+    *,
+    data: Dataset,
+    quasi_identifiers,
+    hierarchies,
+    toy: Dataset | None = None,
+    views: NBCViews | None = None,
+    random_state=0,
+) -> TourState:
     """Everything the tour explorer shows for one ``(l, k, gamma)``.
 
     Parameters
@@ -170,19 +184,41 @@ def tour_state(l: int, k: int, gamma: float, *, data: Dataset, quasi_identifiers
     summary, smallest = {}, []
     for name, release in (("full-domain", full_domain), ("Mondrian", mondrian)):
         sizes = _classes(release.generalized_, qi)
-        summary[name] = {"classes": len(sizes), "smallest": sizes.min(), "median": sizes.median(),
-                         "largest": sizes.max(), "rows suppressed": len(release.suppressed_)}
+        summary[name] = {
+            "classes": len(sizes),
+            "smallest": sizes.min(),
+            "median": sizes.median(),
+            "largest": sizes.max(),
+            "rows suppressed": len(release.suppressed_),
+        }
         head = sizes.sort_values(kind="stable").head(5).reset_index()
         smallest.append(head.assign(method=name)[["method", *qi, "rows"]].astype(dict.fromkeys(qi, str)))
-    classes = pd.DataFrame.from_dict(summary, orient="index").astype({"classes": int, "smallest": int,
-                                                                      "largest": int, "rows suppressed": int})
+    classes = pd.DataFrame.from_dict(summary, orient="index").astype(
+        {"classes": int, "smallest": int, "largest": int, "rows suppressed": int}
+    )
 
     transform = SafetyTransform(gamma, random_state=random_state).fit(views)
-    safety = pd.DataFrame({"achieved r": [achieved_r(views), achieved_r(transform.views_)],
-                           f"achieved {GAMMA} (Corollary 4)": [float("nan"), float(transform.achieved_gamma_)]},
-                          index=["published as counted", f"SafetyTransform({GAMMA} = {gamma:g})"])
-    return TourState(l, k, float(gamma), anatomy, groups, suppressed, joined, full_domain, mondrian,
-                     classes, pd.concat(smallest, ignore_index=True), safety)
+    safety = pd.DataFrame(
+        {
+            "achieved r": [achieved_r(views), achieved_r(transform.views_)],
+            f"achieved {GAMMA} (Corollary 4)": [float("nan"), float(transform.achieved_gamma_)],
+        },
+        index=["published as counted", f"SafetyTransform({GAMMA} = {gamma:g})"],
+    )
+    return TourState(
+        l,
+        k,
+        float(gamma),
+        anatomy,
+        groups,
+        suppressed,
+        joined,
+        full_domain,
+        mondrian,
+        classes,
+        pd.concat(smallest, ignore_index=True),
+        safety,
+    )
 
 
 class TourExplorer:
@@ -207,8 +243,9 @@ class TourExplorer:
         self.controls = {
             "l": widgets.IntSlider(value=l, min=2, max=l_max, description="l"),
             "k": widgets.IntSlider(value=k, min=2, max=k_max, description="k"),
-            "gamma": widgets.FloatLogSlider(value=gamma, base=10, min=0.05, max=3, step=0.05, description=GAMMA,
-                                            readout_format=".3g"),
+            "gamma": widgets.FloatLogSlider(
+                value=gamma, base=10, min=0.05, max=3, step=0.05, description=GAMMA, readout_format=".3g"
+            ),
         }
         self.panel = widgets.interactive_output(self._show, self.controls)
         hide_static = widgets.HTML(f"<style>.privnb-static-{self._token} {{display: none;}}</style>")
@@ -234,8 +271,9 @@ class TourExplorer:
         from IPython.display import display
 
         bundle = self.widget._repr_mimebundle_()
-        bundle["text/plain"] = (f"Explorer: sliders l, k and {GAMMA} (live in JupyterLab with a running kernel); "
-                                "the default state follows.")
+        bundle["text/plain"] = (
+            f"Explorer: sliders l, k and {GAMMA} (live in JupyterLab with a running kernel); the default state follows."
+        )
         display(bundle, raw=True)
         display({"text/html": self.static_html(), "text/plain": repr(self.default)}, raw=True)
 
@@ -243,9 +281,19 @@ class TourExplorer:
         return repr(self.default)
 
 
-def tour_explorer(*, data: Dataset, quasi_identifiers, hierarchies, l: int = 2, k: int = 5, gamma: float = 2.0,
-                  k_max: int = 50, toy: Dataset | None = None, views: NBCViews | None = None,
-                  random_state=0) -> TourExplorer:
+def tour_explorer(
+    *,
+    data: Dataset,
+    quasi_identifiers,
+    hierarchies,
+    l: int = 2,
+    k: int = 5,
+    gamma: float = 2.0,
+    k_max: int = 50,
+    toy: Dataset | None = None,
+    views: NBCViews | None = None,
+    random_state=0,
+) -> TourExplorer:
     """The tour's explorer: ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma over :func:`tour_state`.
 
     ``l`` runs from 2 to the toy's number of distinct sensitive values, ``k`` from 2 to ``k_max``, gamma
@@ -256,8 +304,17 @@ def tour_explorer(*, data: Dataset, quasi_identifiers, hierarchies, l: int = 2, 
     views = toy_views() if views is None else views
 
     def compute(l_, k_, gamma_):
-        return tour_state(l_, k_, gamma_, data=data, quasi_identifiers=quasi_identifiers, hierarchies=hierarchies,
-                          toy=toy, views=views, random_state=random_state)
+        return tour_state(
+            l_,
+            k_,
+            gamma_,
+            data=data,
+            quasi_identifiers=quasi_identifiers,
+            hierarchies=hierarchies,
+            toy=toy,
+            views=views,
+            random_state=random_state,
+        )
 
     l_max = int(toy.frame[toy.sensitive].nunique())
     return TourExplorer(compute, l=l, k=k, gamma=gamma, l_max=l_max, k_max=k_max)

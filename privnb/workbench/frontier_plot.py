@@ -1,4 +1,5 @@
 """The privacy-utility picture of notebook 05: one point per (mechanism, parameter), one panel per kind of attack."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -6,8 +7,17 @@ import pandas as pd
 
 __all__ = ["frontier_plot"]
 
-_LETTER = {"anatomized": "l", "pruned": "l", "generalized": "k", "mondrian": "k", "k-ac": "k", "k-anonymity": "k",
-           "safety_transform": "γ", "dp_laplace": "ε", "dp_geometric": "ε"}
+_LETTER = {
+    "anatomized": "l",
+    "pruned": "l",
+    "generalized": "k",
+    "mondrian": "k",
+    "k-ac": "k",
+    "k-anonymity": "k",
+    "safety_transform": "γ",
+    "dp_laplace": "ε",
+    "dp_geometric": "ε",
+}
 
 
 def frontier_plot(points: pd.DataFrame, *, title: str = "Measured attack success against test error"):
@@ -21,8 +31,13 @@ def frontier_plot(points: pd.DataFrame, *, title: str = "Measured attack success
             ax.plot(group["attack"], group["error"], "o-", label=method)
             for _, p in group.iterrows():
                 if pd.notna(p["param"]):
-                    ax.annotate(f"{_LETTER.get(method, '')}={p['param']:g}", (p["attack"], p["error"]),
-                                fontsize=7, xytext=(3, 3), textcoords="offset points")
+                    ax.annotate(
+                        f"{_LETTER.get(method, '')}={p['param']:g}",
+                        (p["attack"], p["error"]),
+                        fontsize=7,
+                        xytext=(3, 3),
+                        textcoords="offset points",
+                    )
         if name.startswith("r - 1"):
             ax.set_xscale("symlog", linthresh=1)
         ax.set_xlabel(name)

@@ -5,6 +5,7 @@ values after it) and names an ``output_dir``. It is committed with its outputs c
 cells tagged ``keep_output``: deterministic cells (sympy identities, the papers' toy examples) whose
 source starts with ``# NBVAL_CHECK_OUTPUT`` so that nbval compares their stored output on every run.
 """
+
 from __future__ import annotations
 
 import ast
@@ -41,8 +42,7 @@ def parameter_defaults(nb) -> dict:
         raise ValueError(f"expected exactly one cell tagged {PARAMETERS_TAG!r}, found {len(cells)}")
     defaults = {}
     for node in ast.parse(cells[0].source).body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             raise ValueError(f"the parameters cell may hold only `name = literal` lines, not {ast.unparse(node)!r}")
         try:
             defaults[node.targets[0].id] = ast.literal_eval(node.value)
@@ -68,8 +68,10 @@ def convention_problems(nb) -> list[str]:
             problems.append("the parameters cell has no output_dir")
         unparsed = set(defaults) - set(_papermill_parameters(nb))
         if unparsed:
-            problems.append(f"papermill cannot read the parameters {sorted(unparsed)} (it warns 'Passed unknown "
-                            "parameter' at every run); keep '=' out of their comments")
+            problems.append(
+                f"papermill cannot read the parameters {sorted(unparsed)} (it warns 'Passed unknown "
+                "parameter' at every run); keep '=' out of their comments"
+            )
     except ValueError as error:
         problems.append(str(error))
     for index, cell in enumerate(nb.cells):
@@ -100,8 +102,9 @@ def write_notebook(nb, path: str | os.PathLike) -> None:
         nbformat.write(nb, tmp)
 
 
-def write_artifacts(output_dir: str | os.PathLike, *, results=None, metrics: dict | None = None,
-                    tables: dict | None = None) -> list[Path]:
+def write_artifacts(
+    output_dir: str | os.PathLike, *, results=None, metrics: dict | None = None, tables: dict | None = None
+) -> list[Path]:
     """Write a notebook's artifacts into ``output_dir``, each file whole or not at all.
 
     ``results`` (tidy rows, :data:`privnb.experiments.COLUMNS`) go to ``results.parquet``, ``metrics``
@@ -151,8 +154,9 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
 
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, kernel_name="python3", timeout=timeout,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     clear_unkept_outputs(nb)
     nb.metadata.pop("papermill", None)
     write_notebook(nb, path)
@@ -168,7 +172,8 @@ def kernel_options() -> dict:
     """papermill/nbclient options that run the kernel over local IPC sockets instead of TCP where the socket
     paths fit: no ports open to the network, and no "Kernel is running over TCP without encryption" warning
     in a sweep's log for each point. The sockets are ``<runtime dir>/kernel-<uuid>-ipc-<n>``; where that path
-    would be too long for a Unix socket (or off POSIX), ``{}``: TCP as before."""
+    would be too long for a Unix socket (or off POSIX), ``{}``: TCP as before.
+    """
     global _IPC_KERNEL_MANAGER
     if os.name != "posix":
         return {}

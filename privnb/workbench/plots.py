@@ -5,6 +5,7 @@ any backend, Agg included, and never leak open figures in a long sweep; Jupyter 
 inline. Each function takes an optional ``ax`` to draw into and an optional ``path`` to save to (written
 whole or not at all).
 """
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,10 @@ def _finish(fig: Figure, path) -> Figure:
 def _single_valued(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     for column in columns:
         if column in frame and frame[column].nunique() > 1:
-            raise ValueError(f"{what} got several {column} values {sorted(frame[column].unique())}: "
-                             f"filter the results or pass facet={column!r}")
+            raise ValueError(
+                f"{what} got several {column} values {sorted(frame[column].unique())}: "
+                f"filter the results or pass facet={column!r}"
+            )
 
 
 def _by_view(groups) -> list:
@@ -56,8 +59,16 @@ def _by_view(groups) -> list:
     return sorted(groups, key=lambda item: method_sort_key(*item[0]))
 
 
-def error_boxplot(results: pd.DataFrame, *, metric: str = "error", facet: str | None = None, ax=None,
-                  title: str | None = None, ylabel: str = "Error rate", path=None) -> Figure:
+def error_boxplot(
+    results: pd.DataFrame,
+    *,
+    metric: str = "error",
+    facet: str | None = None,
+    ax=None,
+    title: str | None = None,
+    ylabel: str = "Error rate",
+    path=None,
+) -> Figure:
     """Boxplots of per-fold errors, one box per training view, in the papers' style.
 
     Boxes are ordered and labelled as in Figures 5-6 and C.1-C.8 of seed 003 and Figures 3-8 of
@@ -90,9 +101,18 @@ def error_boxplot(results: pd.DataFrame, *, metric: str = "error", facet: str | 
     return _finish(fig, path)
 
 
-def convergence_plot(results: pd.DataFrame, *, x: str = "n_train", metric: str = "error", ax=None,
-                     title: str | None = None, xlabel: str = "Training set size", ylabel: str = "Error rate",
-                     logx: bool = False, path=None) -> Figure:
+def convergence_plot(
+    results: pd.DataFrame,
+    *,
+    x: str = "n_train",
+    metric: str = "error",
+    ax=None,
+    title: str | None = None,
+    xlabel: str = "Training set size",
+    ylabel: str = "Error rate",
+    logx: bool = False,
+    path=None,
+) -> Figure:
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
     The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
@@ -108,10 +128,11 @@ def convergence_plot(results: pd.DataFrame, *, x: str = "n_train", metric: str =
     summary = frame.groupby(["method", "param", x], dropna=False)["value"].agg(["mean", "std"]).reset_index()
     for key, curve in _by_view(summary.groupby(["method", "param"], dropna=False)):
         curve = curve.sort_values(x)
-        line, = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
+        (line,) = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
         spread = curve["std"].fillna(0.0)
-        axis.fill_between(curve[x], curve["mean"] - spread, curve["mean"] + spread, color=line.get_color(),
-                          alpha=0.15, linewidth=0)
+        axis.fill_between(
+            curve[x], curve["mean"] - spread, curve["mean"] + spread, color=line.get_color(), alpha=0.15, linewidth=0
+        )
     if logx:
         axis.set_xscale("log")
     axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
@@ -123,8 +144,19 @@ def _as_series(values, default_label: str) -> dict:
     return dict(values) if isinstance(values, Mapping) else {default_label: values}
 
 
-def bound_plot(x, *, measured, bound, ax=None, xlabel: str = "", ylabel: str = "", title: str | None = None,
-               logx: bool = False, logy: bool = False, path=None) -> Figure:
+def bound_plot(
+    x,
+    *,
+    measured,
+    bound,
+    ax=None,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    path=None,
+) -> Figure:
     """Measured values (solid, markers) against a theoretical bound (dashed) over the same ``x``.
 
     ``measured`` and ``bound`` are arrays or mappings label -> array, each as long as ``x``: e.g. the

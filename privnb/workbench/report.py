@@ -1,6 +1,7 @@
 """What a sweep leaves behind, read back: one tidy results table per sweep and over all sweeps, and the
 Markdown and HTML reports.
 """
+
 from __future__ import annotations
 
 import html
@@ -44,7 +45,8 @@ def _parameter_value(value):
 def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """Every finished point's ``results.parquet`` rows with columns ``sweep``, ``point`` and the
     point's parameters (named ``point_<name>`` where a parameter shares a tidy column's name, e.g.
-    ``dataset``)."""
+    ``dataset``).
+    """
     sweep_dir = Path(sweep_dir)
     spec, records = _point_records(sweep_dir)
     frames = []
@@ -54,9 +56,10 @@ def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
             continue
         try:
             frame = pd.read_parquet(path)
-        except Exception as error:  # noqa: BLE001 (any damage)
-            raise ValueError(f"{path} is unreadable ({type(error).__name__}: {error}); run the sweep again "
-                             "to redo the point") from None
+        except Exception as error:
+            raise ValueError(
+                f"{path} is unreadable ({type(error).__name__}: {error}); run the sweep again to redo the point"
+            ) from None
         extra = {"sweep": spec["name"], "point": record["point"]}
         for name, value in record["parameters"].items():
             extra[f"point_{name}" if name in frame.columns or name in extra else name] = _parameter_value(value)
@@ -68,10 +71,11 @@ def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
 
 def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """Cast object columns that mix Python types (e.g. ints and strings across points) to strings."""
-    for column in frame.columns[frame.dtypes == object]:
+    for column in [c for c in frame.columns if pd.api.types.is_object_dtype(frame[c])]:
         if pd.api.types.infer_dtype(frame[column], skipna=True).startswith("mixed"):
-            frame[column] = frame[column].map(lambda v: v if v is None or (isinstance(v, float) and math.isnan(v))
-                                              else str(v))
+            frame[column] = frame[column].map(
+                lambda v: v if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+            )
     return frame
 
 
@@ -106,20 +110,24 @@ def write_index(out: str | os.PathLike) -> None:
 
 def _empty_results() -> pd.DataFrame:
     from privnb.experiments.protocol import COLUMNS
+
     return pd.DataFrame(columns=[*COLUMNS, "sweep", "point"])
 
 
 def rebuild_reports(path: str | os.PathLike) -> list[Path]:
     """Rebuild the tables and reports under ``path``: one sweep folder, or a results folder of sweeps
-    (each sweep and the index). Returns the Markdown reports written."""
+    (each sweep and the index). Returns the Markdown reports written.
+    """
     path = Path(path)
     if (path / "points.json").exists():
         write_sweep_outputs(path)
         return [path / "report.md"]
     folders = sweep_folders(path)
     if not folders:
-        raise ValueError(f"{path} holds no sweep: expected points.json in it or in its sub-folders "
-                         "(run `privnb sweep SPEC --out DIR` first)")
+        raise ValueError(
+            f"{path} holds no sweep: expected points.json in it or in its sub-folders "
+            "(run `privnb sweep SPEC --out DIR` first)"
+        )
     for folder in folders:
         write_sweep_outputs(folder)
     write_index(path)
@@ -164,7 +172,8 @@ def _mean_table(results: pd.DataFrame) -> tuple | None:
 
 def _relativizer(sweep_dir: Path, spec: dict):
     """A function that rewrites the machine's absolute paths in a text relative to the report's folder:
-    the sweep folder, the results folder, the notebook's and the spec's folders; the home folder as ``~``."""
+    the sweep folder, the results folder, the notebook's and the spec's folders; the home folder as ``~``.
+    """
     sweep_dir = sweep_dir.resolve()
     folders = {sweep_dir, sweep_dir.parent, Path(spec["notebook"]).parent, Path(spec["path"]).parent}
     pairs = sorted(((str(f), _relative(f, sweep_dir)) for f in folders), key=lambda p: -len(p[0]))
@@ -212,43 +221,85 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     metrics = {r["point"]: _read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
     claims = {r["point"]: _claims(sweep_dir / r["point"]) for r in records if r["status"] == "ok"}
     claims = {pid: table for pid, table in claims.items() if table is not None}
-    keys = list(dict.fromkeys(k for m in metrics.values() for k, v in m.items()
-                              if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    keys = list(
+        dict.fromkeys(
+            k for m in metrics.values() for k, v in m.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        )
+    )
     shown = keys[:_HEADLINE_COLUMNS]
     n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
-    blocks = [("h1", f"Sweep {spec['name']}"),
-              ("p", f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
-                    "(a data set not available). "
-                    f"{len(results)} result rows in results.parquet.")]
+    blocks = [
+        ("h1", f"Sweep {spec['name']}"),
+        (
+            "p",
+            (
+                f"{len(records)} points: {_count(records, 'ok')} ok, {n_failed} failed, {n_skipped} skipped "
+                "(a data set not available). "
+                f"{len(results)} result rows in results.parquet."
+            ),
+        ),
+    ]
     if shown or claims:
-        blocks += [("h2", "Headline numbers"),
-                   ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else [])],
-                    [[r["point"], *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
-                      *(_fmt(metrics[r["point"]].get(k)) for k in shown),
-                      *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else [])]
-                     for r in records])]
+        blocks += [
+            ("h2", "Headline numbers"),
+            (
+                "table",
+                ["point", *spec["grid"], *shown, *(["claims"] if claims else [])],
+                [
+                    [
+                        r["point"],
+                        *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+                        *(_fmt(metrics[r["point"]].get(k)) for k in shown),
+                        *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
+                    ]
+                    for r in records
+                ],
+            ),
+        ]
         if len(keys) > len(shown):
-            blocks.append(("p", f"More headline numbers in each point's metrics.json: "
-                                f"{', '.join(keys[len(shown):])}."))
+            blocks.append(
+                ("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}.")
+            )
     if claims:
         blocks.append(("h2", "Claims: the paper against privnb"))
         for pid, table in claims.items():
-            blocks += [("h3", f"{pid}: {_verdicts(table)}"),
-                       ("table", [str(c) for c in table.columns],
-                        [[_fmt(v) for v in row] for row in table.itertuples(index=False)]),
-                       ("p", Link("claims.csv", f"{pid}/claims.csv"))]
+            blocks += [
+                ("h3", f"{pid}: {_verdicts(table)}"),
+                (
+                    "table",
+                    [str(c) for c in table.columns],
+                    [[_fmt(v) for v in row] for row in table.itertuples(index=False)],
+                ),
+                ("p", Link("claims.csv", f"{pid}/claims.csv")),
+            ]
     if spec.get("description"):
         blocks += [("h2", "About this sweep"), ("p", spec["description"])]
     else:
         blocks.append(("h2", "About this sweep"))
     blocks += [
-        ("p", [Link(f"notebook {Path(spec['notebook']).name}", _relative(spec["notebook"], sweep_dir)),
-               Link(f"spec {Path(spec['path']).name}", _relative(spec["path"], sweep_dir))]),
+        (
+            "p",
+            [
+                Link(f"notebook {Path(spec['notebook']).name}", _relative(spec["notebook"], sweep_dir)),
+                Link(f"spec {Path(spec['path']).name}", _relative(spec["path"], sweep_dir)),
+            ],
+        ),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
         ("h2", "Points"),
-        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook"],
-         [[r["point"], *(_fmt(r["parameters"].get(k)) for k in spec["grid"]), _status(r),
-           _fmt(r.get("duration_s")), Link("notebook.ipynb", f"{r['point']}/notebook.ipynb")] for r in records]),
+        (
+            "table",
+            ["point", *spec["grid"], "status", "time (s)", "notebook"],
+            [
+                [
+                    r["point"],
+                    *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+                    _status(r),
+                    _fmt(r.get("duration_s")),
+                    Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
+                ]
+                for r in records
+            ],
+        ),
     ]
     means = _mean_table(results)
     if means is not None:
@@ -259,8 +310,10 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     if failed:
         blocks.append(("h2", "Failed and skipped points"))
         for record in failed:
-            blocks += [("h3", f"{record['point']} ({record['status']})"),
-                       ("p", rewrite(record.get("error") or "(no message)"))]
+            blocks += [
+                ("h3", f"{record['point']} ({record['status']})"),
+                ("p", rewrite(record.get("error") or "(no message)")),
+            ]
             if record.get("traceback"):
                 blocks.append(("code", rewrite(record["traceback"])))
     figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
@@ -281,12 +334,20 @@ def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
     rows = []
     for folder in folders:
         spec, records = _point_records(folder)
-        rows.append([Link(spec["name"], f"{folder.name}/report.md"), Path(spec["notebook"]).name,
-                     str(len(records)), *(str(_count(records, status)) for status in ("ok", "failed", "skipped")),
-                     Link("html", f"{folder.name}/report.html")])
-    return [("h1", "privnb results"),
-            ("p", f"{len(folders)} sweeps; {n_rows} result rows in results.parquet (column sweep names the sweep)."),
-            ("table", ["sweep", "notebook", "points", "ok", "failed", "skipped", "report"], rows)]
+        rows.append(
+            [
+                Link(spec["name"], f"{folder.name}/report.md"),
+                Path(spec["notebook"]).name,
+                str(len(records)),
+                *(str(_count(records, status)) for status in ("ok", "failed", "skipped")),
+                Link("html", f"{folder.name}/report.html"),
+            ]
+        )
+    return [
+        ("h1", "privnb results"),
+        ("p", f"{len(folders)} sweeps; {n_rows} result rows in results.parquet (column sweep names the sweep)."),
+        ("table", ["sweep", "notebook", "points", "ok", "failed", "skipped", "report"], rows),
+    ]
 
 
 def _cell_md(cell) -> str:
@@ -302,8 +363,9 @@ def render_markdown(blocks: Sequence[tuple]) -> str:
             parts.append(f"{'#' * int(kind[1])} {body[0]}")
         elif kind == "p":
             text = body[0]
-            parts.append(text if isinstance(text, str) else " ".join(map(_cell_md, text if isinstance(text, list)
-                                                                         else [text])))
+            parts.append(
+                text if isinstance(text, str) else " ".join(map(_cell_md, text if isinstance(text, list) else [text]))
+            )
         elif kind == "code":
             parts.append(f"```\n{body[0].rstrip()}\n```")
         elif kind == "img":
@@ -317,8 +379,11 @@ def render_markdown(blocks: Sequence[tuple]) -> str:
 
 
 def _cell_html(cell, tag: str = "td") -> str:
-    text = (f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>' if isinstance(cell, Link)
-            else html.escape(cell))
+    text = (
+        f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
+        if isinstance(cell, Link)
+        else html.escape(cell)
+    )
     return f"<{tag}>{text}</{tag}>"
 
 
@@ -335,21 +400,30 @@ def render_html(blocks: Sequence[tuple]) -> str:
         elif kind == "code":
             parts.append(f"<pre>{html.escape(body[0])}</pre>")
         elif kind == "img":
-            parts.append(f'<figure><img src="{html.escape(body[1])}" alt="{html.escape(body[0])}">'
-                         f"<figcaption>{html.escape(body[0])}</figcaption></figure>")
+            parts.append(
+                f'<figure><img src="{html.escape(body[1])}" alt="{html.escape(body[0])}">'
+                f"<figcaption>{html.escape(body[0])}</figcaption></figure>"
+            )
         else:
             header, rows = body
-            parts.append("<table>\n<tr>" + "".join(_cell_html(c, "th") for c in header) + "</tr>\n"
-                         + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
-                         + "\n</table>")
-    style = ("body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
-             "pre{background:#f6f6f6;padding:.5em;overflow:auto}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+            parts.append(
+                "<table>\n<tr>"
+                + "".join(_cell_html(c, "th") for c in header)
+                + "</tr>\n"
+                + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
+                + "\n</table>"
+            )
+    style = (
+        "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
+        "pre{background:#f6f6f6;padding:.5em;overflow:auto}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
 
 
 def _write_report(folder: Path, blocks: list[tuple]) -> None:
     write_text(folder / "report.md", render_markdown(blocks))
     write_text(folder / "report.html", render_html(blocks))
-

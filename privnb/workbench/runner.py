@@ -28,6 +28,7 @@ in a process of its own (``workers`` at a time), or on a dask.distributed cluste
 workers must see the same file system and have privnb installed). One sweep at a time writes to ``out``
 (``out/.privnb-sweep.lock``); SIGINT and SIGTERM stop the running points and write the reports.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,7 +63,7 @@ class SweepError(ValueError):
 class SweepInterrupted(Exception):
     """SIGINT or SIGTERM stopped the sweep; finished points are kept and the reports written."""
 
-    def __init__(self, signum: int, summary: "SweepSummary"):
+    def __init__(self, signum: int, summary: SweepSummary):
         self.signum, self.summary = signum, summary
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
@@ -115,26 +116,34 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
     import papermill
 
     folder = Path(point.output_dir)
-    previous = _set_aside(folder)
+    _set_aside(folder)
     partial = folder / ".notebook.part.ipynb"
     start = time.perf_counter()
-    record = {"point": point.point_id, "parameters": point.parameters, "status": "ok", "error": "",
-              "traceback": ""}
+    record = {"point": point.point_id, "parameters": point.parameters, "status": "ok", "error": "", "traceback": ""}
     try:
         # A fresh thread starts with empty contextvars, so nbclient makes its own event loop: jupyter_core
         # caches a loop in a context variable, and dask copies contexts into its task threads.
         with ThreadPoolExecutor(max_workers=1) as thread:
-            thread.submit(papermill.execute_notebook, point.notebook, str(partial),
-                          parameters={**point.parameters, INJECTED: str(folder)}, kernel_name=kernel_name,
-                          cwd=str(Path(point.notebook).parent), progress_bar=False,
-                          execution_timeout=cell_timeout, **kernel_options()).result()
+            thread.submit(
+                papermill.execute_notebook,
+                point.notebook,
+                str(partial),
+                parameters={**point.parameters, INJECTED: str(folder)},
+                kernel_name=kernel_name,
+                cwd=str(Path(point.notebook).parent),
+                progress_bar=False,
+                execution_timeout=cell_timeout,
+                **kernel_options(),
+            ).result()
     except Exception as error:  # a failing point is recorded and the sweep goes on
         record.update(_failure(error))
     finally:
         if partial.exists():
             os.replace(partial, folder / "notebook.ipynb")
-    record.update(duration_s=round(time.perf_counter() - start, 3),
-                  finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    record.update(
+        duration_s=round(time.perf_counter() - start, 3),
+        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
     _finish(folder, record)
     return record
 
@@ -166,8 +175,13 @@ def _failure(error: BaseException) -> dict:
 
 def _lost(point: Point, error: BaseException) -> dict:
     """The record of a point whose worker died before it could write one."""
-    record = {"point": point.point_id, "parameters": point.parameters, **_failure(error), "duration_s": math.nan,
-              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    record = {
+        "point": point.point_id,
+        "parameters": point.parameters,
+        **_failure(error),
+        "duration_s": math.nan,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
     Path(point.output_dir).mkdir(parents=True, exist_ok=True)
     _finish(Path(point.output_dir), record)
     return record
@@ -193,6 +207,7 @@ def _stop_kernels() -> None:
 
 def _worker_main(point: Point, options: dict, connection) -> None:
     """A point's own process: run it, send the record; SIGTERM stops its kernel and ends it at once."""
+
     def stop(signum, frame):
         _stop_kernels()
         os._exit(128 + signum)
@@ -214,8 +229,9 @@ class _Stop:
         return self.signum is not None
 
 
-def _execute(points: list[Point], *, workers: int, scheduler, options: dict,
-             stop: _Stop) -> Iterator[tuple[Point, dict]]:
+def _execute(
+    points: list[Point], *, workers: int, scheduler, options: dict, stop: _Stop
+) -> Iterator[tuple[Point, dict]]:
     """Run points serially, in processes of their own or on a dask cluster; yield them as they finish."""
     if not points:
         return
@@ -249,8 +265,9 @@ def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, 
             while queue and len(running) < workers and not stop:
                 point = queue.pop(0)
                 receive, send = context.Pipe(duplex=False)
-                process = context.Process(target=_worker_main, args=(point, options, send), daemon=True,
-                                          name=f"privnb point {point.point_id}")
+                process = context.Process(
+                    target=_worker_main, args=(point, options, send), daemon=True, name=f"privnb point {point.point_id}"
+                )
                 process.start()
                 send.close()
                 running[process.sentinel] = (process, receive, point)
@@ -261,8 +278,9 @@ def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, 
                 if record is None:
                     code = process.exitcode
                     how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exit status {code}"
-                    record = _lost(point, WorkerDied(f"the process running this point died ({how}) "
-                                                     "before it recorded a result"))
+                    record = _lost(
+                        point, WorkerDied(f"the process running this point died ({how}) before it recorded a result")
+                    )
                 yield point, record
     finally:
         for process, _, _ in running.values():
@@ -273,7 +291,7 @@ def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, 
             if process.is_alive():
                 process.kill()
                 process.join()
-    for process, receive, point in running.values():  # stopped: keep the points that finished meanwhile
+    for _process, receive, point in running.values():  # stopped: keep the points that finished meanwhile
         record = _receive(receive)
         receive.close()
         if record is not None:
@@ -296,8 +314,10 @@ def _execute_dask(points, scheduler, options, stop) -> Iterator[tuple[Point, dic
     try:
         client = Client(scheduler, timeout=_SCHEDULER_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
-        raise SweepError(f"cannot reach the dask scheduler at {scheduler!r} ({type(error).__name__}: "
-                         f"{error}); start it (dask scheduler) or check the address") from None
+        raise SweepError(
+            f"cannot reach the dask scheduler at {scheduler!r} ({type(error).__name__}: "
+            f"{error}); start it (dask scheduler) or check the address"
+        ) from None
     with client:
         futures = {client.submit(run_point, p, pure=False, **options): p for p in points}
         pending = set(futures)
@@ -340,7 +360,7 @@ def lock_results(out: Path) -> Iterator[None]:
 
     path = out / LOCK_NAME
     try:
-        handle = open(path, "a+", encoding="utf-8")
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (closed by the with block below)
     except OSError as error:
         raise SweepError(f"cannot write to the results folder {out}: {error.strerror or error}") from None
     with handle:
@@ -349,8 +369,9 @@ def lock_results(out: Path) -> Iterator[None]:
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
-            raise SweepError(f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use "
-                             "another --out") from None
+            raise SweepError(
+                f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use another --out"
+            ) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}, started {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
@@ -392,8 +413,9 @@ def _unreadable_results(point: Point) -> str | None:
         return None
     try:
         import pyarrow.parquet as pq
+
         pq.read_table(path)
-    except Exception as error:  # noqa: BLE001 (any damage)
+    except Exception as error:
         return f"{type(error).__name__}: {error}"
     return None
 
@@ -407,8 +429,9 @@ def _is_done(point: Point, notes: list[str]) -> bool:
     if done:
         why = _unreadable_results(point)
         if why is not None:
-            notes.append(f"{point.sweep}/{point.point_id}: results.parquet is unreadable ({why}); "
-                         "running the point again")
+            notes.append(
+                f"{point.sweep}/{point.point_id}: results.parquet is unreadable ({why}); running the point again"
+            )
             return False
     return done
 
@@ -416,6 +439,7 @@ def _is_done(point: Point, notes: list[str]) -> bool:
 @dataclass
 class SweepSummary:
     """What :func:`run_sweeps` did: per sweep, the point records (``cached`` True for skipped ones)."""
+
     out: str
     records: dict[str, list[dict]]
     notes: list[str] = field(default_factory=list)
@@ -441,9 +465,17 @@ class SweepSummary:
         return sum(len(rs) for rs in self.records.values())
 
 
-def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.PathLike = "results",
-               workers: int = 1, scheduler=None, force: bool = False, progress: bool = True,
-               kernel_name: str = "python3", cell_timeout: float | None = None) -> SweepSummary:
+def run_sweeps(
+    specs: Iterable[str | os.PathLike | SweepSpec],
+    *,
+    out: str | os.PathLike = "results",
+    workers: int = 1,
+    scheduler=None,
+    force: bool = False,
+    progress: bool = True,
+    kernel_name: str = "python3",
+    cell_timeout: float | None = None,
+) -> SweepSummary:
     """Run every point of every spec (one pool for all), then write the tables and reports.
 
     Parameters
@@ -499,13 +531,19 @@ def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.
             records[spec.name] = {}
             for point in plan[spec.name]:
                 if not force and _is_done(point, notes):
-                    records[spec.name][point.point_id] = {**_read_json(Path(point.output_dir) / "point.json"),
-                                                          "cached": True}
+                    records[spec.name][point.point_id] = {
+                        **_read_json(Path(point.output_dir) / "point.json"),
+                        "cached": True,
+                    }
                     if previous_dir(point.output_dir).exists():  # debris of a run interrupted at its end
                         shutil.rmtree(previous_dir(point.output_dir))
                 else:
-                    records[spec.name][point.point_id] = {"point": point.point_id, "parameters": point.parameters,
-                                                          "status": "pending", "error": ""}
+                    records[spec.name][point.point_id] = {
+                        "point": point.point_id,
+                        "parameters": point.parameters,
+                        "status": "pending",
+                        "error": "",
+                    }
                     todo.append(point)
             _write_points_json(spec, plan[spec.name], records[spec.name])
         options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout}
@@ -518,8 +556,7 @@ def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.
         with bar:
             stop.running = True
             try:
-                for point, record in _execute(todo, workers=workers, scheduler=scheduler, options=options,
-                                              stop=stop):
+                for point, record in _execute(todo, workers=workers, scheduler=scheduler, options=options, stop=stop):
                     records[point.sweep][point.point_id] = record
                     bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
                     bar.update()
@@ -544,7 +581,11 @@ def run_sweeps(specs: Iterable[str | os.PathLike | SweepSpec], *, out: str | os.
 
 
 def _write_points_json(spec: SweepSpec, points: list[Point], records: dict) -> None:
-    _write_json(Path(points[0].output_dir).parent / "points.json",
-                {"sweep": spec.name, "spec": asdict(spec),
-                 "points": [{k: v for k, v in records[p.point_id].items() if k != "traceback"} for p in points]})
-
+    _write_json(
+        Path(points[0].output_dir).parent / "points.json",
+        {
+            "sweep": spec.name,
+            "spec": asdict(spec),
+            "points": [{k: v for k, v in records[p.point_id].items() if k != "traceback"} for p in points],
+        },
+    )

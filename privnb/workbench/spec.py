@@ -1,6 +1,7 @@
 """Sweep specs: a YAML file naming a notebook, fixed parameters and a grid, expanded into points with
 stable ids.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -43,6 +44,7 @@ def _read_json(path: Path, default=None):
 @dataclass
 class Point:
     """One papermill run of a sweep: the notebook, its parameters and its folder."""
+
     sweep: str
     point_id: str
     notebook: str
@@ -59,6 +61,7 @@ class Point:
 @dataclass
 class SweepSpec:
     """A parsed sweep spec; see the module docstring for the YAML format."""
+
     name: str
     path: str
     notebook: str
@@ -75,8 +78,10 @@ class SweepSpec:
             points.append(Point(self.name, pid, self.notebook, {**self.parameters, **values}, str(sweep_dir / pid)))
         ids = [p.point_id for p in points]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"sweep {self.name!r}: grid values collide once made file-name safe ({ids}); "
-                             "use values that differ in letters, digits, '.', '_' or '-'")
+            raise ValueError(
+                f"sweep {self.name!r}: grid values collide once made file-name safe ({ids}); "
+                "use values that differ in letters, digits, '.', '_' or '-'"
+            )
         return points
 
 
@@ -109,7 +114,8 @@ def point_id(values: dict) -> str:
     text = ",".join(f"{_SAFE.sub('-', str(k))}={_SAFE.sub('-', _compact(v))}" for k, v in values.items())
     if len(text) > _MAX_ID:
         import hashlib
-        text = f"{text[:_MAX_ID - 9]}~{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+        text = f"{text[: _MAX_ID - 9]}~{hashlib.sha1(text.encode()).hexdigest()[:8]}"
     return text
 
 
@@ -151,8 +157,10 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
         raise ValueError(f"sweep spec {path}: 'parameters' and 'grid' must be mappings")
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
-            raise ValueError(f"sweep spec {path}: grid[{key!r}] must be a non-empty list (put a fixed value "
-                             f"under 'parameters'), got {values!r}")
+            raise ValueError(
+                f"sweep spec {path}: grid[{key!r}] must be a non-empty list (put a fixed value "
+                f"under 'parameters'), got {values!r}"
+            )
     both = set(parameters) & set(grid)
     if both:
         raise ValueError(f"sweep spec {path}: {sorted(both)} both fixed and swept; keep each in one place")
@@ -160,12 +168,15 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
         raise ValueError(f"sweep spec {path}: do not set {INJECTED!r}; the runner injects each point's folder")
     notebook = (path.resolve().parent.parent / raw["notebook"]).resolve()
     if not notebook.is_file():
-        raise ValueError(f"sweep spec {path}: notebook {raw['notebook']!r} not found at {notebook} "
-                         "(it is relative to the spec folder's parent, notebooks/)")
+        raise ValueError(
+            f"sweep spec {path}: notebook {raw['notebook']!r} not found at {notebook} "
+            "(it is relative to the spec folder's parent, notebooks/)"
+        )
     known = parameter_defaults(nbformat.read(notebook, as_version=4))
     undefined = (set(parameters) | set(grid)) - set(known)
     if undefined:
-        raise ValueError(f"sweep spec {path}: {sorted(undefined)} not in the parameters cell of {notebook.name} "
-                         f"(it defines {sorted(known)})")
+        raise ValueError(
+            f"sweep spec {path}: {sorted(undefined)} not in the parameters cell of {notebook.name} "
+            f"(it defines {sorted(known)})"
+        )
     return SweepSpec(name, str(path.resolve()), str(notebook), parameters, grid, str(raw.get("description", "")))
-
