@@ -6,7 +6,8 @@ import pytest
 
 from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
 from privnb.experiments import COLUMNS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table, tidy_frame
-from privnb.experiments.svm_claims import CLAIM_COLUMNS, THEOREM_4_1_COLUMNS
+from privnb.experiments.svm_claims import CLAIM_COLUMNS
+from privnb.experiments.svm_tables import THEOREM_4_1_COLUMNS
 
 # per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
 SVC = {

@@ -18,18 +18,15 @@ from .nbc import (
     EDUCATION_NUM_CUTS,
     ESTExperiment,
     adult_nbc_frame,
-    claims_table,
     corollary4_report,
     counterexample_report,
     est_experiment,
     exact_audits,
     figure8_est,
-    figure8_est_metrics,
-    figure8_metrics,
     figure9,
-    figure9_metrics,
     safety_transform_sweep,
 )
+from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
 from .protocol import (
     COLUMNS,
     chosen_folds,
@@ -45,27 +42,23 @@ from .selection import (
     DP_METHODS,
     LABELS,
     METHODS,
-    PAPER_TABLES,
     READINGS,
     SELECTORS,
     SVM_SETTINGS,
-    ac_table,
-    auc_tables,
     dataset_statistics,
     evaluate_datasets,
     evaluate_methods,
     fit_svm,
     frequent_columns,
     itemset_growth,
-    selection_metrics,
-    side_by_side,
-    summary_table,
     svm_auc,
     time_miners,
 )
 from .selection_claims import reading_table, selection_claims, svm_setting_table
+from .selection_tables import PAPER_TABLES, ac_table, auc_tables, selection_metrics, side_by_side, summary_table
 from .svm import CenteredPrunedTraining, compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
-from .svm_claims import SVM_CLAIMS, compare_spaces, svm_aspects, svm_claims, svm_summary, theorem_4_1_table
+from .svm_claims import SVM_CLAIMS, svm_claims
+from .svm_tables import compare_spaces, svm_aspects, svm_summary, theorem_4_1_table
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [

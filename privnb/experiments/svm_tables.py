@@ -1,0 +1,247 @@
+"""Seed 003's measurements from :func:`~privnb.experiments.run_svm_grid`'s results table.
+
+Mancuhan and Clifton (seed 003; seed 000 with the appendix): the mean errors per view (:func:`svm_summary`),
+the three observation aspects of Section 5.2 (:func:`svm_aspects`), Theorem 4.1 evaluated on the
+experiment's own pruned linear SVCs (:func:`theorem_4_1_table`) and the grid in several input spaces side
+by side (:func:`compare_spaces`). The claims checked on them are in :mod:`privnb.experiments.svm_claims`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privnb.bounds import rp2_range_from_data, second_term_share, theorem_4_1_terms
+from privnb.experiments.protocol import method_label
+from privnb.learn.svm import CLASSIFIER_NAMES
+
+#: Columns of :func:`theorem_4_1_table` (``theorem_4_1.csv`` of notebook 01).
+THEOREM_4_1_COLUMNS = (
+    "l",
+    "n_train",
+    "n_suppressed",
+    "d",
+    "appendix_b_r2_min",
+    "appendix_b_r2_max",
+    "r2_min",
+    "r2_max",
+    "w_norm",
+    "rp2_min",
+    "rp2_max",
+    "vc_term",
+    "pruning_term",
+    "pruning_share",
+    "bound",
+    "error",
+    "measured gap",
+)
+
+
+def _errors(results: pd.DataFrame) -> pd.DataFrame:
+    return results[results["metric"] == "error"]
+
+
+def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean and spread of the error of every (classifier, view) of the SVM grid over folds.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid` (its ``error`` rows are read; the
+        Theorem 4.1 rows of ``theorem_inputs=True`` are ignored).
+
+    Returns
+    -------
+    DataFrame
+        One row per (classifier, method, param): ``mean_error``, ``std_error``, mean ``n_train`` and
+        ``n_suppressed``, the first ``note`` (N/A reason) and ``view`` (e.g. ``"L=2"``).
+    """
+    summary = (
+        _errors(results)
+        .groupby(["classifier", "method", "param"], dropna=False)
+        .agg(
+            mean_error=("value", "mean"),
+            std_error=("value", "std"),
+            n_train=("n_train", "mean"),
+            n_suppressed=("n_suppressed", "mean"),
+            note=("note", "first"),
+        )
+        .reset_index()
+    )
+    summary["view"] = [method_label(m, p) for m, p in zip(summary["method"], summary["param"])]
+    return summary
+
+
+def _present(results: pd.DataFrame, method: str) -> list[int]:
+    params = _errors(results).loc[lambda f: f["method"] == method, "param"].dropna().unique()
+    return sorted(int(p) for p in params)
+
+
+def svm_aspects(
+    results: pd.DataFrame,
+    *,
+    classifiers: Sequence[str] | None = None,
+    ls: Sequence[int] | None = None,
+    k_anonymity: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """The three observation aspects of Section 5.2 of seed 003, one row per (classifier, l).
+
+    1. pruned against original (Theorem 4.1: higher error, growing with l);
+    2. pruned against identifying (the sensitive attribute as a predictor);
+    3. pruned against generalized with k = l (anatomy keeps exact values).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid`.
+    classifiers : sequence of str, optional
+        Rows' classifiers ("SVC", "SVM"), in this order; default those in ``results``, in order.
+    ls : sequence of int, optional
+        l of the pruned views; default the pruned params in ``results``.
+    k_anonymity : sequence of int, optional
+        k of the generalized views (a difference with "generalized(k=l)" needs l among them);
+        default the generalized params in ``results``.
+
+    Returns
+    -------
+    DataFrame
+        Columns classifier, l, pruned (mean error), "pruned - original", "pruned - identifying",
+        "pruned - generalized(k=l)" (NaN without that view) and "suppressed per fold".
+    """
+    summary = svm_summary(results)
+    classifiers = list(dict.fromkeys(_errors(results)["classifier"])) if classifiers is None else list(classifiers)
+    ls = _present(results, "pruned") if ls is None else list(ls)
+    k_anonymity = _present(results, "generalized") if k_anonymity is None else list(k_anonymity)
+    means = summary.set_index(["classifier", "method", "param"])["mean_error"]
+
+    def mean_of(classifier, method, param=np.nan):
+        key = (classifier, method, float(param) if param is not None else np.nan)
+        hits = [
+            v
+            for k, v in means.items()
+            if k[0] == classifier and k[1] == method and ((np.isnan(k[2]) and np.isnan(key[2])) or k[2] == key[2])
+        ]
+        return hits[0] if hits else np.nan
+
+    aspects = []
+    for name in classifiers:
+        org, ident = mean_of(name, "original"), mean_of(name, "identifying")
+        for l in ls:
+            pruned = mean_of(name, "pruned", l)
+            gen = mean_of(name, "generalized", l) if l in k_anonymity else np.nan
+            suppressed = summary[
+                (summary["classifier"] == name) & (summary["method"] == "pruned") & (summary["param"] == l)
+            ]["n_suppressed"]
+            aspects.append(
+                {
+                    "classifier": name,
+                    "l": l,
+                    "pruned": pruned,
+                    "pruned - original": pruned - org,
+                    "pruned - identifying": pruned - ident,
+                    "pruned - generalized(k=l)": pruned - gen,
+                    "suppressed per fold": float(suppressed.iloc[0]) if len(suppressed) else np.nan,
+                }
+            )
+    return pd.DataFrame(aspects)
+
+
+def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFrame:
+    """Theorem 4.1 of seed 003 (bound (4.6), proof in Appendix A of seed 000) on the grid's pruned SVCs.
+
+    For each fold and l: N (rows of D_P) from the error rows, ||w_p|| and the prerequisite step's
+    squared-norm extremes (Figure B.1) from the ``theorem_inputs=True`` rows, [r_p^2] = R^2 ||w_p||^2
+    (:func:`privnb.bounds.rp2_range_from_data`), the VC term (3.5), the pruning term, their sum (4.6),
+    the pruning term's share, and the measured gap: the pruned SVC's error minus the original SVC's on
+    the same fold (a lower estimate of E[R(f_Np)] - inf R(f)). Averaged over folds, one row per l.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid` with ``theorem_inputs=True``.
+    d : int, optional
+        The d of R^(d+1). Default: the space the learner actually saw, d = (its number of coordinates) - 1,
+        read per fold from the ``dimension`` rows (:func:`~privnb.experiments.theorem_4_1_inputs`); in space
+        "appendix_b" that is the number of identifying attributes, as in the paper; in space "one_hot" it is
+        the one-hot width less one. Pass the number of quasi-identifiers to reproduce the paper's reading
+        whatever the space.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`THEOREM_4_1_COLUMNS`; a frame with the single column ``l`` and no rows when the
+        results hold no linear SVC on pruned data (no ``w_norm`` rows).
+    """
+    linear = CLASSIFIER_NAMES["linear"]
+    errors = _errors(results)
+    pruned_svc = results[(results["classifier"] == linear) & (results["method"] == "pruned")]
+    per_fold = pruned_svc.pivot_table(index=["param", "fold"], columns="metric", values="value")
+    if "w_norm" not in per_fold:
+        return pd.DataFrame(columns=["l"])
+    per_fold = per_fold.join(
+        pruned_svc[pruned_svc["metric"] == "error"].set_index(["param", "fold"])[["n_train", "n_suppressed"]]
+    )
+    per_fold = per_fold.dropna(subset=["w_norm"]).reset_index()
+    per_fold[["rp2_min", "rp2_max"]] = [
+        rp2_range_from_data(lo, hi, w) for lo, hi, w in per_fold[["r2_min", "r2_max", "w_norm"]].to_numpy()
+    ]
+    if d is None and "dimension" not in per_fold:
+        raise ValueError(
+            "the results hold no `dimension` rows (made before the learner's space was recorded); "
+            "pass d, the number of identifying attributes"
+        )
+    per_fold["d"] = per_fold["dimension"] - 1 if d is None else d
+    first, second = theorem_4_1_terms(per_fold["n_train"], per_fold["d"], per_fold["rp2_min"], per_fold["rp2_max"])
+    per_fold["vc_term"], per_fold["pruning_term"], per_fold["bound"] = first, second, first + second
+    per_fold["pruning_share"] = second_term_share(
+        per_fold["n_train"], per_fold["d"], per_fold["rp2_min"], per_fold["rp2_max"]
+    )
+    original = errors[(errors["classifier"] == linear) & (errors["method"] == "original")].set_index("fold")["value"]
+    per_fold["measured gap"] = per_fold["error"] - per_fold["fold"].map(original)
+    table = per_fold.groupby("param").mean(numeric_only=True).drop(columns="fold").rename_axis("l").reset_index()
+    table["l"] = table["l"].astype(int)
+    return table[list(THEOREM_4_1_COLUMNS)]
+
+
+def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The SVM grid in several input spaces side by side (seed 003's R^(d+1) against privnb's one-hot).
+
+    Parameters
+    ----------
+    results_by_space : mapping space -> DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid` per ``space`` (same data, folds and seed),
+        e.g. ``{"one_hot": ..., "appendix_b": ...}``; ``theorem_inputs=True`` adds d and the bound.
+
+    Returns
+    -------
+    DataFrame
+        One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<second> -
+        <first>`` (the error difference of the first two spaces), and for the pruned linear SVCs ``d
+        (<space>)`` (the learner's dimension less one) and ``bound (<space>)`` (4.6) from
+        :func:`theorem_4_1_table` (NaN on other rows).
+    """
+    spaces = list(results_by_space)
+    if not spaces:
+        raise ValueError("no results to compare: pass {space: run_svm_grid(...) rows}")
+    keys = ["classifier", "method", "param", "view"]
+    table = None
+    for space in spaces:
+        summary = svm_summary(results_by_space[space])[keys + ["mean_error"]].rename(
+            columns={"mean_error": f"error ({space})"}
+        )
+        table = summary if table is None else table.merge(summary, on=keys, how="outer", sort=False)
+    if len(spaces) >= 2:
+        table[f"{spaces[1]} - {spaces[0]}"] = table[f"error ({spaces[1]})"] - table[f"error ({spaces[0]})"]
+    for space in spaces:
+        theorem = theorem_4_1_table(results_by_space[space])
+        theorem = theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"])
+        theorem = theorem.assign(
+            classifier=CLASSIFIER_NAMES["linear"], method="pruned", param=theorem["l"].astype(float)
+        )
+        named = {"d": f"d ({space})", "bound": f"bound ({space})"}
+        table = table.merge(
+            theorem.drop(columns="l").rename(columns=named), on=["classifier", "method", "param"], how="left"
+        )
+    return table.drop(columns=["method", "param"])
