@@ -93,7 +93,7 @@ def test_data_prints_the_table_and_fails_on_a_mismatch(monkeypatch, capsys):
             }
         )
 
-    monkeypatch.setitem(sys.modules, "privnb.data.loaders", types.SimpleNamespace(describe_data=describe_data))
+    monkeypatch.setitem(sys.modules, "privnb.data.manifest", types.SimpleNamespace(describe_data=describe_data))
     status = "ok"
     assert cli.main(["data"]) == 0
     assert seen == {"data_home": None, "verify": True} and "/data/adult.data" in capsys.readouterr().out

@@ -24,12 +24,10 @@ from .loaders import (
     EDUCATION_ORDER,
     FARS_NUMERIC,
     FARS_SENSITIVE,
-    FILES,
     IPUMS_COLUMNS,
     IPUMS_QUASI_IDENTIFIERS,
     LOADERS,
     PU1_VERSIONS,
-    describe_data,
     load_adult,
     load_adult_hierarchies,
     load_bank_marketing,
@@ -37,6 +35,7 @@ from .loaders import (
     load_ipums,
     load_pu1,
 )
+from .manifest import FILES, describe_data
 from .sources import (
     ENV_VAR,
     DataUnavailableError,

@@ -154,7 +154,7 @@ def _data(args) -> int:
         return _check_cards(args.cards)
     if args.cards:
         raise ValueError(f"unexpected arguments {args.cards}; did you mean `privnb data check CARD`?")
-    from privnb.data.loaders import describe_data
+    from privnb.data.manifest import describe_data
 
     table = describe_data(args.data_home, verify=args.verify)
     with pd.option_context("display.max_colwidth", 120, "display.width", 250):
