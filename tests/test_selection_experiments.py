@@ -10,16 +10,14 @@ import scipy.sparse as sp
 
 from privnb.data import feature_selection_table1
 from privnb.experiments.selection import (
-    ac_table,
-    auc_tables,
     dataset_statistics,
     evaluate_datasets,
     evaluate_methods,
     frequent_columns,
     itemset_growth,
-    selection_metrics,
     time_miners,
 )
+from privnb.experiments.selection_tables import ac_table, auc_tables, selection_metrics
 
 
 def test_frequent_columns_keeps_tokens_of_at_least_min_df_rows():

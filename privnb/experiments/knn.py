@@ -11,7 +11,8 @@ from sklearn.utils import check_random_state
 
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.learn.encoding import FrameEncoder
-from privnb.learn.knn import IBkClassifier, nearest_per_part
+from privnb.learn.knn import IBkClassifier
+from privnb.learn.neighbors import nearest_per_part
 from privnb.learn.training import (
     AnatomizedTraining,
     GeneralizedTraining,

@@ -7,10 +7,10 @@ the test fold is projected on the selected features. Randomized methods (RF, Lap
 Exponential-DP) repeat ``n_runs`` times on the same folds; their tidy rows number folds
 ``run * n_splits + i``.
 
-:data:`PAPER_TABLES` holds the paper's Tables 5 (Adult) and 6 (Email), for the side-by-side table.
-Notebook 03's loops and tables live here too: :func:`dataset_statistics` (Table 3), :func:`time_miners`
+:mod:`privnb.experiments.selection_tables` holds the paper's Tables 5 (Adult) and 6 (Email) and our
+tables. Notebook 03's loops live here too: :func:`dataset_statistics` (Table 3), :func:`time_miners`
 and :func:`itemset_growth` (the maximal-itemset miners), :func:`evaluate_datasets` (the protocol over
-data sets), :func:`auc_tables` and :func:`ac_table` (Tables 5-6), :func:`selection_metrics`.
+data sets).
 """
 
 from __future__ import annotations
@@ -88,42 +88,6 @@ C_GRID = (0.01, 0.1, 1.0)
 """Values of C tried on the validation split (the paper does not give its grid)."""
 _MAX_ITER = 2000
 _SOLVER_SEED = 0  # liblinear's coordinate order (see fit_svm)
-
-PAPER_TABLES = pd.DataFrame(
-    [
-        (ds, m, k, auc, size)
-        for ds, rows in {
-            "adult": {
-                "maximal": [(0.74, 8), (0.74, 8), (0.75, 7)],
-                "greedy-hamdist": [(0.77, 9), (0.77, 9), (0.76, 8)],
-                "greedy-distcnt": [(0.78, 10), (0.78, 10), (0.76, 8)],
-                "cm-greedy": [(0.71, 5)] * 3,
-                "rf": [(0.80, 0.0060), (0.80, 0.0100), (0.80, 0.0144)],
-                "k-anonymity-hamdist": [(0.72, 8)] * 3,
-                "k-anonymity-distcnt": [(0.73, 8), (0.70, 6), (0.70, 6)],
-                "full": [(0.82, 19)] * 3,
-            },
-            "pu1": {
-                "maximal": [(0.94, 121), (0.92, 66), (0.90, 58)],
-                "greedy-hamdist": [(0.91, 11)] * 3,
-                "greedy-distcnt": [(0.95, 11), (0.93, 7), (0.93, 7)],
-                "cm-greedy": [(0.86, 3)] * 3,
-                "rf": [(0.87, 0.0130), (0.86, 0.0173), (0.87, 0.0203)],
-                "k-anonymity-hamdist": [(0.84, 4)] * 3,
-                "k-anonymity-distcnt": [(0.81, 4)] * 3,
-                "full": [(0.95, 24604)] * 3,
-            },
-        }.items()
-        for m, values in rows.items()
-        for k, (auc, size) in zip((5, 8, 11), values)
-    ],
-    columns=["dataset", "method", "k", "auc", "size"],
-)
-"""Tables 5 (Adult) and 6 (Email = PU1) of seed 001: AUC and selected feature count (RF: flipped share).
-
-The names of the two Greedy rows and of the two k-anonymity rows were lost in the text we have; we
-read them in the order the paper introduces them (HamDist, then DistCnt).
-"""
 
 
 def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 0.2, random_state=None) -> LinearSVC:
@@ -317,50 +281,6 @@ def _release_folds(y, n_splits, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return list(KFold(n_splits, shuffle=True, random_state=rng).split(index))
 
 
-def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
-    """Tables 5-6 layout: one row per (dataset, method, param); AUC mean (and std over runs), SFC, AC.
-
-    For randomized methods the AUC of a run is its mean over folds; ``auc_std`` is the standard
-    deviation over runs (the paper's "mean +- std of 10 runs"); deterministic methods have none.
-    """
-    frame = results.copy()
-    frame["run"] = frame["fold"] // n_splits
-    wide = (
-        frame.groupby(["dataset", "method", "param", "run", "metric"], dropna=False)["value"]
-        .mean()
-        .unstack("metric")
-        .reset_index()
-    )
-    grouped = wide.groupby(["dataset", "method", "param"], dropna=False)
-    out = grouped.agg(auc=("auc", "mean"), n_features=("n_features", "mean"), runs=("run", "nunique")).reset_index()
-    out["auc_std"] = grouped["auc"].std(ddof=0).to_numpy()
-    for extra in ("ac", "flipped_share"):
-        if extra in wide:
-            out[extra] = grouped[extra].mean().to_numpy()
-    out.loc[out["runs"] < 2, "auc_std"] = np.nan
-    order = {m: i for i, m in enumerate(METHODS)}
-    out["_order"] = out["method"].map(lambda m: order.get(m.partition("@")[0], len(order)))
-    return out.sort_values(["dataset", "_order", "param"]).drop(columns="_order").reset_index(drop=True)
-
-
-def side_by_side(summary: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Tables 5-6 beside ours: AUC (SFC, or flipped share for RF) and the method ranks at k."""
-    ours = summary[summary["method"].isin(PAPER_TABLES["method"].unique())].copy()
-    full = ours["method"] == "full"
-    ours = pd.concat([ours[~full]] + [ours[full].assign(param=float(k)) for k in (5, 8, 11)])
-    ours = ours.rename(columns={"param": "k", "auc": "auc_ours"})
-    ours["k"] = ours["k"].astype(int)
-    ours["size_ours"] = np.where(ours["method"] == "rf", ours.get("flipped_share"), ours["n_features"])
-    paper = PAPER_TABLES.rename(columns={"auc": "auc_paper", "size": "size_paper"})
-    table = paper.merge(
-        ours[["dataset", "method", "k", "auc_ours", "auc_std", "size_ours"]], on=["dataset", "method", "k"], how="left"
-    )
-    for who in ("paper", "ours"):
-        table[f"rank_{who}"] = table.groupby(["dataset", "k"])[f"auc_{who}"].rank(ascending=False, method="min")
-    table["method"] = table["method"].map(LABELS)
-    return table
-
-
 def dataset_statistics(adult, adult_binary, pu1) -> tuple[pd.DataFrame, dict]:
     """Table 3 of seed 001 (Section 5.1) for Adult and Email (PU1), beside the paper's density and size.
 
@@ -491,63 +411,3 @@ def evaluate_datasets(
         )
         seconds[name] = time.perf_counter() - start
     return pd.concat(frames, ignore_index=True), seconds
-
-
-def method_label(method: str) -> str:
-    """The paper's row label of a method name, with its reading or SVM setting ("rf@whole", "full@C=1")."""
-    base, _, suffix = method.partition("@")
-    return LABELS.get(base, base) + (f" [{suffix}]" if suffix else "")
-
-
-def _auc_cell(row) -> str:
-    if row.method.startswith("rf"):
-        return (
-            f"{row.auc:.3f}±{row.auc_std:.3f} ({100 * row.flipped_share:.2f}%)"
-            if pd.notna(row.auc_std)
-            else f"{row.auc:.3f} ({100 * row.flipped_share:.2f}%)"
-        )
-    return f"{row.auc:.3f} ({row.n_features:.3g})"
-
-
-def auc_tables(summary: pd.DataFrame) -> pd.DataFrame:
-    """Our Tables 5-6 of seed 001 from :func:`summary_table`: one cell per (data set, method) and k.
-
-    A cell reads "AUC (selected feature count)"; RF's reads "AUC±std (flipped share of cells)" (no std
-    with a single run). Columns "k=5", ..., and "all" for the full feature set; DP methods are left out
-    (they are Figure 1).
-    """
-    table = summary[~summary["method"].str.contains("-dp")].copy()
-    table["cell"] = [_auc_cell(r) for r in table.itertuples()]
-    table["k"] = table["param"].map(lambda p: "all" if pd.isna(p) else f"k={int(p)}")
-    table["method"] = table["method"].map(method_label)
-    return table.pivot_table(index=["dataset", "method"], columns="k", values="cell", aggfunc="first", sort=False)
-
-
-def ac_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """The AC (Definition 5 of seed 001) each method's selection reaches on the training fold, per param."""
-    return summary.pivot_table(index=["dataset", "method"], columns="param", values="ac", sort=False).round(1)
-
-
-def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mapping[str, float]) -> dict:
-    """Headline numbers of the Section 5.2 comparison (seed 001) for ``metrics.json``.
-
-    ``<dataset>_k<k>_rank_spearman``: Spearman correlation of the paper's and our method ranks at k (from
-    :func:`side_by_side`) without the full feature set, whose rank is fixed by construction (it is best or
-    near best in both tables); ``..._rank_spearman_with_full`` keeps it. ``<dataset>_<method>[_<param>]_auc``
-    and ``..._n_features`` per :func:`summary_table` row (no param suffix for the full feature set);
-    ``<dataset>_seconds``.
-    """
-    metrics = {}
-    by_construction = LABELS["full"]
-    for (name, k), part in side.groupby(["dataset", "k"]):
-        free = part[part["method"] != by_construction] if "method" in part else part
-        metrics[f"{name}_k{k}_rank_spearman"] = float(free["rank_paper"].corr(free["rank_ours"], method="spearman"))
-        metrics[f"{name}_k{k}_rank_spearman_with_full"] = float(
-            part["rank_paper"].corr(part["rank_ours"], method="spearman")
-        )
-    for r in summary.itertuples():
-        key = f"{r.dataset}_{r.method}" if pd.isna(r.param) else f"{r.dataset}_{r.method}_{r.param:g}"
-        metrics[f"{key}_auc"] = float(r.auc)
-        metrics[f"{key}_n_features"] = float(r.n_features)
-    metrics.update({f"{name}_seconds": s for name, s in seconds.items()})
-    return metrics

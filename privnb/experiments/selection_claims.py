@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.claims import verdict
-from privnb.experiments.selection import LABELS, PAPER_TABLES, method_label
+from privnb.experiments.selection import LABELS
+from privnb.experiments.selection_tables import PAPER_TABLES, method_label
 
 KAC_SELECTORS = ("maximal", "greedy-hamdist", "greedy-distcnt")
 

@@ -18,8 +18,9 @@ from .feature_selection import (
     maximal_itemsets,
     transactions,
 )
-from .knn import IBkClassifier, kneighbors, kneighbors_factored, nearest_per_part, vote
+from .knn import IBkClassifier, vote
 from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
+from .neighbors import kneighbors, kneighbors_factored, nearest_per_part
 from .svm import (
     CLASSIFIER_NAMES,
     KERNELS,

@@ -36,28 +36,31 @@ import os
 import re
 import shutil
 import signal
-import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from privnb.workbench.notebooks import kernel_options
 from privnb.workbench.report import write_index, write_sweep_outputs
+from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
+    LOCK_NAME,
+    SweepError,
+    _catch_signals,
+    _check_out,
+    _Stop,
+    _stop_kernels,
+    lock_results,
+)
 from privnb.workbench.spec import INJECTED, Point, SweepSpec, _read_json, _write_json, load_spec
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 _DATA_UNAVAILABLE = "DataUnavailableError"
-
-
-class SweepError(ValueError):
-    """A sweep that cannot start: an unusable ``out`` folder, another sweep holding it, an unreachable scheduler."""
 
 
 class SweepInterrupted(Exception):
@@ -191,20 +194,6 @@ class WorkerDied(RuntimeError):
     """The process running a point ended without a record (killed from outside, out of memory)."""
 
 
-def _stop_kernels() -> None:
-    """Kill this process's kernels (jupyter starts each in its own session) with whatever they started."""
-    import psutil
-
-    for child in psutil.Process().children():
-        try:
-            if os.getpgid(child.pid) == child.pid:
-                os.killpg(child.pid, signal.SIGKILL)
-            else:
-                child.kill()
-        except (OSError, psutil.Error):
-            pass
-
-
 def _worker_main(point: Point, options: dict, connection) -> None:
     """A point's own process: run it, send the record; SIGTERM stops its kernel and ends it at once."""
 
@@ -216,17 +205,6 @@ def _worker_main(point: Point, options: dict, connection) -> None:
     signal.signal(signal.SIGTERM, stop)
     connection.send(run_point(point, **options))
     connection.close()
-
-
-class _Stop:
-    """Set by SIGINT/SIGTERM while a sweep runs."""
-
-    def __init__(self):
-        self.signum = None
-        self.running = False  # a serial sweep runs a point in this process: break out of it
-
-    def __bool__(self):
-        return self.signum is not None
 
 
 def _execute(
@@ -337,73 +315,6 @@ def _execute_dask(points, scheduler, options, stop) -> Iterator[tuple[Point, dic
         finally:
             # a task that runs already finishes on its worker (dask cannot stop it); queued ones never start
             client.cancel([f for f in futures if not f.done()])
-
-
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise SweepError(f"--out {out} is a file, not a folder; choose a folder for the results")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise SweepError(f"cannot create the results folder {out}: {error.strerror or error}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise SweepError(f"cannot write to the results folder {out} (permission denied); choose another --out")
-
-
-LOCK_NAME = ".privnb-sweep.lock"
-
-
-@contextmanager
-def lock_results(out: Path) -> Iterator[None]:
-    """Hold ``out/.privnb-sweep.lock`` for the sweep: a second sweep on the same folder is refused."""
-    import fcntl
-
-    path = out / LOCK_NAME
-    try:
-        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (closed by the with block below)
-    except OSError as error:
-        raise SweepError(f"cannot write to the results folder {out}: {error.strerror or error}") from None
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise SweepError(
-                f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use another --out"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}, started {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
-        handle.flush()
-        try:
-            yield
-        finally:
-            handle.seek(0)
-            handle.truncate()
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-@contextmanager
-def _catch_signals(stop: _Stop, serial: bool) -> Iterator[None]:
-    """SIGINT and SIGTERM set ``stop``; in a serial sweep they also stop the kernel and break out."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        first = not stop
-        stop.signum = stop.signum or signum
-        if serial and first and stop.running:
-            _stop_kernels()
-            raise KeyboardInterrupt
-
-    saved = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in saved.items():
-            signal.signal(s, h)
 
 
 def _unreadable_results(point: Point) -> str | None:

@@ -1,0 +1,310 @@
+"""Exact nearest-neighbour searches behind :class:`privnb.learn.knn.IBkClassifier` (tie rules there).
+
+:func:`kneighbors` searches the training rows, :func:`kneighbors_factored` the distinct quasi-identifier
+rows of D_A, both with squared distances compared after rounding to 1e-9 and queries in chunks of
+bounded memory; ``ties=True`` keeps every row tied with the k-th (:class:`TiedNeighbors`).
+:func:`nearest_per_part` is the incremental 1-NN of Section 5.2.6 of seed 002.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from privnb.validation import check_int
+
+_BLOCK = 32  # training rows per block of the candidate screen
+
+
+_DECIMALS = 9  # squared distances tie when equal after rounding to this many decimals
+
+
+def _rows_per_chunk(n_train, chunk_bytes):
+    return int(max(1, min(4096, chunk_bytes // (8 * max(n_train, 1)))))
+
+
+def _block_min(d2):
+    return d2.reshape(len(d2), d2.shape[1] // _BLOCK, _BLOCK).min(axis=2)
+
+
+def _kth_bound(d2, k, block_min):
+    """An upper bound of the k-th smallest entry of each row (exact when there are fewer than k blocks).
+
+    The k-th smallest block minimum bounds it, since k blocks each hold an entry at most that large.
+    """
+    if block_min.shape[1] >= k:
+        return np.partition(block_min, k - 1, axis=1)[:, k - 1]
+    return np.partition(d2, k - 1, axis=1)[:, k - 1]
+
+
+def _screen(d2, bound, block_min):
+    """Rows/columns of the entries of ``d2`` at most ``bound`` (per row), found block by block.
+
+    ``d2`` has a number of columns divisible by ``_BLOCK`` (padding holds +inf); ``block_min`` is
+    :func:`_block_min` of it.
+    """
+    rows, blk = np.nonzero(block_min <= bound[:, None])
+    cols = blk[:, None] * _BLOCK + np.arange(_BLOCK)
+    keep = d2[rows[:, None], cols] <= bound[rows, None]
+    return np.broadcast_to(rows[:, None], cols.shape)[keep], cols[keep]
+
+
+def _padded(X):
+    """-2 times the training rows, padded to a multiple of ``_BLOCK`` rows, and the rows' squared norms
+    (+inf on padding): what :func:`_shifted_sq_dist` needs.
+    """
+    width = -(-len(X) // _BLOCK) * _BLOCK
+    padded = np.zeros((width, X.shape[1]))
+    padded[: len(X)] = -2.0 * X
+    sq = np.full(width, np.inf)
+    sq[: len(X)] = np.einsum("ij,ij->i", X, X)
+    return padded, sq
+
+
+def _shifted_sq_dist(query, padded, sq_train):
+    """Squared distances less the query's own |q|^2, by the expansion -2 q.x + |x|^2 (one GEMM, one pass),
+    shape (n_query, width); and |q|^2. Leaving out |q|^2, a constant per query, changes no ranking.
+    """
+    d2 = query @ padded.T
+    d2 += sq_train
+    return d2, np.einsum("ij,ij->i", query, query)
+
+
+def _first_k(query_of, exact, col, n_query, k):
+    """The k candidates of each query with the smallest (rounded exact distance, column)."""
+    exact = np.round(exact, _DECIMALS)
+    order = np.lexsort((col, exact, query_of))
+    first = np.searchsorted(query_of[order], np.arange(n_query))
+    take = order[first[:, None] + np.arange(k)]
+    return exact[take], col[take]
+
+
+class TiedNeighbors(NamedTuple):
+    """Ragged neighbour lists of :func:`kneighbors` with ``ties=True``: query q's neighbours are
+    ``index[offsets[q]:offsets[q + 1]]``, nearest first (squared distances ``sq_dist``, rounded to 1e-9).
+    Each list holds every training row whose distance is at most the query's k-th smallest.
+    """
+
+    offsets: np.ndarray
+    sq_dist: np.ndarray
+    index: np.ndarray
+
+
+def _all_within_kth(query_of, exact, col, n_query, k):
+    """Every candidate whose (rounded exact) distance is at most its query's k-th smallest, nearest first
+    (then by column): (counts per query, distances, columns).
+    """
+    exact = np.round(exact, _DECIMALS)
+    order = np.lexsort((col, exact, query_of))
+    query_of, exact, col = query_of[order], exact[order], col[order]
+    first = np.searchsorted(query_of, np.arange(n_query))
+    keep = exact <= exact[first + k - 1][query_of]
+    return np.bincount(query_of[keep], minlength=n_query), exact[keep], col[keep]
+
+
+def _collect(pieces, n_query):
+    counts = np.concatenate([c for c, _, _ in pieces]) if pieces else np.zeros(0, dtype=np.intp)
+    offsets = np.zeros(n_query + 1, dtype=np.intp)
+    np.cumsum(counts, out=offsets[1:])
+    if not pieces:
+        return TiedNeighbors(offsets, np.zeros(0), np.zeros(0, dtype=np.intp))
+    return TiedNeighbors(
+        offsets, np.concatenate([d for _, d, _ in pieces]), np.concatenate([i for _, _, i in pieces]).astype(np.intp)
+    )
+
+
+def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
+    """The ``n_neighbors`` nearest training rows of each query row (brute force, exact, chunked).
+
+    With ``ties=True``, every training row whose distance is at most the k-th smallest is returned
+    (Weka IBk's LinearNNSearch), as :class:`TiedNeighbors`; the lists for any smaller k are prefixes.
+
+    Neighbours are ordered by (squared Euclidean distance, training row position): the distance tie rule
+    of this module. Queries are processed in chunks so that one chunk's distance matrix takes at most
+    about ``chunk_bytes`` (default 128 MiB); squared norms of the training rows are computed once.
+
+    Parameters
+    ----------
+    X_train : array of shape (n_train, p)
+    X_query : array of shape (n_query, p)
+    n_neighbors : int
+    chunk_bytes : int
+    ties : bool
+
+    Returns
+    -------
+    sq_dist : array of shape (n_query, n_neighbors), squared distances, non-decreasing along each row
+    index : array of shape (n_query, n_neighbors), positions in ``X_train``
+        (or, with ``ties=True``, one :class:`TiedNeighbors`)
+    """
+    X_train, X_query = _check_pair(X_train, X_query)
+    k = check_int(n_neighbors, "n_neighbors")
+    if k > len(X_train):
+        raise ValueError(f"n_neighbors={k} exceeds the {len(X_train)} training rows; use a smaller k")
+    padded, sq_train = _padded(X_train)
+    scale = 1.0 + float(sq_train[: len(X_train)].max())
+    sq_dist = np.empty((len(X_query), k))
+    index = np.empty((len(X_query), k), dtype=np.intp)
+    pieces = []
+    step = _rows_per_chunk(len(padded), chunk_bytes)
+    for start in range(0, len(X_query), step):
+        query = X_query[start : start + step]
+        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
+        tol = 1e-9 * (scale + sq_query)
+        block_min = _block_min(d2)
+        rows, cols = _screen(d2, _kth_bound(d2, k, block_min) + tol, block_min)
+        del d2
+        diff = query[rows] - X_train[cols]
+        exact = np.einsum("ij,ij->i", diff, diff)
+        if ties:
+            pieces.append(_all_within_kth(rows, exact, cols, len(query), k))
+        else:
+            sq_dist[start : start + step], index[start : start + step] = _first_k(rows, exact, cols, len(query), k)
+    return _collect(pieces, len(X_query)) if ties else (sq_dist, index)
+
+
+def _check_pair(X_train, X_query):
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    X_query = np.ascontiguousarray(X_query, dtype=float)
+    if X_train.ndim != 2 or X_query.ndim != 2 or X_train.shape[1] != X_query.shape[1]:
+        raise ValueError(
+            f"X_train and X_query must be 2-D with the same number of columns, got shapes "
+            f"{X_train.shape} and {X_query.shape}"
+        )
+    return X_train, X_query
+
+
+def kneighbors_factored(
+    A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *, chunk_bytes=2**27, ties=False
+):
+    """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
+
+    The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
+    its group (Definition 12 of seed 002): with A the distinct quasi-identifier rows and S the distinct
+    sensitive encodings, squared distances split as |q_A - A_u|^2 + |q_S - S_v|^2. The large search runs
+    over the distinct A rows only (about N instead of N*l): for each query the exact distances of the rows
+    of its nearest A rows bound the k-th distance from above, every A row whose partial distance (a lower
+    bound of its rows' distances) is within that bound is a candidate, and the candidates' rows are ranked
+    exactly. Same result and tie rules as :func:`kneighbors` on the full rows (``ties`` as there).
+
+    Parameters
+    ----------
+    A_train : (n_a, p_a) distinct first parts; S_train : (n_s, p_s) distinct second parts
+    a_index, s_index : (n_train,) int, the parts of each training row
+    A_query : (n_query, p_a); S_query : (n_query, p_s)
+    """
+    A_train, A_query = _check_pair(A_train, A_query)
+    S_train, S_query = _check_pair(S_train, S_query)
+    a_index, s_index = np.asarray(a_index, dtype=np.intp), np.asarray(s_index, dtype=np.intp)
+    k = check_int(n_neighbors, "n_neighbors")
+    n_train = len(a_index)
+    if k > n_train:
+        raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
+    rows_of = np.argsort(a_index, kind="stable")  # rows of each A row, in row order
+    starts = np.searchsorted(a_index[rows_of], np.arange(len(A_train) + 1))
+    sizes = np.diff(starts)
+    padded, sq_train = _padded(A_train)
+    scale = 1.0 + float(sq_train[: len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
+    sq_dist = np.empty((len(A_query), k))
+    index = np.empty((len(A_query), k), dtype=np.intp)
+    pieces = []
+    step = _rows_per_chunk(len(padded), chunk_bytes)
+
+    def expand(q_of, a_of, query, ds):
+        """Every training row of the candidate (query, A row) pairs, with its exact squared distance."""
+        counts = sizes[a_of]
+        q_rows = np.repeat(q_of, counts)
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        cols = rows_of[np.repeat(starts[a_of], counts) + offsets]
+        diff = query[q_rows] - A_train[a_index[cols]]
+        return q_rows, cols, np.einsum("ij,ij->i", diff, diff) + ds[q_rows, s_index[cols]]
+
+    for start in range(0, len(A_query), step):
+        query, query_s = A_query[start : start + step], S_query[start : start + step]
+        # partial distances (a lower bound of the rows' distances), less |q_A|^2
+        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
+        ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)  # exact, (chunk, n_s)
+        tol = 1e-9 * (scale + sq_query)
+        block_min = _block_min(d2)
+        # 1. the A rows nearest in the first part (at least k rows among them): their exact row
+        #    distances bound the k-th distance from above
+        q_rows, _, exact = expand(
+            *_screen(d2, _kth_bound(d2, min(k, len(A_train)), block_min) + tol, block_min), query, ds
+        )
+        order = np.lexsort((exact, q_rows))
+        first = np.searchsorted(q_rows[order], np.arange(len(query)))
+        bound = exact[order[first + k - 1]] - sq_query + tol
+        # 2. every A row whose partial distance is within the bound, ranked exactly
+        q_rows, cols, exact = expand(*_screen(d2, bound, block_min), query, ds)
+        del d2
+        if ties:
+            pieces.append(_all_within_kth(q_rows, exact, cols, len(query), k))
+        else:
+            sq_dist[start : start + step], index[start : start + step] = _first_k(q_rows, exact, cols, len(query), k)
+    return _collect(pieces, len(A_query)) if ties else (sq_dist, index)
+
+
+def _distinct_rows(X):
+    """Distinct rows of X and, for each row, the index of its distinct row (first-seen order).
+
+    Rows are grouped by a 64-bit hash, then checked for equality; on a (most unlikely) collision the
+    exact but slower ``np.unique`` decides.
+    """
+    X = np.ascontiguousarray(X, dtype=float) + 0.0  # + 0.0 turns -0.0 into 0.0
+    codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
+    first = np.full(len(uniques), len(X))
+    np.minimum.at(first, codes, np.arange(len(X)))
+    if np.array_equal(X[first][codes], X):
+        return X[first], codes
+    keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return X[first], inverse.ravel()
+
+
+def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
+    """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN.
+
+    Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
+    nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
+    part's nearest row; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
+
+    Returns
+    -------
+    index : int array of shape (P, n_query): the 1-NN of the classifier trained on parts 0..j.
+    """
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    X_query = np.ascontiguousarray(X_query, dtype=float)
+    parts = np.asarray(parts)
+    n_parts = int(parts.max()) + 1
+    order = np.argsort(parts, kind="stable")
+    starts = np.searchsorted(parts[order], np.arange(n_parts))
+    if np.any(np.diff(np.append(starts, len(parts))) == 0):
+        raise ValueError("every part must hold at least one training row")
+    X_sorted = X_train[order]
+    sq_train = np.einsum("ij,ij->i", X_sorted, X_sorted)
+    best = np.empty((n_parts, len(X_query)), dtype=np.intp)
+    step = _rows_per_chunk(len(X_sorted), chunk_bytes)
+    for start in range(0, len(X_query), step):
+        query = X_query[start : start + step]
+        d2 = query @ X_sorted.T
+        d2 *= -2.0
+        d2 += sq_train
+        d2 += np.einsum("ij,ij->i", query, query)[:, None]
+        np.maximum(d2, 0.0, out=d2)
+        bounds = np.append(starts, len(X_sorted))
+        cur_d = cur_p = None
+        for j in range(n_parts):
+            block = d2[:, bounds[j] : bounds[j + 1]]
+            part_d = block.min(axis=1)
+            hits = block <= (part_d + 1e-9 * (1.0 + part_d))[:, None]
+            part_p = np.where(hits, order[bounds[j] : bounds[j + 1]], np.iinfo(np.intp).max).min(axis=1)
+            if cur_d is None:
+                cur_d, cur_p = part_d, part_p
+            else:
+                tie = np.abs(part_d - cur_d) <= 1e-9 * (1.0 + cur_d)
+                better = ((part_d < cur_d) & ~tie) | (tie & (part_p < cur_p))
+                cur_d, cur_p = np.where(better, part_d, cur_d), np.where(better, part_p, cur_p)
+            best[j, start : start + len(query)] = cur_p
+    return best
