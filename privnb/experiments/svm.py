@@ -18,45 +18,6 @@ from privnb.learn.training import PrunedTraining
 from privnb.validation import seed_unset_random_states
 
 
-class CenteredPrunedTraining(PrunedTraining):
-    """:class:`privnb.learn.PrunedTraining` with Appendix B's ordinal centring as a parameter.
-
-    ``ordinal_center="mean"`` is PrunedTraining itself; "mode" centres ordinal codes on their mode when the
-    pruning step computes its squared norms (:func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
-    """
-
-    def __init__(
-        self,
-        estimator,
-        *,
-        sensitive,
-        l,
-        kinds=None,
-        orders=None,
-        residue="suppress",
-        ordinal_center="mean",
-        random_state=None,
-    ):
-        super().__init__(
-            estimator, sensitive=sensitive, l=l, kinds=kinds, orders=orders, residue=residue, random_state=random_state
-        )
-        self.ordinal_center = ordinal_center
-
-    def new_mechanism(self):
-        """:class:`privnb.mechanisms.AnatomyPruner` with the view's parameters and ordinal centring."""
-        from privnb.mechanisms.pruning import AnatomyPruner
-
-        return AnatomyPruner(
-            self.sensitive,
-            self.l,
-            kinds=self.kinds,
-            orders=self.orders,
-            residue=self.residue,
-            ordinal_center=self.ordinal_center,
-            random_state=self.random_state,
-        )
-
-
 def svm_views(
     dataset,
     kernel: str | None = "rbf",
@@ -96,7 +57,7 @@ def svm_views(
         ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive),
     }
     for l in ls:
-        views[("pruned", l)] = CenteredPrunedTraining(
+        views[("pruned", l)] = PrunedTraining(
             model,
             sensitive=dataset.sensitive,
             l=l,
@@ -354,7 +315,7 @@ def compare_ordinal_centers(
         for l in ls:
             fitted = {}
             for center in ("mean", "mode"):
-                view = CenteredPrunedTraining(
+                view = PrunedTraining(
                     encoded_classifier(dataset, bank, space=space, ordinal_center=center),
                     sensitive=dataset.sensitive,
                     l=l,

@@ -331,6 +331,9 @@ class PrunedTraining(AnatomizedTraining):
     orders : mapping, optional
         Ordinal column -> domain order (sorted values when absent).
     residue : {"suppress", "assign"}
+    ordinal_center : {"mean", "mode"}
+        Where Appendix B centres ordinal codes when the pruning computes its squared norms ("set mode of
+        the discrete values to be mean" read either way; see :func:`privnb.mechanisms.prune`).
     random_state : int, RandomState or None
 
     Attributes
@@ -339,10 +342,22 @@ class PrunedTraining(AnatomizedTraining):
     pruning_ : Pruning (D_P, kept positions, preprocessed D_A, prerequisites).
     """
 
-    def __init__(self, estimator, *, sensitive, l, kinds=None, orders=None, residue="suppress", random_state=None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        sensitive,
+        l,
+        kinds=None,
+        orders=None,
+        residue="suppress",
+        ordinal_center="mean",
+        random_state=None,
+    ):
         super().__init__(estimator, sensitive=sensitive, l=l, residue=residue, random_state=random_state)
         self.kinds = kinds
         self.orders = orders
+        self.ordinal_center = ordinal_center
 
     pruning_ = _fitted_mechanism("pruning_", "The Pruning of D_A (D_P, kept positions, prerequisites).")
 
@@ -354,6 +369,7 @@ class PrunedTraining(AnatomizedTraining):
             kinds=self.kinds,
             orders=self.orders,
             residue=self.residue,
+            ordinal_center=self.ordinal_center,
             random_state=self.random_state,
         )
 
