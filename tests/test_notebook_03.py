@@ -17,6 +17,8 @@ TINY = {
     "epsilons": [1.0],
     "n_splits": 2,
     "n_runs": 1,
+    "readings": ["train-fold", "whole", "both-folds"],  # the paper sweep's readings and settings
+    "svm_settings": ["tuned", "default"],
     "maximal_max_items": 8,
     "pu1_min_df": 30,
     "seed": 1,
