@@ -92,6 +92,25 @@ def _missing(card, frame, features, target, kinds, orders, missing, action, prob
     return frame.reset_index(drop=True)
 
 
+def positive_labels(card, column, values, positive, setting: str, problems: list) -> np.ndarray:
+    """Which rows carry the ``positive`` label (as text); a problem when none or all of them do.
+
+    ``setting`` names the card key that chooses the label (``roles.positive``, ``items.positive``).
+    """
+    hits = np.asarray(pd.Series(values).astype(str) == str(positive))
+    if not hits.any():
+        problems.append(
+            f"{card}: column {column!r}: positive label {positive!r} not found; its values are "
+            f"{sorted({str(v) for v in values})[:10]}: set {setting} to one of them"
+        )
+    elif hits.all():
+        problems.append(
+            f"{card}: column {column!r}: every row has the label {positive!r}; a classifier needs "
+            "two classes: choose another target or keep rows of both classes"
+        )
+    return hits
+
+
 def _target(card, frame, target, roles, problems):
     values = frame[target]
     distinct = values.unique().tolist()
@@ -102,17 +121,7 @@ def _target(card, frame, target, roles, problems):
         )
         return None, ("0", "1")
     positive = roles["positive"]
-    hits = values.astype(str) == str(positive)
-    if not hits.any():
-        problems.append(
-            f"{card}: column {target!r}: positive label {positive!r} not found; its values are "
-            f"{sorted(map(str, distinct))[:10]}: set roles.positive to one of them"
-        )
-    elif hits.all():
-        problems.append(
-            f"{card}: column {target!r}: every row has the label {positive!r}; a classifier needs "
-            "two classes: choose another target or keep rows of both classes"
-        )
+    hits = positive_labels(card, target, values, positive, "roles.positive", problems)
     negatives = sorted({str(v) for v in distinct} - {str(positive)})
     negative = negatives[0] if len(negatives) == 1 else f"not {positive}"
-    return hits.to_numpy().astype(np.int64), (negative, str(positive))
+    return hits.astype(np.int64), (negative, str(positive))

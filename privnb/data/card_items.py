@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privnb.data.card_columns import positive_labels
 from privnb.data.containers import TokenCorpus
 
 ITEM_KEYS = ("file", "format", "label", "positive", "folds", "sep", "n_folds")
@@ -66,16 +67,7 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         raise ItemProblems(problems)
     label_name = spec.get("label", "label")
     positive = str(spec["positive"])
-    y = (labels.astype(str) == positive).astype(np.int64)
-    if not y.any():
-        problems.append(
-            f"{card}: column {label_name!r}: positive label {positive!r} not found; its values are "
-            f"{sorted(set(labels.astype(str)))[:10]}: set items.positive to one of them"
-        )
-    elif y.all():
-        problems.append(
-            f"{card}: column {label_name!r}: every row has the label {positive!r}; a classifier needs two classes"
-        )
+    y = positive_labels(card, label_name, labels, positive, "items.positive", problems).astype(np.int64)
     if problems:
         raise ItemProblems(problems)
     notes = [f"items: {spec['file']} ({fmt})"]
