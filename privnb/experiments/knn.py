@@ -267,18 +267,7 @@ def convergence_curves(
         best = nearest_per_part(encoder.transform(frame), part_of, query)
         labels = y[train]
         rows += [
-            (
-                dataset.name,
-                "1-NN",
-                "original",
-                np.nan,
-                fold,
-                "incremental_error",
-                error_rate(y[test], labels[best[j]]),
-                sizes[j],
-                0,
-                "",
-            )
+            _convergence_row(dataset, "original", np.nan, fold, error_rate(y[test], labels[best[j]]), sizes[j], 0)
             for j in range(n_parts)
         ]
         for l in ls:
@@ -286,6 +275,11 @@ def convergence_curves(
                 dataset, frame, labels, part_of, encoder, query, y[test], l, int(rng.randint(2**31 - 1)), fold, sizes
             )
     return tidy_frame(rows)
+
+
+def _convergence_row(dataset, method, param, fold, value, n_train, n_suppressed, note=""):
+    """One tidy row of the convergence experiment (1-NN, metric ``incremental_error``)."""
+    return (dataset.name, "1-NN", method, param, fold, "incremental_error", value, n_train, n_suppressed, note)
 
 
 def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
@@ -301,35 +295,16 @@ def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_t
             suppressed[j] = len(anatomy.suppressed)
     except NotLDiverseError as error:
         return [
-            (
-                dataset.name,
-                "1-NN",
-                "anatomized",
-                float(l),
-                fold,
-                "incremental_error",
-                np.nan,
-                sizes[j],
-                np.nan,
-                f"N/A: {error}",
-            )
+            _convergence_row(dataset, "anatomized", float(l), fold, np.nan, sizes[j], np.nan, f"N/A: {error}")
             for j in range(n_parts)
         ]
     joined = pd.concat(pieces, ignore_index=True)
     best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
     joined_labels = joined[target].to_numpy()
+    cumulative = np.cumsum(suppressed)
     return [
-        (
-            dataset.name,
-            "1-NN",
-            "anatomized",
-            float(l),
-            fold,
-            "incremental_error",
-            error_rate(y_test, joined_labels[best[j]]),
-            sizes[j],
-            np.cumsum(suppressed)[j],
-            "",
+        _convergence_row(
+            dataset, "anatomized", float(l), fold, error_rate(y_test, joined_labels[best[j]]), sizes[j], cumulative[j]
         )
         for j in range(n_parts)
     ]
