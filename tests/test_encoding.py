@@ -182,7 +182,23 @@ def test_appendix_b_scheme_learns_on_training_rows_only_and_applies_to_raw_test_
         FrameEncoder(KINDS, ORDERS, scheme="appendix_b", ordinal_center="median").fit(train)
 
 
-def test_appendix_b_scheme_passes_scikit_learns_transformer_checks():
+def test_appendix_b_scaled_divides_each_coordinate_by_its_largest_training_magnitude():
+    """Training columns land in [-1, 1] with Appendix B's centre kept at 0; test rows use training divisors."""
+    train = pd.DataFrame(
+        {"age": [10, 20, 60], "edu": ["low", "low", "high"], "job": ["a", "a", "a"], "sex": ["F", "F", "M"]}
+    )
+    plain = FrameEncoder(KINDS, ORDERS, scheme="appendix_b").fit(train)
+    scaled = FrameEncoder(KINDS, ORDERS, scheme="appendix_b_scaled").fit(train)
+    out = scaled.transform(train)
+    assert np.abs(out).max(axis=0).tolist() == [1.0, 1.0, 0.0, 1.0]  # job is constant: divisor 1, column 0
+    np.testing.assert_allclose(out[:, 0], [-20 / 30, -10 / 30, 1])  # age - 30, divided by 30
+    test = pd.DataFrame({"age": [90], "edu": ["mid"], "job": ["b"], "sex": ["F"]})
+    np.testing.assert_allclose(scaled.transform(test), plain.transform(test) / [30, 4 / 3, 1, 1])
+    assert scaled.get_feature_names_out().tolist() == ["age", "edu", "job", "sex"]
+
+
+@pytest.mark.parametrize("scheme", ["appendix_b", "appendix_b_scaled"])
+def test_appendix_b_schemes_pass_scikit_learns_transformer_checks(scheme):
     from sklearn.utils.estimator_checks import check_estimator
 
-    check_estimator(FrameEncoder(scheme="appendix_b"))
+    check_estimator(FrameEncoder(scheme=scheme))

@@ -18,6 +18,10 @@ Two schemes, fitted on the training frame only:
     1 elsewhere (unseen values included). No scaling. The rules are
     :func:`privnb.mechanisms.pruning.appendix_b_statistics` and ``appendix_b_apply``, the very ones the
     pruning step uses, here fitted on the training view and applied to raw test rows.
+``"appendix_b_scaled"``
+    The same coordinates, each divided by its largest absolute value in training, so that every column
+    lies in [-1, 1] and keeps Appendix B's centre at 0: the scaling LibSVM's documentation asks for before
+    training (its svm-scale tool maps each attribute to [-1, 1]), the library seed 003 names.
 
 Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk").
 Any subset of the described columns can be encoded (the identifying view drops the sensitive column).
@@ -36,7 +40,7 @@ from privnb.validation import KINDS, infer_kind, validated_rows
 
 __all__ = ["FrameEncoder", "KINDS", "SCHEMES"]
 
-SCHEMES = ("ibk", "standard", "appendix_b")
+SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled")
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -62,9 +66,9 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         their dtype is numeric and ``"nominal"`` otherwise; ``None`` infers every column that way.
     orders : mapping, optional
         Ordinal column -> its values in domain order (required for every ordinal column).
-    scheme : {"ibk", "standard", "appendix_b"}
+    scheme : {"ibk", "standard", "appendix_b", "appendix_b_scaled"}
     ordinal_center : {"mean", "mode"}
-        Scheme "appendix_b" only: the centre of ordinal codes (Appendix B's "set mode of the discrete
+        Schemes "appendix_b*" only: the centre of ordinal codes (Appendix B's "set mode of the discrete
         values to be mean", read either way; see :func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
 
     Attributes
@@ -76,9 +80,10 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
     categories_ : dict
         Nominal column -> the training categories (one output column each).
     center_, scale_ : dict
-        Numeric/ordinal column -> (x - center) / scale is its output (schemes "ibk", "standard").
+        Numeric/ordinal column -> (x - center) / scale is its output (schemes "ibk", "standard"); scheme
+        "appendix_b_scaled": every column -> the divisor of its Appendix B coordinate.
     statistics_ : dict
-        Scheme "appendix_b": column -> (kind, centre or nominal mode, order), as
+        Schemes "appendix_b*": column -> (kind, centre or nominal mode, order), as
         :func:`privnb.mechanisms.pruning.appendix_b_statistics` returns them.
     n_features_in_, feature_names_in_
         As in scikit-learn (feature names when a frame's column names are all strings). A frame
@@ -146,8 +151,8 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                 )
             self.kinds_[column] = kind
         self.center_, self.scale_, self.categories_ = {}, {}, {}
-        if self.scheme == "appendix_b":
-            from privnb.mechanisms.pruning import appendix_b_statistics
+        if self.scheme.startswith("appendix_b"):
+            from privnb.mechanisms.pruning import appendix_b_apply, appendix_b_statistics
 
             for column in self.columns_:
                 if self.kinds_[column] != "nominal":
@@ -155,6 +160,9 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             self.statistics_ = appendix_b_statistics(
                 frame, self.kinds_, orders=self.orders, columns=self.columns_, ordinal_center=self.ordinal_center
             )
+            if self.scheme == "appendix_b_scaled":
+                largest = np.abs(appendix_b_apply(frame, self.statistics_)).max(axis=0, initial=0.0)
+                self.scale_ = dict(zip(self.columns_, np.where(largest > 0, largest, 1.0)))
             return self
         for column in self.columns_:
             if self.kinds_[column] == "nominal":
@@ -180,13 +188,16 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"Columns {missing} seen in fit are missing from X; pass a frame with columns {self.columns_}."
             )
-        if self.scheme == "appendix_b":
+        if self.scheme.startswith("appendix_b"):
             from privnb.mechanisms.pruning import appendix_b_apply
 
             for column in self.columns_:
                 if self.kinds_[column] != "nominal":
                     self._numbers(frame, column)
-            return appendix_b_apply(frame, self.statistics_)
+            encoded = appendix_b_apply(frame, self.statistics_)
+            if self.scheme == "appendix_b_scaled":
+                encoded = encoded / np.array([self.scale_[column] for column in self.columns_])
+            return encoded
         weight = 1 / np.sqrt(2) if self.scheme == "ibk" else 1.0
         blocks = []
         for column in self.columns_:
@@ -208,7 +219,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "columns_")
         names = []
         for column in self.columns_:
-            if self.kinds_[column] == "nominal" and self.scheme != "appendix_b":
+            if self.kinds_[column] == "nominal" and not self.scheme.startswith("appendix_b"):
                 names.extend(f"{column}={value}" for value in self.categories_[column])
                 if self.scheme == "ibk":
                     names.append(f"{column}=<unseen>")

@@ -208,9 +208,10 @@ def svm_pipeline(
 
 
 #: The SVMs' input spaces, each a FrameEncoder scheme: "one_hot" (numbers and ordinal ranks standardized,
-#: nominal one-hot; privnb's historical default) and "appendix_b" (seed 003's R^(d+1): one centred column
-#: per attribute, Appendix B of seed 000; no scaling).
-SPACES = {"one_hot": "standard", "appendix_b": "appendix_b"}
+#: nominal one-hot; privnb's historical default), "appendix_b" (seed 003's R^(d+1): one centred column per
+#: attribute, Appendix B of seed 000, unscaled as written) and "appendix_b_scaled" (the same columns in [-1, 1],
+#: as LibSVM's documentation asks; the paper sweep's space, where the unscaled linear SVC does not converge).
+SPACES = {"one_hot": "standard", "appendix_b": "appendix_b", "appendix_b_scaled": "appendix_b_scaled"}
 
 
 def encoded_classifier(
