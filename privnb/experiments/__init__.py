@@ -1,6 +1,7 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
 from .claims import count_verdicts, verdict
+from .data_support import NEEDS, DataSupport, data_support
 from .knn import convergence_curves, cross_validate_knn
 from .knn_claims import (
     KNN_CLAIMS,
