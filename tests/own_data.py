@@ -2,9 +2,9 @@
 
 ``write_own_data(folder)`` writes ``ward.csv`` (a table with quasi-identifiers of all three kinds, a sensitive
 attribute of six values, a binary target with signal in age and severity, missing cells), ARX hierarchies for
-``ward``, ``sex`` and ``severity`` and an interval hierarchy for ``age`` (so the generalized views can run), ``ward.yaml`` (its card),
-and ``baskets.csv`` with ``baskets.yaml`` (a 0/1 item matrix with a label per row, for k-AC). It returns
-``{"table": card path, "items": card path}``.
+``ward``, ``sex`` and ``severity`` and an interval hierarchy for ``age`` (so the generalized views can run),
+``ward.yaml`` (its card), and ``baskets.csv`` with ``baskets.yaml`` (a 0/1 item matrix with a label per row,
+for k-AC). It returns ``{"table": card path, "items": card path}``.
 """
 
 from __future__ import annotations

@@ -202,3 +202,12 @@ def test_appendix_b_schemes_pass_scikit_learns_transformer_checks(scheme):
     from sklearn.utils.estimator_checks import check_estimator
 
     check_estimator(FrameEncoder(scheme=scheme))
+
+
+def test_generalized_kinds_turn_generalized_ordinals_nominal():
+    """Above level 0 an ordinal hierarchy's labels are ranges ("low-medium", "*"), not values of the order."""
+    from privnb.learn import generalized_kinds
+
+    kinds = {"age": "numeric", "edu": "ordinal", "rank": "ordinal", "job": "nominal"}
+    assert generalized_kinds(kinds, {"age": object(), "edu": object()}) == {**kinds, "edu": "nominal"}
+    assert generalized_kinds(kinds, None) == kinds

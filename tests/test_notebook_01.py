@@ -6,6 +6,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pandas as pd
+from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
@@ -18,10 +19,13 @@ def test_notebook_follows_conventions():
     assert convention_problems(nb) == []
     defaults = parameter_defaults(nb)
     assert defaults["dataset"] == "adult" and defaults["n_splits"] == 3 and defaults["kernels"] == ["linear", "rbf"]
+    assert defaults["space"] == "appendix_b_scaled"  # seed 003's R^(d+1), scaled as LibSVM asks
 
 
 def test_notebook_runs_with_tiny_parameters(run_notebook):
-    out = run_notebook("01_svm_l_diversity.ipynb", sample_size=500, n_splits=2, ls=[2, 3], ks=[2])
+    out = run_notebook(
+        "01_svm_l_diversity.ipynb", sample_size=500, n_splits=2, ls=[2, 3], ks=[2], other_spaces={"one_hot": ["linear"]}
+    )
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
     assert set(results["classifier"]) == {"SVC", "SVM"}
@@ -42,3 +46,19 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert set(claims["verdict"]) <= {"agree", "differ", "both N/A", "n/a"}
     for name in ("toy_figures_1_4", "theorem_4_1", "errors_SVC", "errors_SVM"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
+
+
+def test_notebook_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
+    """A card that is none of the papers' data: every view runs (its hierarchies give k-anonymity); no claims."""
+    card = write_own_data(tmp_path / "data")["table"]
+    out = run_notebook(
+        "01_svm_l_diversity.ipynb", dataset=str(card), sample_size=0, n_splits=2, ls=[2, 6, 7], ks=[2],
+        other_spaces={}, compare_centers=False,
+    )
+    results = pd.read_parquet(out / "results.parquet")
+    assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
+    na = results[(results["metric"] == "error") & results["value"].isna()]
+    assert set(na["param"]) == {7.0} and na["note"].str.startswith("N/A").all()  # l = 7 > 6 diagnoses
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "ward" and metrics["rows"] == 591 and metrics["claims_total"] == 0
+    assert not (out / "claims.csv").exists()

@@ -1,7 +1,7 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
 from .claims import count_verdicts, verdict
-from .data_support import NEEDS, DataSupport, data_support
+from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .knn import convergence_curves, cross_validate_knn
 from .knn_claims import (
     KNN_CLAIMS,
@@ -142,3 +142,4 @@ __all__ = [
 from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit
 
 __all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
+__all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]

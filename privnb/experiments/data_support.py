@@ -3,7 +3,9 @@
 A notebook's ``dataset`` parameter is one of the papers' data set names or the path of a data card
 (``privnb.data.load``). :func:`data_support` describes what that data set offers; each notebook states up front
 what its sections need (:meth:`DataSupport.requirements`) and skips, with the reason, a section whose needs
-are not met (:meth:`DataSupport.missing`) instead of failing.
+are not met (:meth:`DataSupport.missing`) instead of failing. When nothing of a notebook can run on the data
+set (an item matrix given to a notebook about tables), :meth:`DataSupport.require` raises
+:class:`DataUnsupportedError`, which a sweep records as a skipped point with its message, not a failure.
 
 Needs
 -----
@@ -28,9 +30,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["DataSupport", "data_support", "NEEDS"]
+__all__ = ["DataSupport", "DataUnsupportedError", "data_support", "NEEDS"]
 
 NEEDS = ("sensitive", "hierarchies", "items", "table", "paper")
+
+
+class DataUnsupportedError(ValueError):
+    """The data set lacks what a whole notebook needs; the message says what and how to provide it."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,7 @@ class DataSupport:
         """A hierarchy per quasi-identifier when every one has one (what the generalizers take), else None."""
         return None if self.missing("hierarchies") else dict(self.hierarchies)
 
-    def missing(self, need: str, *, l: int | None = None) -> str:  # noqa: E741 (the papers' l)
+    def missing(self, need: str, *, l: int | None = None) -> str:
         """``""`` when the data set meets ``need`` (with ``l`` for "sensitive"), else why not and what to do."""
         kind, _, paper = need.partition(":")
         if kind not in NEEDS:
@@ -83,7 +89,13 @@ class DataSupport:
             )
         return ""
 
-    def requirements(self, sections: Mapping[str, Sequence[str] | str], *, l: int | None = None) -> pd.DataFrame:  # noqa: E741
+    def require(self, need: str, *, l: int | None = None, what: str = "this notebook") -> None:
+        """Raise :class:`DataUnsupportedError` when the data set does not meet ``need`` (``what`` needs it)."""
+        reason = self.missing(need, l=l)
+        if reason:
+            raise DataUnsupportedError(f"{what} cannot run on {self.dataset}: {reason}")
+
+    def requirements(self, sections: Mapping[str, Sequence[str] | str], *, l: int | None = None) -> pd.DataFrame:
         """One row per section: what it needs, whether this data set has it, and if not, why (``l`` is the
         largest l the section uses).
         """

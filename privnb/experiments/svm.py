@@ -41,6 +41,7 @@ def svm_views(
     for full-domain generalization) for each k in ``k_anonymity``. ``kernel=None`` leaves the classifier out
     (keys ``(method, param)``, estimator ``None``): the mechanisms alone, as :func:`run_svm_grid` uses them.
     """
+    from privnb.learn.encoding import generalized_kinds
     from privnb.learn.training import GeneralizedTraining, IdentifyingTraining, OriginalTraining
 
     if dataset.sensitive is None:
@@ -65,9 +66,23 @@ def svm_views(
             orders=dict(dataset.orders),
             ordinal_center=ordinal_center,
         )
+    generalized_model = (
+        None
+        if kernel is None or not k_anonymity
+        else svm_pipeline(
+            dataset,
+            kernel,
+            solver=solver,
+            collapse=collapse,
+            space=space,
+            ordinal_center=ordinal_center,
+            kinds=generalized_kinds(dataset.kinds, hierarchies),
+            **options,
+        )
+    )
     for k in k_anonymity:
         views[("generalized", k)] = GeneralizedTraining(
-            model,
+            generalized_model,
             quasi_identifiers=list(dataset.quasi_identifiers),
             k=k,
             method=generalization,
@@ -242,9 +257,14 @@ def run_svm_grid(
     views = svm_views(
         dataset, None, ls=ls, k_anonymity=k_anonymity, hierarchies=hierarchies, ordinal_center=ordinal_center
     )
-    for view in views.values():
+    from privnb.learn.encoding import generalized_kinds
+
+    for (method, _), view in views.items():
+        kinds = generalized_kinds(dataset.kinds, hierarchies) if method == "generalized" else None
         view.set_params(
-            estimator=encoded_classifier(dataset, bank, space=space, ordinal_center=ordinal_center, collapse=collapse)
+            estimator=encoded_classifier(
+                dataset, bank, space=space, ordinal_center=ordinal_center, collapse=collapse, kinds=kinds
+            )
         )
     X, y = dataset.X, np.asarray(dataset.y)
     splits, seeds = folds_and_seeds(y, n_splits, random_state)

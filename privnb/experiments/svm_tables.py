@@ -217,8 +217,8 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
     Returns
     -------
     DataFrame
-        One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<second> -
-        <first>`` (the error difference of the first two spaces), and for the pruned linear SVCs ``d
+        One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<other> -
+        <first>`` for every other space (its error less the first space's), and for the pruned linear SVCs ``d
         (<space>)`` (the learner's dimension less one) and ``bound (<space>)`` (4.6) from
         :func:`theorem_4_1_table` (NaN on other rows).
     """
@@ -232,8 +232,8 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
             columns={"mean_error": f"error ({space})"}
         )
         table = summary if table is None else table.merge(summary, on=keys, how="outer", sort=False)
-    if len(spaces) >= 2:
-        table[f"{spaces[1]} - {spaces[0]}"] = table[f"error ({spaces[1]})"] - table[f"error ({spaces[0]})"]
+    for other in spaces[1:]:
+        table[f"{other} - {spaces[0]}"] = table[f"error ({other})"] - table[f"error ({spaces[0]})"]
     for space in spaces:
         theorem = theorem_4_1_table(results_by_space[space])
         theorem = theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"])

@@ -2,7 +2,7 @@
 and the feature selectors.
 """
 
-from .encoding import KINDS, SCHEMES, FrameEncoder
+from .encoding import KINDS, SCHEMES, FrameEncoder, generalized_kinds
 from .feature_selection import (
     CONTAINMENT_SELECTORS,
     MAXIMAL_SEARCHES,
@@ -46,6 +46,7 @@ from .training import (
 
 __all__ = [
     "FrameEncoder",
+    "generalized_kinds",
     "KINDS",
     "SCHEMES",
     "GreedyState",

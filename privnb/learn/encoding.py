@@ -38,9 +38,20 @@ from sklearn.utils.validation import check_is_fitted
 
 from privnb.validation import KINDS, infer_kind, validated_rows
 
-__all__ = ["FrameEncoder", "KINDS", "SCHEMES"]
+__all__ = ["FrameEncoder", "KINDS", "SCHEMES", "generalized_kinds"]
 
 SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled")
+
+
+def generalized_kinds(kinds: Mapping[str, str], hierarchies: Mapping | None) -> dict[str, str]:
+    """The kinds of a generalized table: an ordinal column with a hierarchy becomes nominal, since above level 0
+    its values are labels of ranges of the order (``low-medium``, ``*``), not values of it; numeric columns stay
+    numeric (full-domain generalization gives their intervals' midpoints).
+    """
+    return {
+        column: "nominal" if kind == "ordinal" and column in (hierarchies or {}) else kind
+        for column, kind in kinds.items()
+    }
 
 
 def _as_frame(X) -> pd.DataFrame:

@@ -191,12 +191,14 @@ def svm_pipeline(
     space: str = "one_hot",
     ordinal_center: str = "mean",
     collapse: bool = True,
+    kinds=None,
     **options,
 ):
     """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
     ``space`` is the learner's input space (:data:`SPACES`); ``collapse=True`` wraps the classifier in
-    :class:`CollapseDuplicates` (exact). ``options`` go to :func:`svm_classifier`.
+    :class:`CollapseDuplicates` (exact); ``kinds`` replaces the dataset's column kinds (e.g.
+    :func:`privnb.learn.encoding.generalized_kinds` for a generalized view). ``options`` go to :func:`svm_classifier`.
     """
     return encoded_classifier(
         dataset,
@@ -204,6 +206,7 @@ def svm_pipeline(
         space=space,
         ordinal_center=ordinal_center,
         collapse=collapse,
+        kinds=kinds,
     )
 
 
@@ -215,7 +218,7 @@ SPACES = {"one_hot": "standard", "appendix_b": "appendix_b", "appendix_b_scaled"
 
 
 def encoded_classifier(
-    dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean", collapse: bool = True
+    dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean", collapse: bool = True, kinds=None
 ):
     """``classifier`` behind a FrameEncoder of ``dataset``'s kinds in ``space`` (and :class:`CollapseDuplicates`).
 
@@ -228,7 +231,12 @@ def encoded_classifier(
     if space not in SPACES:
         raise ValueError(f"space must be one of {tuple(SPACES)}, got {space!r}")
     return make_pipeline(
-        FrameEncoder.from_dataset(dataset, scheme=SPACES[space], ordinal_center=ordinal_center),
+        FrameEncoder(
+            kinds=dict(dataset.kinds if kinds is None else kinds),
+            orders=dict(dataset.orders),
+            scheme=SPACES[space],
+            ordinal_center=ordinal_center,
+        ),
         CollapseDuplicates(classifier) if collapse else classifier,
     )
 

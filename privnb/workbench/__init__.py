@@ -1,6 +1,6 @@
 """The workbench around the notebooks: sweeps (spec, run, report), notebook conventions, plots, the CLI."""
 
-from .display import caption, equation, equations, show_figure, table
+from .display import caption, equation, equations, show_figure, skipped, table
 from .explorer import TourState, tour_explorer, tour_state
 from .notebooks import (
     CHECK_OUTPUT_MARK,
@@ -46,6 +46,7 @@ __all__ = [
     "table",
     "caption",
     "show_figure",
+    "skipped",
     "TourState",
     "tour_state",
     "tour_explorer",

@@ -11,6 +11,7 @@ readable where only ``text/plain`` survives (a terminal, ``papermill --log-outpu
   element ids), so a ``keep_output`` cell that shows one is stable under nbval.
 - :func:`caption` / :func:`show_figure`: one sentence under a figure saying what to look at (``text/markdown``,
   so ``$l$`` is typeset), the figure saved and shown above it.
+- :func:`skipped`: the one line shown instead of a section the data at hand cannot support, with the reason.
 
 Examples
 --------
@@ -31,7 +32,18 @@ import os
 import pandas as pd
 import sympy as sp
 
-__all__ = ["Equation", "Equations", "equation", "equations", "Table", "table", "Caption", "caption", "show_figure"]
+__all__ = [
+    "Equation",
+    "Equations",
+    "equation",
+    "equations",
+    "Table",
+    "table",
+    "Caption",
+    "caption",
+    "show_figure",
+    "skipped",
+]
 
 
 # ------------------------------------------------------------------------------------------------ mathematics
@@ -259,6 +271,15 @@ def caption(text: str, *, prefix: str = "Figure.") -> Caption:
     if not text or not text.strip():
         raise ValueError("a caption needs a sentence that says what to look at")
     return Caption(text.strip(), prefix)
+
+
+def skipped(reason: str, *, section: str | None = None) -> Caption:
+    """The one line a notebook shows instead of a section that cannot run on the data at hand (``reason``:
+    what is missing and what to do, e.g. :meth:`privnb.experiments.DataSupport.missing`).
+    """
+    if not reason or not reason.strip():
+        raise ValueError("say why the section is skipped")
+    return Caption(f"{section + ': ' if section else ''}{reason.strip()}", "Skipped.")
 
 
 def show_figure(fig, text: str, path: str | os.PathLike | None = None, *, prefix: str = "Figure."):

@@ -60,7 +60,7 @@ from privnb.workbench.spec import INJECTED, Point, SweepSpec, _read_json, _write
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-_DATA_UNAVAILABLE = "DataUnavailableError"
+_SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
 
 
 class SweepInterrupted(Exception):
@@ -113,7 +113,8 @@ def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float
     wait in ``<point>.previous`` and are deleted once a run succeeds, so no sequence of failing runs
     loses them. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
     debugging); ``point.json`` is written last with ``status`` "ok", "failed" or "skipped" (the
-    notebook raised ``privnb.data.DataUnavailableError``), the ``error`` (exception type and
+    notebook raised ``privnb.data.DataUnavailableError``, or ``privnb.experiments.DataUnsupportedError``: the
+    data set lacks what the notebook needs), the ``error`` (exception type and
     message), the ``traceback`` and the duration.
     """
     import papermill
@@ -172,7 +173,7 @@ def _failure(error: BaseException) -> dict:
     # a notebook's error carries the cell's own traceback; anything else, the runner's
     text = str(error) if ename else "".join(traceback.format_exception(error))
     # a data set that is neither in PRIVNB_DATA nor downloadable skips the point (IPUMS, say), it is no failure
-    status = "skipped" if ename == _DATA_UNAVAILABLE else "failed"
+    status = "skipped" if ename in _SKIPPED_ERRORS else "failed"
     return {"status": status, "error": message, "traceback": _ANSI.sub("", text).strip()[-4000:]}
 
 

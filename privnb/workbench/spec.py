@@ -1,5 +1,9 @@
 """Sweep specs: a YAML file naming a notebook, fixed parameters and a grid, expanded into points with
 stable ids.
+
+A value that names a data card (a string ending in .yaml or .yml, e.g. ``dataset: [adult, cards/ward.yaml]``)
+is a path relative to the spec's folder; the point receives its absolute path and its id reads
+``dataset=ward`` (the card's file name without suffix).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from privnb.data.cards import CARD_SUFFIXES
 from privnb.files import write_text
 
 SPEC_KEYS = ("notebook", "parameters", "grid", "description")
@@ -122,7 +127,25 @@ def point_id(values: dict) -> str:
 def _compact(value) -> str:
     if isinstance(value, (list, tuple)):  # a list of data sets reads datasets=adult+pu1
         return "+".join(map(_compact, value))
+    if isinstance(value, str) and value.lower().endswith(CARD_SUFFIXES):  # a data card reads dataset=ward
+        return Path(value).stem
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def _resolve_cards(value, folder: Path, spec: Path):
+    """Data card paths (strings ending in .yaml/.yml, alone or in lists) made absolute, relative to the spec's
+    folder, so that a point finds its card whatever folder its notebook runs in.
+    """
+    if isinstance(value, list):
+        return [_resolve_cards(v, folder, spec) for v in value]
+    if not (isinstance(value, str) and value.lower().endswith(CARD_SUFFIXES)):
+        return value
+    card = (folder / value).resolve()
+    if not card.is_file():
+        raise ValueError(
+            f"sweep spec {spec}: data card {value!r} not found at {card} (a card path is relative to the spec's folder)"
+        )
+    return str(card)
 
 
 def load_spec(path: str | os.PathLike) -> SweepSpec:
@@ -179,4 +202,7 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
             f"sweep spec {path}: {sorted(undefined)} not in the parameters cell of {notebook.name} "
             f"(it defines {sorted(known)})"
         )
+    folder = path.resolve().parent
+    parameters = {key: _resolve_cards(value, folder, path) for key, value in parameters.items()}
+    grid = {key: _resolve_cards(values, folder, path) for key, values in grid.items()}
     return SweepSpec(name, str(path.resolve()), str(notebook), parameters, grid, str(raw.get("description", "")))
