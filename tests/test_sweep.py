@@ -28,6 +28,9 @@ if x == fail_at:
 if x == missing_at:
     from privnb.data import DataUnavailableError
     raise DataUnavailableError("ipums/ipums.la.97 is missing and could not be downloaded")
+if x == unsupported_at:
+    from privnb.experiments import DataUnsupportedError
+    raise DataUnsupportedError("this notebook cannot run on baskets.yaml: it is a binary item matrix")
 pd.DataFrame({"dataset": ["toy"] * 2, "classifier": "c", "method": ["original", "anatomized"],
               "param": [float("nan"), 2.0], "fold": 0, "metric": "error", "value": [0.1 * x, 0.2 * x],
               "n_train": 10.0, "n_suppressed": 0.0, "note": ""}).to_parquet(out / "results.parquet")
@@ -38,7 +41,9 @@ fig = Figure(); fig.subplots().plot([0, x]); fig.savefig(out / "figures" / "line
 
 def write_notebook(folder: Path, name: str = "toy.ipynb") -> Path:
     nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('x = 1\nfail_at = -1\nmissing_at = -1\nlabel = "a"\noutput_dir = "results/toy"')
+    params = nbformat.v4.new_code_cell(
+        'x = 1\nfail_at = -1\nmissing_at = -1\nunsupported_at = -1\nlabel = "a"\noutput_dir = "results/toy"'
+    )
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell(NOTEBOOK_BODY)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -195,18 +200,36 @@ def fake_run_point(point, **options):
     return record
 
 
-def test_a_point_whose_data_is_unavailable_is_skipped_not_failed(project):
+def test_a_point_whose_data_is_unavailable_or_unsupported_is_skipped_not_failed(project):
     spec = write_spec(
-        project, "toy.paper.yaml", "notebook: toy.ipynb\nparameters: {missing_at: 3}\ngrid: {x: [1, 3]}\n"
+        project,
+        "toy.paper.yaml",
+        "notebook: toy.ipynb\nparameters: {missing_at: 3, unsupported_at: 5}\ngrid: {x: [1, 3, 5]}\n",
     )
     out = project / "results"
     summary = sweep.run_sweeps([spec], out=out, progress=False)
-    assert summary.n_failed == 0 and summary.n_run == 2
+    assert summary.n_failed == 0 and summary.n_run == 3
     record = json.loads((out / "toy.paper" / "x=3" / "point.json").read_text())
     assert record["status"] == "skipped" and "ipums/ipums.la.97" in record["error"]
+    record = json.loads((out / "toy.paper" / "x=5" / "point.json").read_text())
+    assert record["status"] == "skipped" and "binary item matrix" in record["error"]
     report = (out / "toy.paper" / "report.md").read_text()
-    assert "1 ok, 0 failed, 1 skipped" in report and "x=3 (skipped)" in report
-    assert "| toy.ipynb | 2 | 1 | 0 | 1 |" in (out / "report.md").read_text()
+    assert "1 ok, 0 failed, 2 skipped" in report and "x=3 (skipped)" in report
+    assert "| toy.ipynb | 3 | 1 | 0 | 2 |" in (out / "report.md").read_text()
+
+
+def test_card_paths_in_a_spec_are_relative_to_it_and_name_the_point(project):
+    """A data card in a grid reaches the notebook as an absolute path; the point id reads its file name."""
+    cards = project / "notebooks" / "sweeps" / "cards"
+    cards.mkdir(parents=True)
+    (cards / "ward.yaml").write_text("name: ward\n")
+    spec = write_spec(project, "toy.own.yaml", "notebook: toy.ipynb\ngrid: {label: [a, cards/ward.yaml]}\n")
+    points = sweep.load_spec(spec).points(project / "results")
+    assert [p.point_id for p in points] == ["label=a", "label=ward"]
+    assert points[1].parameters["label"] == str((cards / "ward.yaml").resolve())
+    missing = write_spec(project, "toy.bad.yaml", "notebook: toy.ipynb\ngrid: {label: [cards/clinic.yaml]}\n")
+    with pytest.raises(ValueError, match=r"data card 'cards/clinic.yaml' not found .*relative to the spec's folder"):
+        sweep.load_spec(missing)
 
 
 def test_resume_skips_finished_points_reruns_failed_ones_and_force_runs_all(project, monkeypatch):

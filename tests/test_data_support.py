@@ -1,0 +1,56 @@
+"""What a notebook section needs from a data set (privnb.experiments.data_support), on the papers' data and cards."""
+
+import pytest
+from own_data import write_own_data
+
+from privnb.experiments import DataUnsupportedError, data_support
+
+
+@pytest.fixture(scope="module")
+def cards(tmp_path_factory):
+    return write_own_data(tmp_path_factory.mktemp("own"))
+
+
+def test_a_table_card_with_hierarchies_supports_anatomy_and_generalization(cards):
+    support = data_support(cards["table"])
+    assert (support.name, support.paper, support.sensitive, support.sensitive_values) == ("ward", None, "diagnosis", 6)
+    assert support.missing("sensitive", l=6) == "" and "l = 7 needs at least 7" in support.missing("sensitive", l=7)
+    assert set(support.generalization_hierarchies) == {"age", "ward", "sex", "severity"}
+    assert "binary item matrix" in support.missing("items") and "paper's numbers" in support.missing("paper:adult")
+
+
+def test_requirements_say_which_sections_run_and_why_not(cards):
+    table = data_support(cards["items"]).requirements(
+        {"anatomy": ["sensitive"], "k-AC": "items", "claims": ["paper:pu1"], "both": ["sensitive", "table"]}, l=3
+    )
+    assert table["runs"].tolist() == [False, True, False, False]
+    assert table.loc[0, "why not"] == "'baskets' is a binary item matrix; this needs a table card (file:, roles:)"
+    assert table.loc[3, "why not"].count("binary item matrix") == 1  # one reason said once
+
+
+def test_missing_hierarchies_are_named_and_require_raises_a_clear_error(cards, tmp_path):
+    import yaml
+
+    raw = yaml.safe_load(cards["table"].read_text())
+    raw["hierarchies"] = {"age": raw["hierarchies"]["age"]}
+    card = cards["table"].with_name("ward_no_hierarchies.yaml")
+    card.write_text(yaml.safe_dump(raw))
+    support = data_support(card)
+    assert support.generalization_hierarchies is None
+    assert support.missing("hierarchies").startswith("no generalization hierarchy for ward, sex, severity;")
+    with pytest.raises(DataUnsupportedError, match=r"k-AC cannot run on .*ward_no_hierarchies.yaml: 'ward' is a table"):
+        support.require("items", what="k-AC")
+    with pytest.raises(ValueError, match="unknown need 'rows'"):
+        support.missing("rows")
+
+
+def test_the_papers_data_sets_are_recognised_by_name():
+    from privnb.data import DataUnavailableError
+
+    try:
+        support = data_support("fars")
+    except DataUnavailableError:
+        pytest.skip("FARS is not available here")
+    assert support.paper == "fars" and support.missing("paper:adult|bank|fars") == ""
+    assert "4 value(s); l = 5" in support.missing("sensitive", l=5)  # Fatality has no l = 5 (seed 003, Table 1)
+    assert support.generalization_hierarchies is None  # the papers give hierarchies for Adult only
