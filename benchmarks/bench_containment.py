@@ -2,17 +2,19 @@
 pairwise implementations measured in the same run.
 
 Greedy-DistCnt on PU1 (k = 5); a k-AC check of a candidate feature set on Adult; closed-form HamDist and
-DistCnt against all positive-negative pairs; pyfim against mlxtend for the maximal itemsets. Brute force
+DistCnt against all positive-negative pairs; pyfim against mlxtend for the maximal itemsets; the exact
+largest-itemsets search of Maximal (Algorithm 1) on every PU1 token against intersecting every k-row subset. Brute force
 that would run for hours is timed on a sample of its work and extrapolated (marked "est.").
 Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py
 """
 
 import time
+from math import comb
 
 import numpy as np
 
 from privnb.data import binarize_adult, load_adult, load_pu1
-from privnb.learn import greedy_distcnt, maximal_itemsets
+from privnb.learn import greedy_distcnt, largest_itemsets, maximal_itemsets
 from privnb.mechanisms import check_binary, distcnt, feature_hamdist, hamdist, is_k_ac
 
 
@@ -36,10 +38,15 @@ def brute_distcnt(dense, positive):
     return sum(int((pos[i] != neg).any(axis=1).sum()) for i in range(len(pos)))
 
 
+def brute_largest_itemset_size(dense, combos):
+    """The most tokens any of the given k-row subsets hold in common (the naive route to Algorithm 1's input)."""
+    return max(int(np.logical_and.reduce(dense[list(c)]).sum()) for c in combos)
+
+
 def main():
     adult = load_adult(version="train", drop_missing=False)
     A = check_binary(binarize_adult(adult.frame))
-    pu1 = load_pu1()
+    pu1 = load_pu1(subject=False)  # Table 3's 24604 tokens
     P, y = check_binary(pu1.X), pu1.y
     positive = y == 1
 
@@ -100,6 +107,21 @@ def main():
         print(
             f"maximal itemsets, {name}: pyfim {t_fim:.3f} s, mlxtend {t_mlx:.3f} s ({len(a)} sets, "
             f"same: {a == b}); ratio {t_mlx / t_fim:.0f}x"
+        )
+
+    # Maximal's input: the largest itemsets held by k rows, over all PU1 tokens (exact search) against
+    # intersecting every k-row subset (timed on a random sample of subsets and extrapolated)
+    dense_pu1 = P.toarray().astype(bool)
+    rng = np.random.default_rng(0)
+    for k in (5, 8, 11):
+        t_exact, found = timed(largest_itemsets, P, k, 1)
+        combos = [rng.choice(P.shape[0], k, replace=False) for _ in range(2000)]
+        t_sample, _ = timed(brute_largest_itemset_size, dense_pu1, combos)
+        t_all = t_sample / len(combos) * comb(P.shape[0], k)
+        print(
+            f"largest itemsets held by {k} PU1 rows ({P.shape[1]} tokens): exact search {t_exact:.2f} s, "
+            f"{len(found[0]) if found else 0} tokens; every {k}-row subset (est.) {t_all:.2e} s; "
+            f"ratio {t_all / t_exact:.1e}x"
         )
 
 
