@@ -248,6 +248,10 @@ def _integral(values: pd.Series) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------- figures
+#: Resolution of a figure shown in a notebook (saved files keep save_figure's own).
+FIGURE_DPI = 100
+
+
 class Caption:
     """One sentence under a figure; see :func:`caption`."""
 
@@ -285,16 +289,22 @@ def skipped(reason: str, *, section: str | None = None) -> Caption:
 def show_figure(fig, text: str, path: str | os.PathLike | None = None, *, prefix: str = "Figure."):
     """Save ``fig`` to ``path`` (when given), show it, then its caption under it, and close it.
 
-    Closing keeps matplotlib's inline backend from showing the figure a second time after the caption.
+    The figure is shown as a PNG image (``FIGURE_DPI``), so it appears in the notebook whatever matplotlib
+    backend the kernel runs (``MPLBACKEND=Agg`` in a sweep shows nothing for a bare Figure). Closing keeps
+    matplotlib's inline backend from showing the figure a second time after the caption.
     Returns None, so that the caption is not shown again as the cell's result.
     """
-    from IPython.display import display
+    import io
+
+    from IPython.display import Image, display
 
     from privnb.workbench.plots import save_figure
 
     if path is not None:
         save_figure(fig, path)
-    display(fig)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
+    display(Image(data=png.getvalue(), format="png"))  # an image whatever the kernel's matplotlib backend
     display(caption(text, prefix=prefix))
     import matplotlib.pyplot as plt
 
