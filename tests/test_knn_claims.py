@@ -16,7 +16,8 @@ from privnb.experiments import (
     theorem_17_within_bounds,
     tidy_frame,
 )
-from privnb.experiments.knn_claims import ASPECT_COLUMNS, CLAIM_COLUMNS
+from privnb.experiments.knn_claims import ASPECT_COLUMNS, CLAIM_COLUMNS, knn_suppression
+from privnb.experiments.knn_theory import catalan_values, chain_holds, series_readings
 
 # per-fold errors of three folds, (classifier, method, param) -> values. Org. vs L=2 is significant for
 # 1-NN (a steady shift) and not for 3-NN (a noisy one); Org. vs L=3 the other way round.
@@ -40,7 +41,8 @@ def results_table(errors=ERRORS, dataset="adult", na=()):
             if (classifier, method, param) in na:
                 rows.append((dataset, classifier, method, param, fold, "error", np.nan, np.nan, np.nan, "N/A: l"))
             else:
-                rows.append((dataset, classifier, method, param, fold, "error", value, 100, 0, ""))
+                suppressed = 3 * fold if method == "anatomized" and param == 3 else 0
+                rows.append((dataset, classifier, method, param, fold, "error", value, 100, suppressed, ""))
     return tidy_frame(rows)
 
 
@@ -183,3 +185,47 @@ def test_unpaired_reading_can_differ_from_the_paired_one():
         ]
     )
     assert knn_t_tests(table).iloc[0, 0] == "P" and knn_t_tests(table, paired=False).iloc[0, 0] == "F"
+
+
+def test_suppression_per_l():
+    table = knn_suppression(results_table())
+    assert table.index.tolist() == [2, 3] and table.index.name == "l"
+    assert table["suppressed per fold"].tolist() == [0, 3]  # 0, 3 and 6 rows in the three folds at l = 3
+    assert not table["N/A"].any()
+    assert knn_suppression(results_table(na={("1-NN", "anatomized", 3)})).loc[3, "N/A"]
+
+
+def test_equations_2_3_and_7():
+    readings = series_readings((1, 3, 5))
+    assert readings["k"].tolist() == [1, 3, 5]
+    assert readings["(k+1)/2: equals the majority error"].all()  # the printed k+1/2 read as (k+1)/2
+    assert not readings["(k-1)/2: equals the majority error"].any()
+    values = catalan_values()
+    assert values["equal"].all() and values["(3) summed"].tolist() == ["1/10", "3/10", "1/2", "1/5"]
+    assert chain_holds(11)
+
+
+def test_anonymized_1nn_reads_a_generalized_ordinal_as_nominal(tmp_path):
+    """The card's ordinal severity generalizes to range labels ("low-medium", "*") outside its order: the
+    anonymized 1-NN's distance must read it as nominal rather than fail.
+    """
+    from own_data import write_own_data
+
+    from privnb.data import load
+    from privnb.experiments import cross_validate_knn, data_support
+
+    card = write_own_data(tmp_path)["table"]
+    data = load(card)
+    hierarchies = data_support(card, data).generalization_hierarchies
+    results = cross_validate_knn(
+        data,
+        n_neighbors=[1],
+        ls=[2],
+        n_splits=2,
+        random_state=0,
+        hierarchies=hierarchies,
+        k_anonymity=[2, 50],
+        views=("generalized",),
+        progress=False,
+    )
+    assert set(results["param"]) == {2.0, 50.0} and results["value"].between(0, 1).all()

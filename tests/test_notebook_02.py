@@ -5,6 +5,7 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
+from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
@@ -43,7 +44,26 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert set(results["metric"]) == {"error", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "adult" and metrics["claims"] >= metrics["claims_agreeing"] >= 0
+    claims = pd.read_csv(out / "claims.csv")
+    assert len(claims) == metrics["claims"] and set(claims["verdict"]) <= {"agree", "differ", "both N/A", "n/a"}
     assert metrics["rho2_simulation_all_within_4se"] is True  # E{rho^2} of (19) against the seeded simulation
     assert all(isinstance(v, (int, float, str, bool)) for v in metrics.values())
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert {"figure2_toy.png", "convergence_terms.png", "theorem17.png", "boxplots.png", "convergence.png"} <= figures
+
+
+def test_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
+    """A card that is none of the paper's data: every k-NN view runs (its hierarchies give the anonymized 1-NN);
+    no claims against the paper.
+    """
+    card = write_own_data(tmp_path / "data")["table"]
+    out = run_notebook("02_knn_l_diversity.ipynb", **{**TINY, "dataset": str(card), "anonymity_ks": [2]})
+    results = pd.read_parquet(out / "results.parquet")
+    errors = results[results["metric"] == "error"]
+    assert set(errors["method"]) == {"original", "identifying", "anatomized", "generalized"}
+    assert set(errors["classifier"]) == {"1-NN", "3-NN"} and errors["value"].between(0, 1).all()
+    assert set(results["metric"]) == {"error", "incremental_error"}
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "ward" and metrics["rows"] == 300 and metrics["claims"] == 0
+    assert "mean_error_1-NN_L=2" in metrics
+    assert not (out / "claims.csv").exists()

@@ -10,7 +10,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
-from privnb.learn.encoding import FrameEncoder
+from privnb.learn.encoding import FrameEncoder, generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.neighbors import nearest_per_part
 from privnb.learn.training import (
@@ -70,7 +70,9 @@ def _view_estimators(dataset, k_max, ls, hierarchies, k_anonymity, ibk_options):
     ]
     if hierarchies is not None:
         qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
-        one = IBkClassifier(1, orders=dataset.orders, **ibk_options)
+        # a generalized ordinal quasi-identifier holds range labels ("low-medium", "*"): nominal for the distance
+        options = {**ibk_options, "kinds": generalized_kinds(ibk_options["kinds"], qis)}
+        one = IBkClassifier(1, orders=dataset.orders, **options)
         views += [
             (
                 "generalized",

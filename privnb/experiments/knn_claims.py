@@ -1,12 +1,14 @@
 """Seed 002's claims checked against the k-NN experiment's results table, and its theory checks.
 
 Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (seed 002, Transactions on Data Privacy
-10, 2017): the mean errors of :func:`~privnb.experiments.cross_validate_knn` (:func:`knn_mean_errors`),
-the observation aspects of Section 5.2 (:func:`knn_aspects`), the convergence of Section 5.2.6 read off
-:func:`~privnb.experiments.convergence_curves` (:func:`convergence_drops`), the paper's claims and
-t-test tables (Tables 1-4) side by side with the measurements (:func:`knn_claims`), and two checks of
-its theory: E{rho^2} of (19) against a simulation (:func:`rho_squared_table`) and the 1-NN errors of
-Theorem 17 on synthetic data with known posteriors (:func:`theorem_17_table`).
+10, 2017): the mean errors of :func:`~privnb.experiments.cross_validate_knn` (:func:`knn_mean_errors`) and
+anatomy's suppression in it (:func:`knn_suppression`), the observation aspects of Section 5.2
+(:func:`knn_aspects`), the convergence of Section 5.2.6 read off :func:`~privnb.experiments.convergence_curves`
+(:func:`convergence_drops`), the paper's claims and t-test tables (Tables 1-4) side by side with the
+measurements (:func:`knn_claims`), and two checks of its theory: E{rho^2} of (19) against a simulation
+(:func:`rho_squared_table`) and the 1-NN errors of Theorem 17 on synthetic data with known posteriors
+(:func:`theorem_17_table`); the checks of its equations (2), (3) and (7) are in
+:mod:`privnb.experiments.knn_theory`.
 """
 
 from __future__ import annotations
@@ -60,6 +62,26 @@ def knn_mean_errors(results: pd.DataFrame) -> pd.Series:
     errors, _ = _split(results)
     ok = errors[errors["note"] == ""]
     return ok.groupby(["classifier", "method", "param"], dropna=False)["value"].mean()
+
+
+def knn_suppression(results: pd.DataFrame) -> pd.DataFrame:
+    """Per l: the mean number of training individuals anatomy suppressed per fold (rows left over once
+    fewer than l distinct sensitive values remain, Section 5.1.2 of seed 002) and whether l was N/A (beyond
+    the sensitive domain) in some fold.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by l: "suppressed per fold" (mean) and "N/A" (bool).
+    """
+    errors, _ = _split(results)
+    anatomized = errors[errors["method"] == "anatomized"]
+    by_l = anatomized.groupby("param")
+    table = pd.DataFrame(
+        {"suppressed per fold": by_l["n_suppressed"].mean(), "N/A": by_l["note"].agg(lambda s: (s != "").any())}
+    )
+    table.index = table.index.astype(int).rename("l")
+    return table
 
 
 def _n_neighbors(errors: pd.DataFrame) -> list[int]:
