@@ -82,9 +82,9 @@ def test_safety_transform_sweep_rows_and_guarantee(views):
     assert (fig8["r_measured_prior"] >= 2 - 1e-9).all()
     assert [(r[3], r[5], r[7], r[9]) for r in rows] == [
         (2, "r_closeness", 9, ""),
-        (2, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
+        (2, "r_closeness_prior", 9, "prior 0.75 on label 0"),
         (30, "r_closeness", 9, ""),
-        (30, "r_closeness_prior", 9, "prior 0.75 on <=50K"),
+        (30, "r_closeness_prior", 9, "prior 0.75 on label 0"),
     ]
     assert all(len(r) == len(COLUMNS) and r[:3] == ["adult", "nbc", "safety_transform"] for r in rows)
     assert [rows[0][6], rows[2][6]] == fig8["r_measured"].tolist()
@@ -133,7 +133,11 @@ def test_est_experiment_fails_at_the_prior_floor(views):
     assert math.isinf(m["statement14_log10_r_s_m"])  # S_M <= 1: Statement 14 guarantees nothing
     assert (run.big_m, run.small_m, run.f_tilde) == (5, 1, 3)  # M = P_0 = 5, m = 1, F~ = 0.75 / 0.25
     assert run.uniform.success and run.uniform.achieved_r <= 1.3
-    assert list(m)[-1] == "est_seconds_full" and m["est_seconds_full"] == run.above.seconds
+    assert list(m)[-2:] == ["est_seconds_full", "est_r"] and m["est_seconds_full"] == run.above.seconds
+    assert m["est_r"] == 1.3
+    shown = run.table()["value"]
+    assert len(shown) == 9 and shown["EST at r = 1.3"].startswith("failed after")
+    assert shown["smallest r any large-count release can meet (prior floor)"] == "2"
 
 
 def test_figure9_k1_keeps_the_classifier_and_a_huge_k_predicts_the_majority():
@@ -199,6 +203,8 @@ def _metrics(**changes):
         accuracy_drop_max=0.05,
         recall_drop_max=0.3,
         recall_original=0.4,
+        prior_negative=0.75,
+        est_r=1.3,
     )
     return {**metrics, **changes}
 
@@ -208,8 +214,19 @@ def test_claims_table():
     figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
     fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
     table = claims_table(_metrics(), fig8, [1.5, 283], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
-    assert table.columns.tolist() == ["claim", "paper", "ours"] and len(table) == 15
+    assert table.columns.tolist() == ["claim", "paper", "ours", "agree when", "verdict"] and len(table) == 15
+    assert set(table["verdict"]) <= {"agree", "differ", "n/a"} and table["agree when"].str.len().min() > 10
     ours = dict(zip(table["claim"], table["ours"]))
+    said = dict(zip(table["claim"], table["verdict"]))
+    assert said["Figure 1 example: posterior of Alice"] == "agree"  # 88.0% and 77.8% round to 88% and 78%
+    assert said["Definition 1 with L1 = 0.5, L2 = 0.6"] == "differ"  # as printed, neither view breaches
+    assert said["Adult: class counts"] == "agree" and said["minimum gamma of Corollary 4"] == "agree"  # 238.0
+    assert said["Corollary 4 blocks amplification gamma (condition (8))"] == "n/a"  # no search in these metrics
+    assert said["achieved r-closeness well below the bound"] == "n/a"  # no EST runs for Figure 8 either
+    assert said["EST runtime on Adult"] == "n/a"  # no successful run to time
+    assert said["EST with prior 75% and r = 1.3"] == "differ" and said["Statement 14 for Adult (F~ = 3)"] == "differ"
+    assert said["best r-closeness w.r.t. prior 75% keeping accuracy"] == "differ"  # 2.0004 > 1.3
+    assert said["accuracy drop with k-anonymity"] == "agree" and said["recall (>50K) drop with k-anonymity"] == "agree"
     assert ours["Figure 1 example: posterior of Alice"] == "88.0%, 77.8% (exact: 22/25, 7/9)"
     assert ours["Adult: class counts"] == "24720 : 7841"
     assert ours["achieved r-closeness well below the bound"] == (
@@ -225,6 +242,18 @@ def test_claims_table():
     assert ours["recall (>50K) drop with k-anonymity"] == "up to 30.0% (from 40.0%)"
     success = claims_table(_metrics(est_success=True), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
     assert dict(zip(success["claim"], success["ours"]))["EST with prior 75% and r = 1.3"] == "publishes"
+    assert dict(zip(success["claim"], success["verdict"]))["EST with prior 75% and r = 1.3"] == "agree"
+    # another task than the paper's (prior, r) or a sample of Adult: those claims are not measured
+    other = claims_table(
+        _metrics(prior_negative=0.5, est_r=2.0, p_negative=300, p_positive=100),
+        fig8,
+        [2],
+        figure1_views=figure1,
+        alice={"Adr": "W", "Age": 40},
+    )
+    said = dict(zip(other["claim"], other["verdict"]))
+    assert said["EST with prior 75% and r = 1.3"] == "n/a" and said["Adult: class counts"] == "n/a"
+    assert said["best r-closeness w.r.t. prior 75% keeping accuracy"] == "n/a"
 
 
 def test_figure8_est_keeps_failures_as_failures(views):
@@ -264,3 +293,63 @@ def test_claims_compare_timing_only_like_for_like():
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.75).startswith("0.50 s (Python")
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.5).startswith("not comparable: EST publishes")
     assert runtime(est_like_for_like_seconds=None, prior_negative=0.75).startswith("not comparable: EST never")
+
+
+def test_claims_verdicts_of_figure8_and_the_counterexample():
+    db_a, db_b = nbc_figure1_databases()
+    figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
+    fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
+    found = dict(counterexample_rows=12, counterexample_gamma=9.0, counterexample_r=9.3, counterexample_condition8=17.6)
+    est_runs = dict(est_figure8_runs=2, est_figure8_failures="", est_figure8_r_min=1.2, condition8_rows=6)
+
+    def said(**changes):
+        table = claims_table(_metrics(**changes), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+        return dict(zip(table["claim"], table["verdict"]))
+
+    assert said(**found, **est_runs, est_figure8_successes=2)["achieved r-closeness well below the bound"] == "agree"
+    failing = said(**found, **est_runs, est_figure8_successes=1)
+    assert failing["achieved r-closeness well below the bound"] == "differ"
+    assert failing["Corollary 4 blocks amplification gamma (condition (8))"] == "differ"
+    assert said(est_like_for_like_seconds=0.5)["EST runtime on Adult"] == "agree"  # 0.5 s <= 10 x 2.92 s
+    assert said(est_like_for_like_seconds=0.5, prior_negative=0.5)["EST runtime on Adult"] == "n/a"
+
+
+def test_nbc_data_of_own_cards(tmp_path):
+    from own_data import write_own_data
+
+    from privnb.data import load
+    from privnb.experiments import data_support
+    from privnb.experiments.nbc_data import nbc_data
+
+    cards = write_own_data(tmp_path)
+    table = load(cards["table"])
+    # Adult's attributes are not all in the card: its quasi-identifiers are used, numeric age as whole numbers
+    own = nbc_data(data_support(cards["table"], table), table, ["age", "education-num"], n_rows=200, random_state=0)
+    assert (own.name, own.target, own.label_names, own.missing) == ("ward", "readmitted", ("no", "yes"), "")
+    assert own.attributes == ["age", "ward", "sex", "severity"] and own.attribute_table["used"].all()
+    assert len(own.frame) == 200 and own.frame["age"].dtype == np.int64 and set(own.frame["readmitted"]) == {0, 1}
+    assert own.figure9_missing == "" and set(own.hierarchies) == set(own.attributes)
+    views = NBCViews.from_frame(own.frame, own.attributes, own.target)
+    assert views.domain_sizes[1:] == (4, 2, 3)
+    named = nbc_data(data_support(cards["table"], table), table, ["ward", "sex"])
+    assert named.attributes == ["ward", "sex"] and len(named.frame) == len(table.frame)
+    items = load(cards["items"])
+    skipped = nbc_data(data_support(cards["items"], items), items, ["age"])
+    assert skipped.attributes == [] and "item matrix" in skipped.missing
+
+
+def test_nbc_data_leaves_out_fractional_and_many_valued_numbers():
+    from privnb.data import Dataset
+    from privnb.experiments import DataSupport
+    from privnb.experiments.nbc_data import nbc_data
+
+    frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 0.5], "n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"], "y": [0, 1, 0, 1]})
+    data = Dataset("t", frame, ("x", "n", "c"), None, "y", {"x": "numeric", "n": "numeric", "c": "nominal"})
+    support = DataSupport("t.yaml", "t", None, quasi_identifiers=("x", "n", "c"), hierarchies={"n": object()})
+    out = nbc_data(support, data, [], max_values=3)
+    assert out.attributes == ["c"] and out.attribute_table["used"].tolist() == [False, False, True]
+    why = out.attribute_table.set_index("attribute")["why not"]
+    assert "fractional" in why["x"] and "4 values (over 3)" in why["n"]
+    assert out.hierarchies is None and "no generalization hierarchy for c" in out.figure9_missing
+    none_left = nbc_data(support, data, ["x"])
+    assert none_left.attributes == [] and none_left.missing.startswith("no attribute of 't' is discrete")

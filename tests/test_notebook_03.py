@@ -1,10 +1,13 @@
-"""notebooks/03_feature_selection_k_ac.ipynb runs end to end with tiny parameters and writes its artifacts."""
+"""notebooks/03_feature_selection_k_ac.ipynb runs end to end with tiny parameters and writes its artifacts, on the
+paper's data and on data cards of one's own.
+"""
 
 import json
 from pathlib import Path
 
 import nbformat
 import pandas as pd
+from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
@@ -32,8 +35,14 @@ def test_conventions_and_defaults():
     assert set(TINY) <= set(defaults) and "output_dir" in defaults
     kept = [c for c in nb.cells if "keep_output" in c.metadata.get("tags", [])]
     assert len(kept) == 2
-    text = "".join(o.get("text", "") for c in kept for o in c.outputs)
-    assert "'u1': 4" in text and "AC(D) = 1" in text and "HamDist 0.6667, DistCnt 6" in text
+    text = "\n".join(o.get("data", {}).get("text/plain", "") for c in kept for o in c.outputs)
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
+    assert rows["u1"][-1] == "4" and rows["u5"][-1] == "1"  # each user's AC (Definition 4)
+    # AC(D), the largest k of k-anonymity, HamDist, DistCnt and CM of Table 2's feature sets (Section 2)
+    sets = {line.split("}")[0]: line.split("}")[1].split() for line in text.splitlines() if "Feature Set" in line}
+    assert sets["Feature Set-1 {a,b,e"] == ["2", "2", "0.6667", "6", "1"]
+    assert sets["Feature Set-2 {c,d,e"] == ["2", "2", "0.8889", "4", "3"]
+    assert "{abe}" in text and "Greedy-DistCnt at k = 2" in text  # the selectors on Table 1
 
 
 def test_runs_with_tiny_parameters(run_notebook):
@@ -70,3 +79,21 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert {"auc_paper", "auc_ours", "rank_paper", "rank_ours"} <= set(side.columns)
     at5 = side[side["k"] == 5]
     assert len(at5) == 2 * 8 and at5["auc_ours"].notna().all()  # two data sets x eight methods at k = 5
+
+
+def test_runs_on_own_item_matrix_and_table(run_notebook, tmp_path):
+    cards = write_own_data(tmp_path / "cards")
+    own = {**TINY, "datasets": [str(cards["items"]), str(cards["table"])], "readings": ["train-fold"]}
+    out = run_notebook("03_feature_selection_k_ac.ipynb", **{**own, "svm_settings": ["tuned"]})
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "baskets+ward"
+    assert metrics["baskets_features"] == 24 and metrics["baskets_ac_all_features"] >= 1
+    # the table is binarized: age in 4 intervals, 4 wards, 2 sexes, 3 severities, 6 diagnoses
+    assert metrics["ward_features"] == 4 + 4 + 2 + 3 + 6 and "ward_miner_pyfim_s" in metrics
+    results = pd.read_parquet(out / "results.parquet")
+    assert set(results["dataset"]) == {"baskets", "ward"}
+    ac = results[(results["metric"] == "ac") & results["method"].isin(["maximal", "greedy-hamdist"])]
+    assert (ac["value"] >= ac["param"]).all()
+    # no paper numbers for data of one's own: no claims, no side-by-side table, no rank correlation
+    assert not (out / "claims.csv").exists() and not (out / "paper_vs_ours.csv").exists()
+    assert not [key for key in metrics if "rank_spearman" in key]

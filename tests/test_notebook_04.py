@@ -1,10 +1,13 @@
-"""notebooks/04_nbc_publishing.ipynb runs end to end with tiny parameters and writes its artifacts."""
+"""notebooks/04_nbc_publishing.ipynb runs end to end with tiny parameters and writes its artifacts, on Adult and on a
+table card of one's own.
+"""
 
 import json
 from pathlib import Path
 
 import nbformat
 import pandas as pd
+from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
@@ -18,13 +21,13 @@ def test_conventions_and_defaults():
     assert convention_problems(nb) == []
     defaults = parameter_defaults(nb)
     assert set(TINY) <= set(defaults) and "output_dir" in defaults
-    kept = [c.source for c in nb.cells if "keep_output" in c.metadata.get("tags", [])]
-    assert any(
-        "22/25" in "".join(o.get("text", "") for o in c.outputs)
-        for c in nb.cells
-        if "keep_output" in c.metadata.get("tags", [])
-    )
-    assert len(kept) == 5  # changed on purpose: Definition 1 readings and the Corollary 4 counterexample
+    kept = [c for c in nb.cells if "keep_output" in c.metadata.get("tags", [])]
+    # changed on purpose: Definition 1 readings, the Corollary 4 counterexample, Lemma 2's algebra checked
+    assert len(kept) == 6
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for c in kept for o in c.outputs)
+    assert "22/25" in text and "7/9" in text  # Alice's exact posteriors
+    latex = "".join(o.get("data", {}).get("text/latex", "") for c in kept for o in c.outputs)
+    assert r"\tag*{Lemma 2, (7)}" in latex and r"\tag*{Corollary 4, (10)}" in latex  # rendered, numbered
 
 
 def test_runs_with_tiny_parameters(run_notebook):
@@ -45,5 +48,26 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert metrics["est_success"] is False and metrics["est_r_lower_bound"] == 2 and metrics["est_seconds"] > 0
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert {"figure8.png", "figure9.png"} <= figures
-    table = pd.read_csv(out / "paper_vs_ours.csv")
-    assert list(table.columns) == ["claim", "paper", "ours"] and len(table) >= 8
+    assert metrics["dataset"] == "adult" and not (out / "paper_vs_ours.csv").exists()
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)  # as the sweep report reads it ("n/a")
+    assert list(claims.columns) == ["claim", "paper", "ours", "agree when", "verdict"] and len(claims) >= 8
+    assert set(claims["verdict"]) <= {"agree", "differ", "n/a"} and (claims["verdict"] == "differ").any()
+    # a sample of 3000 rows is not the paper's data: its class counts are not compared
+    assert claims.set_index("claim").loc["Adult: class counts", "verdict"] == "n/a"
+
+
+def test_runs_on_own_table_without_claims(run_notebook, tmp_path):
+    cards = write_own_data(tmp_path / "cards")
+    out = run_notebook("04_nbc_publishing.ipynb", **{**TINY, "n_rows": 0, "dataset": str(cards["table"])})
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "ward" and metrics["n_rows"] == 591
+    assert metrics["p_negative"] + metrics["p_positive"] == 591 and metrics["est_r_lower_bound"] >= 1
+    results = pd.read_parquet(out / "results.parquet")
+    assert set(results["dataset"]) == {"ward"}
+    assert set(results["method"]) == {"original", "published", "generalized", "safety_transform"}
+    scores = results[results["metric"].isin(["accuracy", "recall"])]
+    original = scores[scores["method"] == "original"].set_index("metric")["value"]
+    assert original.equals(scores[scores["method"] == "published"].set_index("metric")["value"])
+    assert {"figure8.png", "figure9.png", "safety_transform_r.png"} <= {p.name for p in (out / "figures").glob("*.png")}
+    # no claims against the paper for data of one's own
+    assert not (out / "claims.csv").exists() and not (out / "paper_vs_ours.csv").exists()

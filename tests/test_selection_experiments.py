@@ -47,22 +47,34 @@ def test_itemset_growth_mines_the_top_hamdist_features():
 
 
 def test_dataset_statistics():
-    adult_binary = pd.DataFrame([[1, 0], [1, 1], [0, 0], [1, 0]])
-    adult = SimpleNamespace(y=np.array([1, 0, 0, 1]))
-    pu1 = SimpleNamespace(X=sp.csr_array(np.array([[1, 0, 0], [0, 1, 0]])), y=np.array([1, 0]))
-    stats, metrics = dataset_statistics(adult, adult_binary, pu1)
-    assert stats.index.tolist() == ["Adult", "Email (PU1)"]
-    assert stats.loc["Adult", ["entities", "features", "positive", "negative"]].tolist() == [4, 2, 2, 2]
-    assert stats.loc["Email (PU1)", ["entities", "features", "positive", "negative"]].tolist() == [2, 3, 1, 1]
+    def item(X, y, paper):
+        return SimpleNamespace(X_all=X, y_all=np.array(y), how="made so", support=SimpleNamespace(paper=paper))
+
+    inputs = {
+        "adult": item(pd.DataFrame([[1, 0], [1, 1], [0, 0], [1, 0]]), [1, 0, 0, 1], "adult"),
+        "pu1": item(sp.csr_array(np.array([[1, 0, 0], [0, 1, 0]])), [1, 0], "pu1"),
+        "mine": item(pd.DataFrame([[1], [1]]), [0, 1], None),
+    }
+    stats, metrics = dataset_statistics(inputs)
+    assert stats.index.tolist() == ["Adult", "Email (PU1)", "mine"]
+    assert stats.loc["Adult", ["rows", "features", "positive", "negative"]].tolist() == [4, 2, 2, 2]
+    assert stats.loc["Email (PU1)", ["rows", "features", "positive", "negative"]].tolist() == [2, 3, 1, 1]
     assert stats.loc["Adult", "density %"] == pytest.approx(50.0)
     assert stats.loc["Email (PU1)", "density %"] == pytest.approx(100 / 3)
+    assert stats.loc["Adult", "paper density %"] == 27.9 and stats.loc["Email (PU1)", "paper features"] == 24604
+    assert stats.loc["mine", ["paper density %", "paper features"]].isna().all()  # no paper numbers for it
+    assert stats.loc["mine", "AC, all features"] == 2 and stats.loc["mine", "features made as"] == "made so"
     assert metrics == {
         "adult_density": pytest.approx(0.5),
+        "adult_features": 2,
+        "adult_ac_all_features": 1,  # rows 11 and 10/01 are unique
         "pu1_density": pytest.approx(1 / 3),
-        "pu1_tokens": 3,
-        "adult_ac_all_features": 1,
+        "pu1_features": 3,
         "pu1_ac_all_features": 1,
-    }  # rows 11 and 10/01 are unique
+        "mine_density": 1.0,
+        "mine_features": 1,
+        "mine_ac_all_features": 2,
+    }
 
 
 def test_evaluate_datasets_runs_evaluate_methods_per_data_set():
@@ -139,3 +151,11 @@ def test_selection_metrics_keys_and_ranks():
     assert metrics["adult_full_auc"] == 0.82 and "adult_full_nan_auc" not in metrics
     assert metrics["adult_seconds"] == 12.5
     assert len(metrics) == 2 * 2 + 2 * 4 + 1  # rank correlation without and with the full feature set
+
+
+def test_side_by_side_shows_only_the_paper_data_sets_asked_for():
+    from privnb.experiments.selection_tables import side_by_side
+
+    empty = pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std", "flipped_share"])
+    side = side_by_side(empty, ["pu1"])
+    assert set(side["dataset"]) == {"pu1"} and len(side) == 8 * 3 and side["auc_ours"].isna().all()

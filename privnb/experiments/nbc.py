@@ -14,7 +14,8 @@
   data, against the published (NBC-equivalent) classifier.
 - :func:`claims_table`: the paper's claims beside ours.
 
-Result rows follow :data:`privnb.experiments.COLUMNS` (dataset "adult", classifier "nbc").
+Result rows follow :data:`privnb.experiments.COLUMNS` (dataset "adult" or the ``dataset`` given, classifier "nbc").
+:mod:`privnb.experiments.nbc_data` prepares a data card's table the way :func:`adult_nbc_frame` prepares Adult.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:
         positive = f[(f > 0).all(axis=1)]
         ratio = positive.max(axis=1) / positive.min(axis=1)
         ratio = ratio.astype(float).sort_values(ascending=False)
-        ratios[a] = {int(v): round(x, 1) for v, x in ratio.head(3).items()}
+        ratios[a] = {v.item() if isinstance(v, np.generic) else v: round(x, 1) for v, x in ratio.head(3).items()}
     plus_one = views.with_counts(
         [v + len(views.domain(views.attributes[0])) for v in views.class_counts],
         [f.to_numpy() + 1 for f in views.counts.values()],
@@ -98,7 +99,13 @@ def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:
 
 
 def safety_transform_sweep(
-    views: NBCViews, gammas: Sequence[float], prior: Mapping, *, n_train: int, random_state=None
+    views: NBCViews,
+    gammas: Sequence[float],
+    prior: Mapping,
+    *,
+    n_train: int,
+    dataset: str = "adult",
+    random_state=None,
 ) -> tuple[pd.DataFrame, list[list]]:
     """SafetyTransform for each gamma, audited exactly: not the paper's Figure 8 (that is :func:`figure8_est`).
 
@@ -117,6 +124,8 @@ def safety_transform_sweep(
         Label -> prior probability (the paper's: 75% on <=50K).
     n_train : int
         The number of rows behind ``views`` (``n_train`` of the result rows).
+    dataset : str
+        The result rows' data set name.
     random_state : int, RandomState or None
         Given to every SafetyTransform.
 
@@ -152,10 +161,10 @@ def safety_transform_sweep(
                 "seconds": seconds,
             }
         )
-        rows.append(["adult", "nbc", "safety_transform", gamma, 0, "r_closeness", measured, n_train, 0, ""])
+        rows.append([dataset, "nbc", "safety_transform", gamma, 0, "r_closeness", measured, n_train, 0, ""])
         rows.append(
             [
-                "adult",
+                dataset,
                 "nbc",
                 "safety_transform",
                 gamma,
@@ -164,7 +173,7 @@ def safety_transform_sweep(
                 measured_prior,
                 n_train,
                 0,
-                f"prior {prior[0]} on <=50K",
+                f"prior {prior[0]} on label 0",
             ]
         )
     return pd.DataFrame(fig8), rows
@@ -306,7 +315,7 @@ class ESTExperiment:
 
         ``est_seconds``, ``est_success``, ``est_power``, ``est_r_lower_bound``, ``tuples_predicted_positive``,
         ``tuples``, ``lemma12_s_m``, ``min_score_ratio``, ``statement14_log10_r_s_m``,
-        ``statement14_log10_r_s_min``, ``est_seconds_full``.
+        ``statement14_log10_r_s_min``, ``est_seconds_full``, ``est_r`` (the r EST was asked for).
         """
         return dict(
             est_seconds=self.seconds,
@@ -320,7 +329,33 @@ class ESTExperiment:
             statement14_log10_r_s_m=self.log10_r14["S_M"],
             statement14_log10_r_s_min=self.log10_r14["S_min"],
             est_seconds_full=self.above.seconds,
+            est_r=float(self.result.r),
         )
+
+    def table(self) -> pd.DataFrame:
+        """The runs and the numbers that explain their outcome, one row each (``value`` as text), for a notebook."""
+        result, above, uniform = self.result, self.above, self.uniform
+        n = self.log10_r14
+        return pd.DataFrame(
+            {
+                f"EST at r = {result.r:g}": f"{'published' if result.success else 'failed'} after {self.seconds:.3f} s",
+                "its reason": result.reason or "-",
+                "tuples where the NBC predicts label 1": f"{int(self.wins[1]):,} of {int(self.wins.sum()):,}",
+                "smallest r any large-count release can meet (prior floor)": f"{result.r_lower_bound:g}",
+                "Lemma 12's S_M = M1/M2": f"{self.largest[0]}/{self.largest[1]} = {self.s_m:.4f}",
+                "smallest ratio of two different scores (what Split needs)": f"{self.s_min:.7f}",
+                f"Statement 14's r (limit form, F~ = {self.f_tilde}, M/m = {self.big_m}/{self.small_m})": (
+                    f"10^{n['S_M']:.0f} with S_M; 10^{n['S_min']:.3g} with the smallest score ratio"
+                ),
+                f"EST at r = {above.r:g} (above the floor)": (
+                    f"{'published' if above.success else 'failed'} after {above.seconds:.2f} s; {above.reason or '-'}"
+                ),
+                f"EST at r = {uniform.r:g}, uniform prior (another task)": (
+                    f"{'published' if uniform.success else 'failed'}, achieved r = {uniform.achieved_r:.4f}"
+                ),
+            }.items(),
+            columns=["quantity", "value"],
+        ).set_index("quantity")
 
 
 def est_experiment(
@@ -374,6 +409,7 @@ def figure9(
     gamma: float = 2,
     class_column: str = "income",
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    dataset: str = "adult",
     random_state=None,
 ) -> tuple[pd.DataFrame, list[list]]:
     """Figure 9 of seed 004 (Section 8.2): NBC accuracy and recall (of class 1) trained on k-anonymized data.
@@ -382,7 +418,8 @@ def figure9(
     hierarchies, intervals :data:`EDUCATION_NUM_CUTS` for education-num) over ``attributes`` of the
     training half; the NBC trained on the released rows is tested on the test half recoded to the same
     generalization. The original NBC and the published one (SafetyTransform(gamma), NBC-equivalent)
-    are scored too. ``hierarchies`` (attribute -> Hierarchy) replaces Adult's for other data.
+    are scored too. ``hierarchies`` (attribute -> Hierarchy) replaces Adult's for other data, ``dataset`` names
+    the data set in the result rows.
 
     Returns
     -------
@@ -419,10 +456,10 @@ def figure9(
         method = rec["method"] if rec["method"] == "generalized" else "original"
         for metric in ("accuracy", "recall"):
             rows.append(
-                ["adult", "nbc", method, rec["k"], 0, metric, rec[metric], len(train), int(rec["n_suppressed"]), ""]
+                [dataset, "nbc", method, rec["k"], 0, metric, rec[metric], len(train), int(rec["n_suppressed"]), ""]
             )
             if method == "original":
                 rows.append(
-                    ["adult", "nbc", "published", np.nan, 0, metric, scores_published[metric], len(train), 0, ""]
+                    [dataset, "nbc", "published", np.nan, 0, metric, scores_published[metric], len(train), 0, ""]
                 )
     return fig9, rows

@@ -281,47 +281,51 @@ def _release_folds(y, n_splits, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return list(KFold(n_splits, shuffle=True, random_state=rng).split(index))
 
 
-def dataset_statistics(adult, adult_binary, pu1) -> tuple[pd.DataFrame, dict]:
-    """Table 3 of seed 001 (Section 5.1) for Adult and Email (PU1), beside the paper's density and size.
+PAPER_DATA = {"adult": ("Adult", 27.9, 19), "pu1": ("Email (PU1)", 0.9, 24604)}
+"""The paper's data sets by privnb name: its label, density in percent and feature count (Table 3 of seed 001)."""
+
+
+def dataset_statistics(inputs: Mapping) -> tuple[pd.DataFrame, dict]:
+    """Table 3 of seed 001 for every data set (all its rows), beside the paper's density and size for its own.
 
     Parameters
     ----------
-    adult : Dataset
-        Adult as loaded (``y``: 1 for >50K); ``adult_binary`` is its binarization (``binarize_adult``).
-    adult_binary : DataFrame or array
-        The binary features of Adult, one row per entity.
-    pu1 : TokenCorpus
-        The PU1 corpus (``X``: token presence, ``y``: 1 for spam).
+    inputs : mapping
+        Name -> an object with ``X_all`` (binary features, every row), ``y_all`` (labels 0/1), ``how`` (how the
+        features were made) and ``support.paper`` (the papers' name or None), e.g.
+        :class:`privnb.experiments.selection_data.SelectionInput`.
 
     Returns
     -------
     stats : DataFrame
-        Rows "Adult" and "Email (PU1)": entities, features, positive, negative, density in percent, and
-        the paper's density and feature count.
+        One row per data set (the paper's label for its own): rows, features, positive, negative, density in
+        percent, the AC with every feature published (Definition 5), how the features were made, and the
+        paper's density and feature count (empty for other data).
     metrics : dict
-        ``adult_density``, ``pu1_density``, ``pu1_tokens``, ``adult_ac_all_features`` and
-        ``pu1_ac_all_features`` (the AC of Definition 5 with every feature published).
+        ``<name>_density``, ``<name>_features`` and ``<name>_ac_all_features`` per data set.
     """
-    stats = pd.DataFrame(
-        {
-            "entities": [len(adult_binary), pu1.X.shape[0]],
-            "features": [adult_binary.shape[1], pu1.X.shape[1]],
-            "positive": [int(adult.y.sum()), int(pu1.y.sum())],
-            "negative": [int((1 - adult.y).sum()), int((1 - pu1.y).sum())],
-            "density %": [100 * density(adult_binary), 100 * density(pu1.X)],
-            "paper density %": [27.9, 0.9],
-            "paper features": [19, 24604],
-        },
-        index=["Adult", "Email (PU1)"],
-    )
-    metrics = dict(
-        adult_density=density(adult_binary),
-        pu1_density=density(pu1.X),
-        pu1_tokens=int(pu1.X.shape[1]),
-        adult_ac_all_features=dataset_ac(adult_binary),
-        pu1_ac_all_features=dataset_ac(pu1.X),
-    )
-    return stats, metrics
+    rows, metrics = [], {}
+    for name, item in inputs.items():
+        X, y = item.X_all, np.asarray(item.y_all)
+        label, paper_density, paper_features = PAPER_DATA.get(item.support.paper, (name, np.nan, np.nan))
+        ac = dataset_ac(X)
+        metrics.update({f"{name}_density": density(X), f"{name}_features": int(X.shape[1])})
+        metrics[f"{name}_ac_all_features"] = ac
+        rows.append(
+            {
+                "data set": label,
+                "rows": X.shape[0],
+                "features": X.shape[1],
+                "positive": int(y.sum()),
+                "negative": int((1 - y).sum()),
+                "density %": 100 * density(X),
+                "AC, all features": ac,
+                "features made as": item.how,
+                "paper density %": paper_density,
+                "paper features": paper_features,
+            }
+        )
+    return pd.DataFrame(rows).set_index("data set"), metrics
 
 
 def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict[str, tuple[int, float]]:

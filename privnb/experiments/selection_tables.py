@@ -3,6 +3,8 @@
 :data:`PAPER_TABLES` holds the paper's Tables 5 (Adult) and 6 (Email), for the side-by-side table.
 :func:`summary_table` condenses the tidy rows of :func:`privnb.experiments.selection.evaluate_methods`;
 :func:`auc_tables` and :func:`ac_table` (Tables 5-6), :func:`side_by_side`, :func:`selection_metrics`.
+:func:`feature_set_table` and :func:`selection_example` show the definitions and the selectors on the paper's
+Table 1.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.selection import LABELS, METHODS
+from privnb.experiments.selection import LABELS, METHODS, SELECTORS
+from privnb.learn.feature_selection import maximal_itemsets
+from privnb.mechanisms.containment import (
+    classification_metric,
+    dataset_ac,
+    dataset_anonymity,
+    distcnt,
+    hamdist,
+)
 
 PAPER_TABLES = pd.DataFrame(
     [
@@ -77,15 +87,19 @@ def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
     return out.sort_values(["dataset", "_order", "param"]).drop(columns="_order").reset_index(drop=True)
 
 
-def side_by_side(summary: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Tables 5-6 beside ours: AUC (SFC, or flipped share for RF) and the method ranks at k."""
+def side_by_side(summary: pd.DataFrame, datasets=("adult", "pu1")) -> pd.DataFrame:
+    """The paper's Tables 5-6 beside ours: AUC (SFC, or flipped share for RF) and the method ranks at k.
+
+    ``datasets``: the paper's data sets to show (those that ran); other data sets have no paper numbers.
+    """
     ours = summary[summary["method"].isin(PAPER_TABLES["method"].unique())].copy()
     full = ours["method"] == "full"
     ours = pd.concat([ours[~full]] + [ours[full].assign(param=float(k)) for k in (5, 8, 11)])
     ours = ours.rename(columns={"param": "k", "auc": "auc_ours"})
     ours["k"] = ours["k"].astype(int)
     ours["size_ours"] = np.where(ours["method"] == "rf", ours.get("flipped_share"), ours["n_features"])
-    paper = PAPER_TABLES.rename(columns={"auc": "auc_paper", "size": "size_paper"})
+    paper = PAPER_TABLES[PAPER_TABLES["dataset"].isin(datasets)]
+    paper = paper.rename(columns={"auc": "auc_paper", "size": "size_paper"})
     table = paper.merge(
         ours[["dataset", "method", "k", "auc_ours", "auc_std", "size_ours"]], on=["dataset", "method", "k"], how="left"
     )
@@ -130,18 +144,20 @@ def ac_table(summary: pd.DataFrame) -> pd.DataFrame:
     return summary.pivot_table(index=["dataset", "method"], columns="param", values="ac", sort=False).round(1)
 
 
-def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mapping[str, float]) -> dict:
+def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame | None, seconds: Mapping[str, float]) -> dict:
     """Headline numbers of the Section 5.2 comparison (seed 001) for ``metrics.json``.
 
     ``<dataset>_k<k>_rank_spearman``: Spearman correlation of the paper's and our method ranks at k (from
     :func:`side_by_side`) without the full feature set, whose rank is fixed by construction (it is best or
     near best in both tables); ``..._rank_spearman_with_full`` keeps it. ``<dataset>_<method>[_<param>]_auc``
     and ``..._n_features`` per :func:`summary_table` row (no param suffix for the full feature set);
-    ``<dataset>_seconds``.
+    ``<dataset>_seconds``. ``side`` None (no paper data set ran): no rank correlations.
     """
     metrics = {}
     by_construction = LABELS["full"]
-    for (name, k), part in side.groupby(["dataset", "k"]):
+    for (name, k), part in (side if side is not None else pd.DataFrame(columns=["dataset", "k"])).groupby(
+        ["dataset", "k"]
+    ):
         free = part[part["method"] != by_construction] if "method" in part else part
         metrics[f"{name}_k{k}_rank_spearman"] = float(free["rank_paper"].corr(free["rank_ours"], method="spearman"))
         metrics[f"{name}_k{k}_rank_spearman_with_full"] = float(
@@ -153,3 +169,44 @@ def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame, seconds: Mappin
         metrics[f"{key}_n_features"] = float(r.n_features)
     metrics.update({f"{name}_seconds": s for name, s in seconds.items()})
     return metrics
+
+
+def feature_set_table(X, y=None, feature_sets: Mapping | None = None) -> pd.DataFrame:
+    """Definitions 1-9 of seed 001 on named feature sets of one small binary table (its Table 2 on Table 1).
+
+    ``feature_sets`` maps a name to column indices (None: every column; default: every column only). Columns:
+    ``AC`` (Definition 6), ``k-anonymity`` (the largest k, Definition 1) and, with labels ``y``, ``HamDist``
+    (Definition 8), ``DistCnt`` (Definition 9) and ``CM mistakes`` (Iyengar's CM, Definition 2).
+    """
+    rows = {}
+    for name, features in (feature_sets or {"all features": None}).items():
+        row = {"AC": dataset_ac(X, features), "k-anonymity": dataset_anonymity(X, features)}
+        if y is not None:
+            row |= {
+                "HamDist": hamdist(X, y, features),
+                "DistCnt": distcnt(X, y, features),
+                "CM mistakes": classification_metric(X, y, features),
+            }
+        rows[name] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def selection_example(X, y, k: int, names) -> pd.DataFrame:
+    """What Maximal, Greedy-HamDist and Greedy-DistCnt (Section 4 of seed 001) select at ``k`` beside the maximal
+    frequent itemsets of support ``k`` (Lemma 3), on a small table whose columns are ``names``.
+
+    One row per itemset or selector: its features and their AC (Definition 6).
+    """
+    spell = "".join if all(len(str(n)) == 1 for n in names) else ", ".join
+
+    def features(indices) -> str:
+        return "{" + spell(str(names[i]) for i in indices) + "}"
+
+    rows = [
+        (f"maximal frequent itemset of support {k}", features(s), dataset_ac(X, list(s)))
+        for s in maximal_itemsets(X, k)
+    ]
+    for method in ("maximal", "greedy-hamdist", "greedy-distcnt"):
+        selection = SELECTORS[method](X, y, k, {})
+        rows.append((f"{LABELS[method]} at k = {k}", features(selection.features), selection.ac))
+    return pd.DataFrame(rows, columns=["what", "features", "AC"]).set_index("what")
