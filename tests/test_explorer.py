@@ -135,3 +135,27 @@ def test_caption_is_markdown_under_the_figure():
     assert repr(shown) == "Figure. Look at the gap between the boxes."
     with pytest.raises(ValueError, match="sentence"):
         caption("  ")
+
+
+def test_tour_state_on_a_data_card_and_without_hierarchies(tmp_path):
+    from own_data import write_own_data
+
+    from privnb.data import load
+    from privnb.experiments import data_support
+
+    card = write_own_data(tmp_path)["table"]
+    ward, support = load(card), data_support(card)
+    qi = list(ward.quasi_identifiers)
+    state = tour_state(3, 4, 2.0, data=ward, quasi_identifiers=qi, hierarchies=support.generalization_hierarchies)
+    assert list(state.classes.index) == ["full-domain", "Mondrian"]
+    for release in (state.full_domain, state.mondrian):
+        assert is_k_anonymous(release.generalized_, qi, 4)
+    alone = tour_state(3, 4, 2.0, data=ward, quasi_identifiers=qi, hierarchies=None)
+    assert alone.full_domain is None and list(alone.classes.index) == ["Mondrian"]
+    assert set(alone.smallest_classes["method"]) == {"Mondrian"} and "Mondrian" in repr(alone)
+
+
+def test_explorer_starts_l_within_the_toy(data, hierarchies):
+    pytest.importorskip("ipywidgets")
+    explorer = tour_explorer(data=data, quasi_identifiers=QI, hierarchies=hierarchies, l=9, k=5)
+    assert explorer.default.l == explorer.controls["l"].max == anatomy_toy().frame["A_2"].nunique()

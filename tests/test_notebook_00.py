@@ -1,13 +1,24 @@
-"""notebooks/00_tour.ipynb runs end to end with tiny parameters and writes its artifacts."""
+"""notebooks/00_tour.ipynb runs end to end with tiny parameters and writes its artifacts, on Adult and on a data
+card that is none of the papers' data sets."""
 
 import json
 
 import nbformat
 import pandas as pd
+from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
 
 TINY = {"l": 2, "k": 3, "sample_size": 400, "n_splits": 2, "seed": 1}
+
+
+def _outputs(executed, kind: str) -> str:
+    """Every ``kind`` output (``text/html``, ``text/markdown``, ...) of the executed notebook, joined."""
+    return "".join(o.get("data", {}).get(kind, "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+
+
+def _explorer_cell(executed):
+    return next(c for c in executed.cells if c.cell_type == "code" and "tour_explorer(" in c.source)
 
 
 def test_tour_runs_with_tiny_parameters(run_notebook):
@@ -28,10 +39,29 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     assert figures == {"toy_anatomy.png", "anatomy_suppression.png", "equivalence_classes.png", "views_error.png"}
     # the explorer's cell holds the default state as ordinary outputs (papermill has no widget frontend)
     executed = nbformat.read(out.parent / "00_tour.ipynb", as_version=4)
-    cell = next(c for c in executed.cells if c.cell_type == "code" and c.source.startswith("tour_explorer("))
+    cell = _explorer_cell(executed)
     html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
     text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
     for heading in (f"l = {TINY['l']}: anatomy", f"k = {TINY['k']}: equivalence classes", "SafetyTransform"):
         assert heading in html and heading in text
     assert "Joined training data D_A" in html and "Equivalence classes by method" in html
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cell.outputs)
+
+
+def test_tour_runs_on_a_data_card_and_says_what_it_skips(run_notebook, tmp_path):
+    # l = 7 exceeds the card's six diagnoses: anatomy is skipped; generalization, the views and the explorer run
+    card = write_own_data(tmp_path / "own")["table"]
+    out = run_notebook("00_tour.ipynb", **{**TINY, "l": 7, "dataset": str(card)})
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "ward"
+    assert "anatomy_groups" not in metrics
+    assert {"full_domain_groups", "mondrian_groups", "error_original"} <= set(metrics)
+    results = pd.read_parquet(out / "results.parquet")
+    assert set(results["method"]) == {"original", "generalized", "mondrian"} and set(results["dataset"]) == {"ward"}
+    executed = nbformat.read(out.parent / "00_tour.ipynb", as_version=4)
+    html, skips = _outputs(executed, "text/html"), _outputs(executed, "text/markdown")
+    assert "What each section needs from ward" in html
+    assert "Skipped." in skips and "Anatomy of ward: 'diagnosis' has 6 value(s); l = 7 needs at least 7" in skips
+    # the explorer generalizes the card's own quasi-identifiers with its hierarchies; its toy l starts at 6
+    static = "".join(o.get("data", {}).get("text/plain", "") for o in _explorer_cell(executed).outputs)
+    assert "l = 6: anatomy" in static and "severity" in static and "full-domain" in static

@@ -29,6 +29,7 @@ from privnb.attacks import (
 )
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.experiments.selection import SELECTORS, fit_svm
+from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import AnatomizedTraining, GeneralizedTraining, OriginalTraining, PrunedTraining
 from privnb.mechanisms.anatomy import NotLDiverseError
@@ -55,6 +56,10 @@ AXES = {
 def _views(dataset, ls, ks, hierarchies, n_neighbors):
     knn = IBkClassifier(n_neighbors, kinds=dataset.kinds, orders=dataset.orders)
     qi = list(dataset.quasi_identifiers)
+    hq = [q for q in qi if q in (hierarchies or {})]
+    # a generalized ordinal quasi-identifier holds labels of ranges of its order (Mondrian cuts every one)
+    full_domain_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(hq)))
+    mondrian_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(qi)))
     out = [("original", math.nan, OriginalTraining(knn))]
     out += [
         (
@@ -75,12 +80,18 @@ def _views(dataset, ls, ks, hierarchies, n_neighbors):
         for l in ls
     ]
     if hierarchies is not None:
-        hq = [q for q in qi if q in hierarchies]
         out += [
-            ("generalized", float(k), GeneralizedTraining(knn, quasi_identifiers=hq, k=k, hierarchies=hierarchies))
+            (
+                "generalized",
+                float(k),
+                GeneralizedTraining(full_domain_knn, quasi_identifiers=hq, k=k, hierarchies=hierarchies),
+            )
             for k in ks
         ]
-    out += [("mondrian", float(k), GeneralizedTraining(knn, quasi_identifiers=qi, k=k, method="mondrian")) for k in ks]
+    out += [
+        ("mondrian", float(k), GeneralizedTraining(mondrian_knn, quasi_identifiers=qi, k=k, method="mondrian"))
+        for k in ks
+    ]
     return out
 
 
@@ -228,6 +239,7 @@ def nbc_release_audit(
     gammas: Sequence[float] = (2, 10, 100),
     epsilons: Sequence[float] = (0.1, 0.5, 1.0),
     class_column: str = "income",
+    dataset_name: str = "adult",
     test_size: float = 0.5,
     max_size: int | None = None,
     prior=None,
@@ -238,7 +250,7 @@ def nbc_release_audit(
     The views of the training half are published by SafetyTransform(gamma) and by Laplace and geometric
     DP counts (:func:`privnb.attacks.dp_views`) at each epsilon; each release is audited exactly
     (:func:`privnb.nbc.achieved_r`, quasi-identifiers of up to ``max_size`` attributes) and its NBC scored
-    on the test half: metrics ``r_closeness`` and ``error``.
+    on the test half: metrics ``r_closeness`` and ``error`` (rows named ``dataset_name``).
     """
     seed = (
         int(np.random.RandomState(random_state).randint(2**31 - 1))
@@ -259,7 +271,7 @@ def nbc_release_audit(
     ]
     rows = []
     for method, param, views in releases:
-        base = ("adult", "NBC", method, param, 0)
+        base = (dataset_name, "NBC", method, param, 0)
         r = achieved_r(views, prior, max_size=max_size)
         rows.append((*base, "error", error_rate(y_test, views.predict(test)), len(train), 0, ""))
         rows.append((*base, "r_closeness", r, len(train), 0, f"max_size={max_size}"))

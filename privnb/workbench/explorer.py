@@ -1,8 +1,9 @@
 """The tour notebook's interactive explorer: l, k and gamma on sliders, every number computed by privnb.
 
 :func:`tour_state` computes, for one ``(l, k, gamma)``, what the tour shows: the anatomy of the papers' toy
-(groups, suppressed rows, the joined training data D_A), the equivalence classes of full-domain and Mondrian
-k-anonymous releases of a table, and the achieved r of SafetyTransform(gamma) on the NBC views of the Naive
+(groups, suppressed rows, the joined training data D_A), the equivalence classes of full-domain (when the
+table's quasi-identifiers have hierarchies) and Mondrian k-anonymous releases of a table (Adult's sample or a
+data card's), and the achieved r of SafetyTransform(gamma) on the NBC views of the Naive
 Bayes paper's Figure 1(a). It is plain computation (tested against the mechanisms it calls).
 :func:`tour_explorer` puts ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma over it with
 ``ipywidgets.interactive_output``.
@@ -63,7 +64,7 @@ class TourState:
         The toy's rows that no group holds.
     joined : DataFrame
         The anatomized training data D_A, ``anatomy.join()`` sorted by individual (``row_id``).
-    full_domain, mondrian : fitted FullDomainGeneralizer and MondrianGeneralizer
+    full_domain, mondrian : fitted FullDomainGeneralizer (None without hierarchies) and MondrianGeneralizer
     classes : DataFrame
         One row per method: equivalence classes, the smallest, median and largest class, rows suppressed.
     smallest_classes : DataFrame
@@ -80,7 +81,7 @@ class TourState:
     groups: pd.DataFrame
     suppressed: pd.DataFrame
     joined: pd.DataFrame
-    full_domain: FullDomainGeneralizer
+    full_domain: FullDomainGeneralizer | None
     mondrian: MondrianGeneralizer
     classes: pd.DataFrame
     smallest_classes: pd.DataFrame
@@ -157,10 +158,11 @@ def tour_state(
     gamma : float > 1
         SafetyTransform's amplification, applied to ``views`` (default :func:`toy_views`).
     data : Dataset
-        The table generalized (the tour: its Adult sample).
+        The table generalized (the tour: its sample of Adult or of a data card's table).
     quasi_identifiers : sequence of str
-    hierarchies : mapping attribute -> Hierarchy
-        As :func:`privnb.mechanisms.adult_hierarchies` returns.
+    hierarchies : mapping attribute -> Hierarchy, or None
+        One per quasi-identifier (:attr:`privnb.experiments.DataSupport.generalization_hierarchies`); None
+        leaves full-domain generalization out (Mondrian needs none).
     random_state : int
         Anatomy's and SafetyTransform's random choices.
 
@@ -179,10 +181,12 @@ def tour_state(
     suppressed = toy.frame.loc[anatomy.suppressed]
     joined = anatomy.join().sort_values(["row_id", toy.sensitive], kind="stable").reset_index(drop=True)
 
-    full_domain = FullDomainGeneralizer(qi, k, hierarchies).fit(data.frame)
-    mondrian = MondrianGeneralizer(qi, k, kinds=data.kinds, hierarchies=hierarchies).fit(data.frame)
+    full_domain = None if hierarchies is None else FullDomainGeneralizer(qi, k, hierarchies).fit(data.frame)
+    mondrian = MondrianGeneralizer(qi, k, kinds=data.kinds, hierarchies=hierarchies, orders=data.orders).fit(data.frame)
     summary, smallest = {}, []
     for name, release in (("full-domain", full_domain), ("Mondrian", mondrian)):
+        if release is None:
+            continue
         sizes = _classes(release.generalized_, qi)
         summary[name] = {
             "classes": len(sizes),
@@ -296,9 +300,11 @@ def tour_explorer(
 ) -> TourExplorer:
     """The tour's explorer: ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma over :func:`tour_state`.
 
-    ``l`` runs from 2 to the toy's number of distinct sensitive values, ``k`` from 2 to ``k_max``, gamma
-    from 10^0.05 to 1000. States are computed once and kept. The last expression of a cell, it shows the
-    live explorer where widgets render and the default state everywhere else (see the module docstring).
+    ``l`` runs from 2 to the toy's number of distinct sensitive values (a larger ``l`` starts at the largest),
+    ``k`` from 2 to ``k_max``, gamma from 10^0.05 to 1000. States are computed once and kept. The last
+    expression of a cell, it shows the live explorer where widgets render and the default state everywhere else
+    (see the module docstring). ``data`` may be any table with roles (a data card's); without ``hierarchies``
+    the k section shows Mondrian alone.
     """
     toy = anatomy_toy() if toy is None else toy
     views = toy_views() if views is None else views
@@ -317,4 +323,4 @@ def tour_explorer(
         )
 
     l_max = int(toy.frame[toy.sensitive].nunique())
-    return TourExplorer(compute, l=l, k=k, gamma=gamma, l_max=l_max, k_max=k_max)
+    return TourExplorer(compute, l=min(l, l_max), k=k, gamma=gamma, l_max=l_max, k_max=k_max)
