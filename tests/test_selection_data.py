@@ -7,12 +7,11 @@ import pandas as pd
 import pytest
 from own_data import write_own_data
 
-from privnb.data import Dataset
+from privnb.data import Dataset, binarize_table
 from privnb.experiments.selection import dataset_statistics
 from privnb.experiments.selection_data import (
     SECTIONS,
     adult_feature_definitions,
-    binarize_table,
     experiment_sizes,
     itemset_tables,
     requirements_table,

@@ -3,7 +3,7 @@
 binarization.
 """
 
-from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, density
+from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, binarize_table, density
 from .cards import (
     CardError,
     CardReport,
@@ -55,6 +55,7 @@ __all__ = [
     "ADULT_EDUCATION",
     "ADULT_ONE_VS_REST",
     "binarize_adult",
+    "binarize_table",
     "density",
     "KINDS",
     "Dataset",

@@ -5,10 +5,13 @@ gender, hours-per-week) into 19 binary features: one binary per interval of age 
 education and hours-per-week, and one-vs-rest binaries for the others ("never-married versus others",
 "white versus others"). Its interval bounds and two of its one-vs-rest choices were lost in the text we
 have; :data:`ADULT_BINS` and :data:`ADULT_ONE_VS_REST` are ours, chosen so that the density lands
-near the paper's 27.9% (Table 3): they give 27.6% on adult.data (32561 rows).
+near the paper's 27.9% (Table 3): they give 27.6% on adult.data (32561 rows). :func:`binarize_table` does the
+same for any table (a data card's), one binary per value or per equal-frequency interval.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -82,3 +85,43 @@ def density(X) -> float:
     """Share of non-zero cells of a binary matrix (Table 3 of seed 001)."""
     nnz = X.nnz if hasattr(X, "nnz") else int(np.count_nonzero(np.asarray(X)))
     return nnz / (X.shape[0] * X.shape[1])
+
+
+def _interval(lo: float, hi: float, first: bool) -> str:
+    return f"{'[' if first else '('}{lo:g}, {hi:g}]"
+
+
+def binarize_table(data, *, n_bins: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A table's every non-target column as binary items (Section 5.1 of seed 001 does this by hand for Adult).
+
+    A nominal or ordinal column gives one binary per value it holds (ordinal ones in domain order); a numeric
+    column one per interval of ``n_bins`` equal-frequency bins (fewer where quantiles coincide), the first
+    closed, the others open on the left. A missing cell sets none of its column's binaries.
+
+    Returns
+    -------
+    binary : DataFrame of int8 0/1, columns ``column=value`` or ``column=(lo, hi]``, one row per row of ``data``
+    definitions : DataFrame
+        ``feature``, ``column`` and ``holds when`` (the value or the interval), in the order of ``binary``.
+    """
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be at least 1, got {n_bins}")
+    columns, rows = {}, []
+    for column in data.X.columns:
+        values = data.frame[column]
+        if data.kinds[column] == "numeric":
+            numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            edges = np.unique(np.nanquantile(numbers, np.linspace(0, 1, n_bins + 1)))
+            edges = np.repeat(edges, 2) if len(edges) == 1 else edges
+            for i, (lo, hi) in enumerate(pairwise(edges)):
+                interval = _interval(lo, hi, i == 0)
+                columns[f"{column}={interval}"] = ((numbers > lo) | ((numbers == lo) & (i == 0))) & (numbers <= hi)
+                rows.append((f"{column}={interval}", column, f"{column} in {interval}"))
+        else:
+            present = set(values.dropna().unique())
+            order = data.orders.get(column) or sorted(present, key=str)
+            for value in (v for v in order if v in present):
+                columns[f"{column}={value}"] = (values == value).fillna(False).to_numpy(dtype=bool)
+                rows.append((f"{column}={value}", column, f"{column} = {value}"))
+    binary = pd.DataFrame(columns, index=data.frame.index).astype(np.int8)
+    return binary, pd.DataFrame(rows, columns=["feature", "column", "holds when"])

@@ -7,7 +7,7 @@ entry of the notebook's ``datasets`` is a papers' name or a data card (``privnb.
 - ``"adult"``: the paper's 19 binary features (:func:`privnb.data.binarize_adult`, Section 5.1);
 - ``"pu1"``: the Email data set, token presence (Table 3);
 - an item-matrix card: its 0/1 matrix as given (like PU1);
-- a table card: :func:`binarize_table`, one binary per value of a nominal or ordinal column and one per
+- a table card: :func:`privnb.data.binarize_table`, one binary per value of a nominal or ordinal column and one per
   equal-frequency interval of a numeric column (the paper does the same by hand for Adult).
 
 :func:`selection_inputs` prepares them; :func:`requirements_table` says what each section needs from each,
@@ -19,12 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 import pandas as pd
 
-from privnb.data import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, TokenCorpus, binarize_adult, load
+from privnb.data import (
+    ADULT_BINS,
+    ADULT_EDUCATION,
+    ADULT_ONE_VS_REST,
+    TokenCorpus,
+    binarize_adult,
+    binarize_table,
+    load,
+)
 from privnb.experiments.data_support import DataSupport, data_support
 from privnb.experiments.selection import PAPER_DATA, frequent_columns, itemset_growth, time_miners
 from privnb.learn.largest_itemsets import largest_itemsets_stats
@@ -36,46 +43,6 @@ SECTIONS = {
 }
 """The notebook's sections by what they need (:meth:`DataSupport.requirements`): exactly one of the first two
 runs for every data set."""
-
-
-def _interval(lo: float, hi: float, first: bool) -> str:
-    return f"{'[' if first else '('}{lo:g}, {hi:g}]"
-
-
-def binarize_table(data, *, n_bins: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A table's every non-target column as binary items (Section 5.1 of seed 001 does this by hand for Adult).
-
-    A nominal or ordinal column gives one binary per value it holds (ordinal ones in domain order); a numeric
-    column one per interval of ``n_bins`` equal-frequency bins (fewer where quantiles coincide), the first
-    closed, the others open on the left. A missing cell sets none of its column's binaries.
-
-    Returns
-    -------
-    binary : DataFrame of int8 0/1, columns ``column=value`` or ``column=(lo, hi]``, one row per row of ``data``
-    definitions : DataFrame
-        ``feature``, ``column`` and ``holds when`` (the value or the interval), in the order of ``binary``.
-    """
-    if n_bins < 1:
-        raise ValueError(f"n_bins must be at least 1, got {n_bins}")
-    columns, rows = {}, []
-    for column in data.X.columns:
-        values = data.frame[column]
-        if data.kinds[column] == "numeric":
-            numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-            edges = np.unique(np.nanquantile(numbers, np.linspace(0, 1, n_bins + 1)))
-            edges = np.repeat(edges, 2) if len(edges) == 1 else edges
-            for i, (lo, hi) in enumerate(pairwise(edges)):
-                interval = _interval(lo, hi, i == 0)
-                columns[f"{column}={interval}"] = ((numbers > lo) | ((numbers == lo) & (i == 0))) & (numbers <= hi)
-                rows.append((f"{column}={interval}", column, f"{column} in {interval}"))
-        else:
-            present = set(values.dropna().unique())
-            order = data.orders.get(column) or sorted(present, key=str)
-            for value in (v for v in order if v in present):
-                columns[f"{column}={value}"] = (values == value).fillna(False).to_numpy(dtype=bool)
-                rows.append((f"{column}={value}", column, f"{column} = {value}"))
-    binary = pd.DataFrame(columns, index=data.frame.index).astype(np.int8)
-    return binary, pd.DataFrame(rows, columns=["feature", "column", "holds when"])
 
 
 def adult_feature_definitions() -> pd.DataFrame:
