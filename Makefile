@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SWEEP  ?= 00_tour.quick
 WORKERS ?= 2
+TEST_WORKERS ?= 2
 
 # Point the loaders at the shared data folder when it is there and the user has not chosen one.
 SHARED_DATA := $(abspath ../shared/data)
@@ -34,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check privnb tests benchmarks
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
 
 sweep: $(STAMP)
 	$(BIN)/privnb sweep notebooks/sweeps/$(SWEEP).yaml --out results --workers $(WORKERS)
