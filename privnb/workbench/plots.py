@@ -164,6 +164,8 @@ def bound_plot(
     """
     x = np.asarray(x)
     fig, (axis,) = _figure_and_axes(ax)
+    if ax is None:
+        fig.set_size_inches(6.5, 3.6)  # room for the legend beside the lines
     for style, series in (("-o", _as_series(measured, "measured")), ("--", _as_series(bound, "bound"))):
         for label, y in series.items():
             y = np.asarray(y)
@@ -175,5 +177,5 @@ def bound_plot(
     if logy:
         axis.set_yscale("log")
     axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
-    axis.legend()
+    axis.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize="small")  # beside the lines
     return _finish(fig, path)
