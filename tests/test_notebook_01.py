@@ -52,8 +52,14 @@ def test_notebook_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
     """A card that is none of the papers' data: every view runs (its hierarchies give k-anonymity); no claims."""
     card = write_own_data(tmp_path / "data")["table"]
     out = run_notebook(
-        "01_svm_l_diversity.ipynb", dataset=str(card), sample_size=0, n_splits=2, ls=[2, 6, 7], ks=[2],
-        other_spaces={}, compare_centers=False,
+        "01_svm_l_diversity.ipynb",
+        dataset=str(card),
+        sample_size=0,
+        n_splits=2,
+        ls=[2, 6, 7],
+        ks=[2],
+        other_spaces={},
+        compare_centers=False,
     )
     results = pd.read_parquet(out / "results.parquet")
     assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
