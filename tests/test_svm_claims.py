@@ -132,15 +132,19 @@ def test_summary_and_aspects():
     )  # ls read from the table
 
 
+#: Two folds of what theorem_4_1_inputs records for one pruned linear SVC.
+THEOREM_INPUTS = {
+    "w_norm": [2.0, 4.0],
+    "r2_min": [1.0, 0.5],
+    "r2_max": [3.0, 2.0],
+    "appendix_b_r2_min": [5.0, 6.0],
+    "appendix_b_r2_max": [9.0, 9.0],
+}
+
+
 def test_theorem_4_1_table_from_the_rows_of_the_pruned_svcs():
     base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
-    inputs = {
-        "w_norm": [2.0, 4.0],
-        "r2_min": [1.0, 0.5],
-        "r2_max": [3.0, 2.0],
-        "appendix_b_r2_min": [5.0, 6.0],
-        "appendix_b_r2_max": [9.0, 9.0],
-    }
+    inputs = THEOREM_INPUTS
     rows = [
         ("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 2 * fold, "")
         for metric, values in inputs.items()
@@ -183,14 +187,7 @@ def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_space
     base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
 
     def with_inputs(dimension, error_shift=0.0):
-        inputs = {
-            "dimension": [dimension] * 2,
-            "w_norm": [2.0, 4.0],
-            "r2_min": [1.0, 0.5],
-            "r2_max": [3.0, 2.0],
-            "appendix_b_r2_min": [5.0, 6.0],
-            "appendix_b_r2_max": [9.0, 9.0],
-        }
+        inputs = {"dimension": [dimension] * 2, **THEOREM_INPUTS}
         rows = [
             ("adult", "SVC", "pruned", 2.0, fold, metric, values[fold], 100, 0, "")
             for metric, values in inputs.items()
