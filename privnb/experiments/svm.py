@@ -46,13 +46,22 @@ def svm_views(
 
     if dataset.sensitive is None:
         raise ValueError(f"dataset {dataset.name!r} has no sensitive attribute; the SVM grid needs one")
-    model = (
-        None
-        if kernel is None
-        else svm_pipeline(
-            dataset, kernel, solver=solver, collapse=collapse, space=space, ordinal_center=ordinal_center, **options
+
+    def pipeline(kinds=None):
+        if kernel is None:
+            return None
+        return svm_pipeline(
+            dataset,
+            kernel,
+            solver=solver,
+            collapse=collapse,
+            space=space,
+            ordinal_center=ordinal_center,
+            kinds=kinds,
+            **options,
         )
-    )
+
+    model = pipeline()
     views = {
         ("original", None): OriginalTraining(model),
         ("identifying", None): IdentifyingTraining(model, sensitive=dataset.sensitive),
@@ -66,20 +75,7 @@ def svm_views(
             orders=dict(dataset.orders),
             ordinal_center=ordinal_center,
         )
-    generalized_model = (
-        None
-        if kernel is None or not k_anonymity
-        else svm_pipeline(
-            dataset,
-            kernel,
-            solver=solver,
-            collapse=collapse,
-            space=space,
-            ordinal_center=ordinal_center,
-            kinds=generalized_kinds(dataset.kinds, hierarchies),
-            **options,
-        )
-    )
+    generalized_model = pipeline(generalized_kinds(dataset.kinds, hierarchies)) if k_anonymity else None
     for k in k_anonymity:
         views[("generalized", k)] = GeneralizedTraining(
             generalized_model,
