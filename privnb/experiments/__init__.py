@@ -2,7 +2,7 @@
 
 from .claims import count_verdicts, verdict
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
-from .knn import convergence_curves, cross_validate_knn
+from .knn import cross_validate_knn
 from .knn_claims import (
     KNN_CLAIMS,
     PAPER_TTESTS,
@@ -15,6 +15,7 @@ from .knn_claims import (
     theorem_17_table,
     theorem_17_within_bounds,
 )
+from .knn_convergence import convergence_curves
 from .nbc import (
     EDUCATION_NUM_CUTS,
     ESTExperiment,

@@ -7,20 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.utils import check_random_state
 
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
-from privnb.learn.encoding import FrameEncoder, generalized_kinds
+from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
-from privnb.learn.neighbors import nearest_per_part
 from privnb.learn.training import (
     AnatomizedTraining,
     GeneralizedTraining,
     IdentifyingTraining,
     OriginalTraining,
 )
-from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
-from privnb.validation import check_int, with_labels
+from privnb.mechanisms.anatomy import NotLDiverseError
+from privnb.validation import check_int
 
 #: Data sets whose sensitive attribute Weka reads as nominal in the k-NN paper's setting: Adult's
 #: education (nominal in the UCI/Weka header), Marketing's discretized age (Weka's Discretize filter
@@ -211,102 +209,3 @@ def _knn_fold(dataset, views, n_neighbors, fold, train, test, seed):
             for k, pred in zip(view_ks, predictions)
         ]
     return rows
-
-
-def convergence_curves(
-    dataset,
-    *,
-    ls=(2, 3, 4, 5),
-    n_splits=10,
-    n_parts=9,
-    random_state=None,
-    folds=None,
-    progress=True,
-    sensitive_kind="weka",
-) -> pd.DataFrame:
-    """The convergence experiment of Section 5.2.6 (Figure 9) of seed 002: 1-NN on 1..n_parts parts.
-
-    In each fold the training rows are split (stratified, at random) into ``n_parts`` parts; the
-    original 1-NN and, for each l, the anatomized 1-NN are trained on parts 1..j for j = 1..n_parts and
-    scored on the raw test fold. Each part is anatomized on its own, so the anatomized data of parts
-    1..j is an l-diverse anatomization of those rows (groups never span parts): then one search gives
-    every j (:func:`nearest_per_part`). The encoding ranges are those of all the fold's training rows.
-    ``folds`` (indices, default all) runs part of the folds, with the same splits and seeds; ``progress``
-    shows a progress bar over the folds. The sensitive attribute's kind is :func:`ibk_kinds`; the 1-NN
-    here keeps the first nearest row by position and the ranges of the fold's training rows (Weka's tied
-    1-NN and running ranges are those of :func:`cross_validate_knn`).
-
-    Returns
-    -------
-    DataFrame
-        Tidy rows, classifier ``"1-NN"``, metric ``"incremental_error"`` (so they never mix with the
-        ``"error"`` rows of :func:`cross_validate_knn` in one table); ``n_train`` holds the training-set
-        size in individuals of parts 1..j (the x axis of Figure 9; the anatomized classifier sees l rows
-        for each one kept), ``n_suppressed`` the individuals the anatomization of those parts dropped.
-    """
-    _, ls = _check_neighbors_ls([1], ls)
-    X, y = dataset.X, np.asarray(dataset.y)
-    splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    rows = []
-    iterator = chosen_folds(folds, n_splits)
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(iterator, desc=f"convergence {dataset.name}")
-    for fold in iterator:
-        train, test = splits[fold]
-        rng = check_random_state(int(seeds[fold]))
-        part_of = np.empty(len(train), dtype=int)
-        for cls in np.unique(y[train]):
-            members = np.flatnonzero(y[train] == cls)
-            part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
-        frame = X.iloc[train].reset_index(drop=True)
-        encoder = FrameEncoder(kinds=ibk_kinds(dataset, sensitive_kind), orders=dict(dataset.orders), scheme="ibk").fit(
-            frame
-        )
-        query = encoder.transform(X.iloc[test])
-        sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
-        best = nearest_per_part(encoder.transform(frame), part_of, query)
-        labels = y[train]
-        rows += [
-            _convergence_row(dataset, "original", np.nan, fold, error_rate(y[test], labels[best[j]]), sizes[j], 0)
-            for j in range(n_parts)
-        ]
-        for l in ls:
-            rows += _anatomized_convergence(
-                dataset, frame, labels, part_of, encoder, query, y[test], l, int(rng.randint(2**31 - 1)), fold, sizes
-            )
-    return tidy_frame(rows)
-
-
-def _convergence_row(dataset, method, param, fold, value, n_train, n_suppressed, note=""):
-    """One tidy row of the convergence experiment (1-NN, metric ``incremental_error``)."""
-    return (dataset.name, "1-NN", method, param, fold, "incremental_error", value, n_train, n_suppressed, note)
-
-
-def _anatomized_convergence(dataset, frame, labels, part_of, encoder, query, y_test, l, seed, fold, sizes):
-    n_parts = len(sizes)
-    data, target = with_labels(frame, labels)
-    pieces, piece_parts, suppressed = [], [], np.zeros(n_parts, dtype=int)
-    try:
-        for j in range(n_parts):
-            anatomy = anatomize(data[part_of == j], dataset.sensitive, l, random_state=seed + j)
-            joined = anatomy.join()
-            pieces.append(joined)
-            piece_parts.append(np.full(len(joined), j))
-            suppressed[j] = len(anatomy.suppressed)
-    except NotLDiverseError as error:
-        return [
-            _convergence_row(dataset, "anatomized", float(l), fold, np.nan, sizes[j], np.nan, f"N/A: {error}")
-            for j in range(n_parts)
-        ]
-    joined = pd.concat(pieces, ignore_index=True)
-    best = nearest_per_part(encoder.transform(joined[list(frame.columns)]), np.concatenate(piece_parts), query)
-    joined_labels = joined[target].to_numpy()
-    cumulative = np.cumsum(suppressed)
-    return [
-        _convergence_row(
-            dataset, "anatomized", float(l), fold, error_rate(y_test, joined_labels[best[j]]), sizes[j], cumulative[j]
-        )
-        for j in range(n_parts)
-    ]

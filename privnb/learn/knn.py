@@ -45,7 +45,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.learn.encoding import FrameEncoder
-from privnb.learn.knn_votes import tied_counts, vote, weka_vote
+from privnb.learn.knn_votes import class_ranks, tied_counts, vote, weka_vote
 from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_part: re-exported)
     TiedNeighbors,
     _distinct_rows,
@@ -61,6 +61,51 @@ TIE_RULES = ("weka", "exact-k")
 
 #: Range rules of :class:`IBkClassifier`.
 RANGE_RULES = ("weka", "train")
+
+
+def numeric_ranges(encoder, X):
+    """(minima, maxima) of the numeric and ordinal columns of ``encoder`` (fitted, scheme "ibk") over rows X."""
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+    numbers = [encoder._numbers(frame, c) for c in encoder.columns_ if encoder.kinds_[c] != "nominal"]
+    return np.array([v.min() for v in numbers]), np.array([v.max() for v in numbers])
+
+
+def running_range_segments(encoder, train_ranges, X, running=True):
+    """Weka IBk's running min-max ranges as column weights: [(start, stop, weights)] over the queries X.
+
+    IBk starts from the ranges of its training rows (``train_ranges``, :func:`numeric_ranges`) and widens
+    them with each query before classifying it (``IBk.distributionForInstance``), so query i is measured
+    on the ranges of the training rows and queries 0..i. A run of queries with the same ranges shares one
+    weight vector: a numeric column's encoding (scaled by ``encoder``'s fitted width) is rescaled by
+    fitted width / current width (0 for a zero-width range, as Weka's ``NormalizableDistance.norm``).
+    ``running=False`` keeps the training ranges for every query (one segment).
+    """
+    numeric = [c for c in encoder.columns_ if encoder.kinds_[c] != "nominal"]
+    names = list(encoder.get_feature_names_out())
+    n = len(X)
+    weights = np.ones(len(names))
+    if not numeric or n == 0:
+        return [(0, n, weights)]
+    if running:
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        values = np.column_stack([encoder._numbers(frame, c) for c in numeric])
+        low = np.minimum(np.minimum.accumulate(values, axis=0), train_ranges[0])
+        high = np.maximum(np.maximum.accumulate(values, axis=0), train_ranges[1])
+    else:
+        low, high = (
+            np.broadcast_to(train_ranges[0], (n, len(numeric))),
+            np.broadcast_to(train_ranges[1], (n, len(numeric))),
+        )
+    changes = np.flatnonzero(np.any((np.diff(low, axis=0) != 0) | (np.diff(high, axis=0) != 0), axis=1)) + 1
+    cols = [names.index(str(c)) for c in numeric]
+    fitted = np.array([encoder.scale_[c] for c in numeric])
+    out = []
+    for start, stop in zip(np.r_[0, changes], np.r_[changes, n]):
+        width = high[start] - low[start]
+        w = weights.copy()
+        w[cols] = np.where(width > 0, fitted / np.where(width > 0, width, 1.0), 0.0)
+        out.append((int(start), int(stop), w))
+    return out
 
 
 class IBkClassifier(ClassifierMixin, BaseEstimator):
@@ -150,50 +195,14 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         self.fit_X_ = self.encoder_.transform(X)
         self._factored = self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
-        self._first = self._class_ranks()
-        self._numeric = [c for c in self.encoder_.columns_ if self.encoder_.kinds_[c] != "nominal"]
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-        self._low = np.array([self.encoder_._numbers(frame, c).min() for c in self._numeric])
-        self._high = np.array([self.encoder_._numbers(frame, c).max() for c in self._numeric])
+        self._first = class_ranks(self.classes_, self.class_order)
+        self._low, self._high = numeric_ranges(self.encoder_, X)
         self.n_samples_fit_ = len(y)
         return self
 
-    def _class_ranks(self):
-        """Rank of each class code in ``class_order`` (the sorted order when None)."""
-        if self.class_order is None:
-            return np.arange(len(self.classes_))
-        order = list(self.class_order)
-        missing = [c for c in self.classes_ if c not in order]
-        if missing:
-            raise ValueError(f"class_order {order} lacks the training classes {missing}")
-        return np.argsort(np.argsort([order.index(c) for c in self.classes_]))
-
     def _segments(self, X, query):
-        """(start, stop, column weights) of runs of queries that share Weka's running ranges.
-
-        Query i is measured on the ranges of the training rows and queries 0..i; a numeric column's
-        encoded difference (scaled by the training width) is rescaled by training width / current
-        width (0 for a zero-width range, as Weka's ``norm``).
-        """
-        n = len(query)
-        weights = np.ones(self.fit_X_.shape[1])
-        if self.ranges == "train" or not self._numeric or n == 0:
-            return [(0, n, weights)]
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-        values = np.column_stack([self.encoder_._numbers(frame, c) for c in self._numeric])
-        low = np.minimum(np.minimum.accumulate(values, axis=0), self._low)
-        high = np.maximum(np.maximum.accumulate(values, axis=0), self._high)
-        changes = np.flatnonzero(np.any((np.diff(low, axis=0) != 0) | (np.diff(high, axis=0) != 0), axis=1)) + 1
-        names = list(self.encoder_.get_feature_names_out())
-        cols = [names.index(str(c)) for c in self._numeric]
-        fitted = np.array([self.encoder_.scale_[c] for c in self._numeric])
-        out = []
-        for start, stop in zip(np.r_[0, changes], np.r_[changes, n]):
-            width = high[start] - low[start]
-            w = weights.copy()
-            w[cols] = np.where(width > 0, fitted / np.where(width > 0, width, 1.0), 0.0)
-            out.append((int(start), int(stop), w))
-        return out
+        """(start, stop, column weights) of runs of queries that share the ranges of ``self.ranges``."""
+        return running_range_segments(self.encoder_, (self._low, self._high), X, running=self.ranges == "weka")
 
     def _search(self, query, k, w, ties):
         if self._factored is None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from privnb.validation import check_int
 
-__all__ = ["tied_counts", "vote", "weka_vote"]
+__all__ = ["class_ranks", "tied_counts", "vote", "weka_vote"]
 
 
 def vote(neighbor_labels, ks, n_classes=None):
@@ -81,3 +81,16 @@ def weka_vote(counts, first) -> np.ndarray:
     """
     ranked = np.take(counts, np.argsort(first), axis=-1)  # columns in declared order
     return np.argsort(first)[ranked.argmax(axis=-1)]  # argmax: the first maximum wins
+
+
+def class_ranks(classes, class_order=None) -> np.ndarray:
+    """Rank of each of the sorted ``classes`` in ``class_order`` (the order Weka declares the class values;
+    the sorted order when None): the ``first`` of :func:`weka_vote`.
+    """
+    if class_order is None:
+        return np.arange(len(classes))
+    order = list(class_order)
+    missing = [c for c in classes if c not in order]
+    if missing:
+        raise ValueError(f"class_order {order} lacks the training classes {missing}")
+    return np.argsort(np.argsort([order.index(c) for c in classes]))

@@ -3,7 +3,8 @@
 :func:`kneighbors` searches the training rows, :func:`kneighbors_factored` the distinct quasi-identifier
 rows of D_A, both with squared distances compared after rounding to 1e-9 and queries in chunks of
 bounded memory; ``ties=True`` keeps every row tied with the k-th (:class:`TiedNeighbors`).
-:func:`nearest_per_part` is the incremental 1-NN of Section 5.2.6 of seed 002.
+:func:`nearest_per_part` and :func:`tied_counts_per_part` are the incremental 1-NN of Section 5.2.6 of seed 002
+(exact-k and Weka IBk's ties).
 """
 
 from __future__ import annotations
@@ -263,48 +264,101 @@ def _distinct_rows(X):
     return X[first], inverse.ravel()
 
 
-def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
-    """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN.
+def _tied_nearest_per_part(X_sorted, sq_train, bounds, query):
+    """For each part j (rows ``bounds[j]:bounds[j + 1]`` of ``X_sorted``): each query's smallest squared
+    distance within the part, rounded to 1e-9 (this module's tie rule), and the (query, row) pairs at it.
+    """
+    d2 = query @ X_sorted.T
+    d2 *= -2.0
+    d2 += sq_train  # the squared distance less the query's |q|^2, which changes no ranking
+    tol = 1e-9 * (1.0 + sq_train.max() + np.einsum("ij,ij->i", query, query))
+    for j in range(len(bounds) - 1):
+        block = d2[:, bounds[j] : bounds[j + 1]]
+        rows, cols = np.nonzero(block <= (block.min(axis=1) + tol)[:, None])
+        cols += bounds[j]
+        diff = query[rows] - X_sorted[cols]
+        exact = np.round(np.einsum("ij,ij->i", diff, diff), _DECIMALS)
+        first_of_query = np.searchsorted(rows, np.arange(len(query)))
+        part_d = np.minimum.reduceat(exact, first_of_query)
+        tied = exact == part_d[rows]
+        yield part_d, rows[tied], cols[tied]
 
-    Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
-    nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
-    part's nearest row; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
 
-    Returns
-    -------
-    index : int array of shape (P, n_query): the 1-NN of the classifier trained on parts 0..j.
+def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
+    """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of seed 002).
+
+    Each part's nearest rows are summarized per query (``summarize(rows, cols, n_query)``, cols being
+    positions in part order); the prefix keeps the summary of the strictly nearest part and merges
+    (``combine``) the summaries of parts at the same distance.
     """
     X_train = np.ascontiguousarray(X_train, dtype=float)
     X_query = np.ascontiguousarray(X_query, dtype=float)
     parts = np.asarray(parts)
     n_parts = int(parts.max()) + 1
     order = np.argsort(parts, kind="stable")
-    starts = np.searchsorted(parts[order], np.arange(n_parts))
-    if np.any(np.diff(np.append(starts, len(parts))) == 0):
+    bounds = np.append(np.searchsorted(parts[order], np.arange(n_parts)), len(parts))
+    if np.any(np.diff(bounds) == 0):
         raise ValueError("every part must hold at least one training row")
     X_sorted = X_train[order]
     sq_train = np.einsum("ij,ij->i", X_sorted, X_sorted)
-    best = np.empty((n_parts, len(X_query)), dtype=np.intp)
+    out = None
     step = _rows_per_chunk(len(X_sorted), chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start : start + step]
-        d2 = query @ X_sorted.T
-        d2 *= -2.0
-        d2 += sq_train
-        d2 += np.einsum("ij,ij->i", query, query)[:, None]
-        np.maximum(d2, 0.0, out=d2)
-        bounds = np.append(starts, len(X_sorted))
-        cur_d = cur_p = None
-        for j in range(n_parts):
-            block = d2[:, bounds[j] : bounds[j + 1]]
-            part_d = block.min(axis=1)
-            hits = block <= (part_d + 1e-9 * (1.0 + part_d))[:, None]
-            part_p = np.where(hits, order[bounds[j] : bounds[j + 1]], np.iinfo(np.intp).max).min(axis=1)
-            if cur_d is None:
-                cur_d, cur_p = part_d, part_p
+        cur_d = cur = None
+        for j, (part_d, rows, cols) in enumerate(_tied_nearest_per_part(X_sorted, sq_train, bounds, query)):
+            part = summarize(rows, order[cols], len(query))
+            if cur is None:
+                cur_d, cur = part_d, part
             else:
-                tie = np.abs(part_d - cur_d) <= 1e-9 * (1.0 + cur_d)
-                better = ((part_d < cur_d) & ~tie) | (tie & (part_p < cur_p))
-                cur_d, cur_p = np.where(better, part_d, cur_d), np.where(better, part_p, cur_p)
-            best[j, start : start + len(query)] = cur_p
-    return best
+                closer, tie = part_d < cur_d, part_d == cur_d
+                merged = combine(cur, part)
+                pick = closer.reshape((-1,) + (1,) * (part.ndim - 1))
+                same = tie.reshape(pick.shape)
+                cur = np.where(pick, part, np.where(same, merged, cur))
+                cur_d = np.minimum(cur_d, part_d)
+            if out is None:
+                out = np.empty((n_parts, len(X_query)) + cur.shape[1:], dtype=cur.dtype)
+            out[j, start : start + len(query)] = cur
+    return out
+
+
+def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
+    """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN, exact-k.
+
+    Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
+    nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
+    part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
+
+    Returns
+    -------
+    index : int array of shape (P, n_query): the 1-NN of the classifier trained on parts 0..j.
+    """
+
+    def first(rows, positions, n_query):
+        best = np.full(n_query, np.iinfo(np.intp).max)
+        np.minimum.at(best, rows, positions)
+        return best
+
+    return _per_part(X_train, parts, X_query, chunk_bytes, first, np.minimum)
+
+
+def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_bytes=2**27):
+    """Weka IBk's 1-NN votes within every prefix of the parts: the incremental 1-NN with IBk's ties.
+
+    For the 1-NN trained on parts 0..j, every row of those parts at the smallest distance votes (Weka's
+    LinearNNSearch keeps the rows tied with the k-th, here k = 1); the class counts of those rows are what
+    :func:`privnb.learn.knn_votes.weka_vote` turns into a prediction. One pass as :func:`nearest_per_part`.
+
+    Returns
+    -------
+    counts : int array of shape (P, n_query, n_classes)
+    """
+    labels = np.asarray(labels)
+
+    def counts(rows, positions, n_query):
+        return np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes).reshape(
+            n_query, n_classes
+        )
+
+    return _per_part(X_train, parts, X_query, chunk_bytes, counts, np.add)
