@@ -200,7 +200,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         self.n_samples_fit_ = len(y)
         return self
 
-    def _segments(self, X, query):
+    def _segments(self, X):
         """(start, stop, column weights) of runs of queries that share the ranges of ``self.ranges``."""
         return running_range_segments(self.encoder_, (self._low, self._high), X, running=self.ranges == "weka")
 
@@ -226,7 +226,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         X = validated_rows(self, X, reset=False, ensure_all_finite=False)
         query = self.encoder_.transform(X)
         out = np.zeros((len(ks), len(query), len(self.classes_)), dtype=np.intp)
-        for start, stop, w in self._segments(X, query):
+        for start, stop, w in self._segments(X):
             found = self._search(query[start:stop], max(ks), w, True)
             out[:, start:stop] = tied_counts(found, self._y, ks, len(self.classes_))
         return out
@@ -273,7 +273,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             X = validated_rows(self, X, reset=False, ensure_all_finite=False)
             query = self.encoder_.transform(X)
             out = np.empty((len(ks), len(query)), dtype=np.intp)
-            for start, stop, w in self._segments(X, query):
+            for start, stop, w in self._segments(X):
                 _, index = self._search(query[start:stop], max(ks), w, False)
                 out[:, start:stop] = vote(self._y[index], ks, len(self.classes_))
             return self.classes_[out]
