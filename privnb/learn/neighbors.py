@@ -9,6 +9,7 @@ bounded memory; ``ties=True`` keeps every row tied with the k-th (:class:`TiedNe
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -54,23 +55,29 @@ def _screen(d2, bound, block_min):
 
 def _padded(X):
     """-2 times the training rows, padded to a multiple of ``_BLOCK`` rows, and the rows' squared norms
-    (+inf on padding): what :func:`_shifted_sq_dist` needs.
+    (+inf on padding), in single precision: what :func:`_shifted_sq_dist` needs.
     """
     width = -(-len(X) // _BLOCK) * _BLOCK
-    padded = np.zeros((width, X.shape[1]))
+    padded = np.zeros((width, X.shape[1]), dtype=np.float32)
     padded[: len(X)] = -2.0 * X
-    sq = np.full(width, np.inf)
+    sq = np.full(width, np.inf, dtype=np.float32)
     sq[: len(X)] = np.einsum("ij,ij->i", X, X)
     return padded, sq
 
 
 def _shifted_sq_dist(query, padded, sq_train):
     """Squared distances less the query's own |q|^2, by the expansion -2 q.x + |x|^2 (one GEMM, one pass),
-    shape (n_query, width); and |q|^2. Leaving out |q|^2, a constant per query, changes no ranking.
+    shape (n_query, width), in single precision: only a screen (:data:`_SCREEN_TOL`), the candidates'
+    distances are then computed exactly. Also |q|^2; leaving it out, a constant per query, changes no ranking.
     """
-    d2 = query @ padded.T
+    d2 = query.astype(np.float32) @ padded.T
     d2 += sq_train
     return d2, np.einsum("ij,ij->i", query, query)
+
+
+#: Relative slack of the single-precision screen: a row is a candidate when its screened distance is within
+#: this times (1 + the largest squared norm + the query's) of the bound, far above float32's rounding.
+_SCREEN_TOL = 1e-5
 
 
 def _first_k(query_of, exact, col, n_query, k):
@@ -153,7 +160,7 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     for start in range(0, len(X_query), step):
         query = X_query[start : start + step]
         d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
-        tol = 1e-9 * (scale + sq_query)
+        tol = _SCREEN_TOL * (scale + sq_query)
         block_min = _block_min(d2)
         rows, cols = _screen(d2, _kth_bound(d2, k, block_min) + tol, block_min)
         del d2
@@ -216,18 +223,18 @@ def kneighbors_factored(
     def expand(q_of, a_of, query, ds):
         """Every training row of the candidate (query, A row) pairs, with its exact squared distance."""
         counts = sizes[a_of]
+        diff = query[q_of] - A_train[a_of]
         q_rows = np.repeat(q_of, counts)
         offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
         cols = rows_of[np.repeat(starts[a_of], counts) + offsets]
-        diff = query[q_rows] - A_train[a_index[cols]]
-        return q_rows, cols, np.einsum("ij,ij->i", diff, diff) + ds[q_rows, s_index[cols]]
+        return q_rows, cols, np.repeat(np.einsum("ij,ij->i", diff, diff), counts) + ds[q_rows, s_index[cols]]
 
     for start in range(0, len(A_query), step):
         query, query_s = A_query[start : start + step], S_query[start : start + step]
         # partial distances (a lower bound of the rows' distances), less |q_A|^2
         d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
         ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)  # exact, (chunk, n_s)
-        tol = 1e-9 * (scale + sq_query)
+        tol = _SCREEN_TOL * (scale + sq_query)
         block_min = _block_min(d2)
         # 1. the A rows nearest in the first part (at least k rows among them): their exact row
         #    distances bound the k-th distance from above
@@ -264,22 +271,21 @@ def _distinct_rows(X):
     return X[first], inverse.ravel()
 
 
-def _tied_nearest_per_part(X_sorted, sq_train, bounds, query):
-    """For each part j (rows ``bounds[j]:bounds[j + 1]`` of ``X_sorted``): each query's smallest squared
-    distance within the part, rounded to 1e-9 (this module's tie rule), and the (query, row) pairs at it.
+def _tied_nearest_per_part(layout, padded, sq_pad, part_bounds, query):
+    """For each part j (rows ``part_bounds[j]:part_bounds[j + 1]`` of ``layout``, the training rows laid out
+    by :func:`_per_part`; ``padded``, ``sq_pad``: :func:`_padded` of it): each query's smallest squared
+    distance within the part, rounded to 1e-9 (this module's tie rule), and the (query, column) pairs at it.
     """
-    d2 = query @ X_sorted.T
-    d2 *= -2.0
-    d2 += sq_train  # the squared distance less the query's |q|^2, which changes no ranking
-    tol = 1e-9 * (1.0 + sq_train.max() + np.einsum("ij,ij->i", query, query))
-    for j in range(len(bounds) - 1):
-        block = d2[:, bounds[j] : bounds[j + 1]]
-        rows, cols = np.nonzero(block <= (block.min(axis=1) + tol)[:, None])
-        cols += bounds[j]
-        diff = query[rows] - X_sorted[cols]
+    d2, sq_query = _shifted_sq_dist(query, padded, sq_pad)
+    tol = _SCREEN_TOL * (1.0 + sq_pad[np.isfinite(sq_pad)].max() + sq_query)
+    block_min = _block_min(d2)
+    for lo, hi in pairwise(part_bounds):
+        part_min = block_min[:, lo // _BLOCK : hi // _BLOCK]
+        rows, cols = _screen(d2[:, lo:hi], part_min.min(axis=1) + tol, part_min)
+        cols += lo
+        diff = query[rows] - layout[cols]
         exact = np.round(np.einsum("ij,ij->i", diff, diff), _DECIMALS)
-        first_of_query = np.searchsorted(rows, np.arange(len(query)))
-        part_d = np.minimum.reduceat(exact, first_of_query)
+        part_d = np.minimum.reduceat(exact, np.searchsorted(rows, np.arange(len(query))))
         tied = exact == part_d[rows]
         yield part_d, rows[tied], cols[tied]
 
@@ -287,27 +293,33 @@ def _tied_nearest_per_part(X_sorted, sq_train, bounds, query):
 def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
     """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of seed 002).
 
-    Each part's nearest rows are summarized per query (``summarize(rows, cols, n_query)``, cols being
-    positions in part order); the prefix keeps the summary of the strictly nearest part and merges
-    (``combine``) the summaries of parts at the same distance.
+    Each part's nearest rows are summarized per query (``summarize(rows, positions, n_query)``, positions
+    in ``X_train``); the prefix keeps the summary of the strictly nearest part and merges (``combine``) the
+    summaries of parts at the same distance. Each part is padded to whole blocks of the candidate screen.
     """
     X_train = np.ascontiguousarray(X_train, dtype=float)
     X_query = np.ascontiguousarray(X_query, dtype=float)
     parts = np.asarray(parts)
     n_parts = int(parts.max()) + 1
-    order = np.argsort(parts, kind="stable")
-    bounds = np.append(np.searchsorted(parts[order], np.arange(n_parts)), len(parts))
-    if np.any(np.diff(bounds) == 0):
+    sizes = np.bincount(parts, minlength=n_parts)
+    if np.any(sizes == 0):
         raise ValueError("every part must hold at least one training row")
-    X_sorted = X_train[order]
-    sq_train = np.einsum("ij,ij->i", X_sorted, X_sorted)
+    part_bounds = np.r_[0, np.cumsum(-(-sizes // _BLOCK) * _BLOCK)]
+    order = np.argsort(parts, kind="stable")
+    slot = part_bounds[parts[order]] + np.arange(len(parts)) - np.r_[0, np.cumsum(sizes)][parts[order]]
+    layout = np.zeros((part_bounds[-1], X_train.shape[1]))
+    layout[slot] = X_train[order]
+    padded, sq_pad = _padded(layout)
+    sq_pad[np.setdiff1d(np.arange(len(layout)), slot)] = np.inf
+    position = np.full(len(layout), -1)
+    position[slot] = order
     out = None
-    step = _rows_per_chunk(len(X_sorted), chunk_bytes)
+    step = _rows_per_chunk(len(padded), chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start : start + step]
         cur_d = cur = None
-        for j, (part_d, rows, cols) in enumerate(_tied_nearest_per_part(X_sorted, sq_train, bounds, query)):
-            part = summarize(rows, order[cols], len(query))
+        for j, (part_d, rows, cols) in enumerate(_tied_nearest_per_part(layout, padded, sq_pad, part_bounds, query)):
+            part = summarize(rows, position[cols], len(query))
             if cur is None:
                 cur_d, cur = part_d, part
             else:
