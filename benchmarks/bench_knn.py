@@ -127,7 +127,7 @@ def paper_grid(dataset, folds, jobs, anonymized):
 def peak_memory(dataset, train, test):
     frame, y = _anatomized(dataset, train, 5)
     test_frame = dataset.X.iloc[test]
-    print(f"3. anatomized neighbour search, l=5, k=9: {len(frame)} training rows, {len(test_frame)} queries")
+    print(f"4. anatomized neighbour search, l=5, k=9: {len(frame)} training rows, {len(test_frame)} queries")
     for label, factor in (("factored (as in the experiment)", dataset.sensitive), ("plain brute force", None)):
         tracemalloc.start()
         start = time.perf_counter()
