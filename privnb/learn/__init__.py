@@ -20,7 +20,7 @@ from .feature_selection import (
 )
 from .knn import IBkClassifier, vote
 from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
-from .neighbors import kneighbors, kneighbors_factored, nearest_per_part
+from .neighbors import kneighbors, kneighbors_factored, nearest_per_part, tied_counts_per_part
 from .svm import (
     CLASSIFIER_NAMES,
     KERNELS,
@@ -70,6 +70,7 @@ __all__ = [
     "vote",
     "IBkClassifier",
     "nearest_per_part",
+    "tied_counts_per_part",
     "KERNELS",
     "SOLVERS",
     "SPACES",
