@@ -74,6 +74,20 @@ def test_convergence_plot_one_curve_per_view():
         convergence_plot(frame, x="train_size")
 
 
+def test_convergence_plot_one_point_per_part_when_fold_sizes_differ():
+    """Folds of 100 and 101 rows: each part is one point at the mean size, with the mean over folds."""
+    frame = tidy_frame(
+        [
+            ("adult", "1-NN", "original", math.nan, f, "error", 0.3 - j / 10 + f / 100, j * (100 + f), 0.0, "")
+            for j in (1, 2, 3)
+            for f in range(2)
+        ]
+    )
+    (line,) = convergence_plot(frame).axes[0].get_lines()
+    assert np.allclose(line.get_xdata(), [100.5, 201.0, 301.5])
+    assert np.allclose(line.get_ydata(), [0.205, 0.105, 0.005])
+
+
 def test_bound_plot_and_its_shape_check():
     x = np.arange(1, 6)
     fig = bound_plot(x, measured={"1-NN": 1 / x}, bound=2 / x, xlabel="n")

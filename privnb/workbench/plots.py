@@ -116,7 +116,8 @@ def convergence_plot(
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
     The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
-    the column holding the training-set size of each row.
+    the column holding the training-set size of each row. With a ``fold`` column, the j-th size of every
+    fold makes one point (at the folds' mean size), so folds whose sizes differ by a row share a point.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
     if x not in frame:
@@ -125,8 +126,15 @@ def convergence_plot(
         raise ValueError(f"no values for metric {metric!r} to plot")
     _single_valued(frame, ("dataset", "classifier"), "convergence_plot")
     fig, (axis,) = _figure_and_axes(ax)
-    summary = frame.groupby(["method", "param", x], dropna=False)["value"].agg(["mean", "std"]).reset_index()
-    for key, curve in _by_view(summary.groupby(["method", "param"], dropna=False)):
+    view = ["method", "param"]
+    step = frame.groupby([*view, "fold"], dropna=False)[x].rank(method="dense") if "fold" in frame else frame[x]
+    summary = (
+        frame.assign(step=step)
+        .groupby([*view, "step"], dropna=False)
+        .agg(**{x: (x, "mean"), "mean": ("value", "mean"), "std": ("value", "std")})
+        .reset_index()
+    )
+    for key, curve in _by_view(summary.groupby(view, dropna=False)):
         curve = curve.sort_values(x)
         (line,) = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
         spread = curve["std"].fillna(0.0)
