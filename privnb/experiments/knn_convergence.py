@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from privnb.experiments.knn import _check_neighbors_ls, ibk_kinds, weka_class_order
 from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.learn.encoding import FrameEncoder
-from privnb.learn.knn import RANGE_RULES, TIE_RULES, numeric_ranges, running_range_segments
+from privnb.learn.knn import check_rules, numeric_ranges, running_range_segments
 from privnb.learn.knn_votes import class_ranks, weka_vote
 from privnb.learn.neighbors import nearest_per_part, tied_counts_per_part
 from privnb.mechanisms.anatomy import NotLDiverseError, anatomize
@@ -62,8 +62,7 @@ def convergence_curves(
     from tqdm.auto import tqdm
 
     _, ls = _check_neighbors_ls([1], ls)
-    if ties not in TIE_RULES or ranges not in RANGE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got {ties!r}, {ranges!r}")
+    check_rules(ties, ranges)
     splits, seeds = folds_and_seeds(np.asarray(dataset.y), n_splits, random_state)
     folds = chosen_folds(folds, n_splits)
     rule = {"ties": ties, "ranges": ranges, "sensitive_kind": sensitive_kind}
@@ -89,11 +88,12 @@ def _convergence_fold(dataset, ls, n_parts, fold, train, test, seed, rule):
         part_of[rng.permutation(members)] = np.arange(len(members)) % n_parts
     frame = X.iloc[train].reset_index(drop=True)
     kinds = ibk_kinds(dataset, rule["sensitive_kind"])
+    classes = np.unique(y)
     search = _PrefixSearch(
         FrameEncoder(kinds=kinds, orders=dict(dataset.orders), scheme="ibk").fit(frame),
         X.iloc[test],
-        np.unique(y),
-        class_ranks(np.unique(y), weka_class_order(dataset)),
+        classes,
+        class_ranks(classes, weka_class_order(dataset)),
         rule,
     )
     sizes = np.cumsum(np.bincount(part_of, minlength=n_parts))
@@ -129,12 +129,13 @@ class _PrefixSearch:
         """Predicted labels, shape (n_parts, n_query): row j is the 1-NN trained on parts 0..j."""
         codes = np.searchsorted(self.classes, labels)
         encoded = self.encoder.transform(frame)
+        n_parts = int(part_of.max()) + 1
         groups = {}
-        for j in range(int(part_of.max()) + 1):
+        for j in range(n_parts):
             segments = self._segments(frame[part_of <= j])
             key = tuple((start, stop, w.tobytes()) for start, stop, w in segments)
             groups.setdefault(key, (segments, []))[1].append(j)
-        out = np.empty((int(part_of.max()) + 1, len(self.query)), dtype=np.intp)
+        out = np.empty((n_parts, len(self.query)), dtype=np.intp)
         for segments, js in groups.values():
             rows = part_of <= max(js)
             for start, stop, w in segments:

@@ -63,10 +63,23 @@ TIE_RULES = ("weka", "exact-k")
 RANGE_RULES = ("weka", "train")
 
 
+def check_rules(ties, ranges) -> None:
+    """Refuse a tie or range rule that is not one of :data:`TIE_RULES` and :data:`RANGE_RULES`."""
+    if ties not in TIE_RULES or ranges not in RANGE_RULES:
+        raise ValueError(
+            f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got ties={ties!r}, ranges={ranges!r}"
+        )
+
+
+def _numeric_columns(encoder):
+    """The columns of a fitted "ibk" encoder that are min-max normalized (numeric and ordinal)."""
+    return [c for c in encoder.columns_ if encoder.kinds_[c] != "nominal"]
+
+
 def numeric_ranges(encoder, X):
     """(minima, maxima) of the numeric and ordinal columns of ``encoder`` (fitted, scheme "ibk") over rows X."""
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-    numbers = [encoder._numbers(frame, c) for c in encoder.columns_ if encoder.kinds_[c] != "nominal"]
+    numbers = [encoder._numbers(frame, c) for c in _numeric_columns(encoder)]
     return np.array([v.min() for v in numbers]), np.array([v.max() for v in numbers])
 
 
@@ -80,7 +93,7 @@ def running_range_segments(encoder, train_ranges, X, running=True):
     fitted width / current width (0 for a zero-width range, as Weka's ``NormalizableDistance.norm``).
     ``running=False`` keeps the training ranges for every query (one segment).
     """
-    numeric = [c for c in encoder.columns_ if encoder.kinds_[c] != "nominal"]
+    numeric = _numeric_columns(encoder)
     names = list(encoder.get_feature_names_out())
     n = len(X)
     weights = np.ones(len(names))
@@ -91,11 +104,8 @@ def running_range_segments(encoder, train_ranges, X, running=True):
         values = np.column_stack([encoder._numbers(frame, c) for c in numeric])
         low = np.minimum(np.minimum.accumulate(values, axis=0), train_ranges[0])
         high = np.maximum(np.maximum.accumulate(values, axis=0), train_ranges[1])
-    else:
-        low, high = (
-            np.broadcast_to(train_ranges[0], (n, len(numeric))),
-            np.broadcast_to(train_ranges[1], (n, len(numeric))),
-        )
+    else:  # one row of ranges: no change, one segment
+        low, high = np.atleast_2d(train_ranges[0]), np.atleast_2d(train_ranges[1])
     changes = np.flatnonzero(np.any((np.diff(low, axis=0) != 0) | (np.diff(high, axis=0) != 0), axis=1)) + 1
     cols = [names.index(str(c)) for c in numeric]
     fitted = np.array([encoder.scale_[c] for c in numeric])
@@ -186,11 +196,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k"
             )
-        if self.ties not in TIE_RULES or self.ranges not in RANGE_RULES:
-            raise ValueError(
-                f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got "
-                f"ties={self.ties!r}, ranges={self.ranges!r}"
-            )
+        check_rules(self.ties, self.ranges)
         self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
         self.fit_X_ = self.encoder_.transform(X)
         self._factored = self._factor()

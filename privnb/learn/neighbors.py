@@ -271,13 +271,14 @@ def _distinct_rows(X):
     return X[first], inverse.ravel()
 
 
-def _tied_nearest_per_part(layout, padded, sq_pad, part_bounds, query):
+def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
     """For each part j (rows ``part_bounds[j]:part_bounds[j + 1]`` of ``layout``, the training rows laid out
-    by :func:`_per_part`; ``padded``, ``sq_pad``: :func:`_padded` of it): each query's smallest squared
-    distance within the part, rounded to 1e-9 (this module's tie rule), and the (query, column) pairs at it.
+    by :func:`_per_part`; ``padded``, ``sq_pad``: :func:`_padded` of it; ``scale``: 1 + the largest squared
+    norm of a training row): each query's smallest squared distance within the part, rounded to 1e-9 (this
+    module's tie rule), and the (query, column) pairs at it.
     """
     d2, sq_query = _shifted_sq_dist(query, padded, sq_pad)
-    tol = _SCREEN_TOL * (1.0 + sq_pad[np.isfinite(sq_pad)].max() + sq_query)
+    tol = _SCREEN_TOL * (scale + sq_query)
     block_min = _block_min(d2)
     for lo, hi in pairwise(part_bounds):
         part_min = block_min[:, lo // _BLOCK : hi // _BLOCK]
@@ -309,16 +310,18 @@ def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
     slot = part_bounds[parts[order]] + np.arange(len(parts)) - np.r_[0, np.cumsum(sizes)][parts[order]]
     layout = np.zeros((part_bounds[-1], X_train.shape[1]))
     layout[slot] = X_train[order]
-    padded, sq_pad = _padded(layout)
-    sq_pad[np.setdiff1d(np.arange(len(layout)), slot)] = np.inf
-    position = np.full(len(layout), -1)
+    position = np.full(len(layout), -1)  # each layout row's position in X_train; -1 on padding
     position[slot] = order
+    padded, sq_pad = _padded(layout)
+    sq_pad[position < 0] = np.inf  # padding between parts, as _padded marks its own
+    scale = 1.0 + float(sq_pad[position >= 0].max())
     out = None
     step = _rows_per_chunk(len(padded), chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start : start + step]
         cur_d = cur = None
-        for j, (part_d, rows, cols) in enumerate(_tied_nearest_per_part(layout, padded, sq_pad, part_bounds, query)):
+        nearest = _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query)
+        for j, (part_d, rows, cols) in enumerate(nearest):
             part = summarize(rows, position[cols], len(query))
             if cur is None:
                 cur_d, cur = part_d, part
