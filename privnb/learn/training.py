@@ -305,11 +305,6 @@ class AnatomizedTraining(TrainingView):
         """:class:`privnb.mechanisms.Anatomizer` with the view's parameters."""
         return Anatomizer(self.sensitive, self.l, residue=self.residue, random_state=self.random_state)
 
-    def anatomized_rows(self, X, y):
-        """D_A of the rows ``X`` (fits ``mechanism_``, so sets ``anatomy_``) and the name of its label column."""
-        self.mechanism_ = self.new_mechanism()
-        return self.mechanism_.joined(X, y)
-
 
 class PrunedTraining(AnatomizedTraining):
     """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).

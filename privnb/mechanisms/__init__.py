@@ -12,6 +12,7 @@ from .anatomy import (
     bucketize,
     is_l_diverse,
 )
+from .base import Mechanism, as_rows
 from .containment import (
     CONSTRAINTS,
     Patterns,
@@ -47,6 +48,8 @@ from .mondrian import MondrianGeneralizer
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
 
 __all__ = [
+    "Mechanism",
+    "as_rows",
     "Anatomy",
     "NotLDiverseError",
     "anatomize",

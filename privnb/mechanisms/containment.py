@@ -138,7 +138,7 @@ class Patterns:
             self.counts = np.array([X.shape[0]])
             self.matrix = sp.csr_array((1, 0), dtype=np.int32)
         else:
-            keys = _row_keys(projected)
+            keys = row_keys(projected)
             _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
             self.inverse = inverse.ravel()
             self.counts = counts
@@ -185,7 +185,7 @@ def _dense(a) -> np.ndarray:
     return a.toarray() if sp.issparse(a) else np.asarray(a)
 
 
-def _row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
+def row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
     """One exact, hashable key per row: the row's bits packed into a fixed-width byte string."""
     n, d = projected.shape
     width = (d + 7) // 8

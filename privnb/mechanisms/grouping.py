@@ -14,7 +14,7 @@ from privnb.validation import check_int
 
 
 # -- shared helpers ----------------------------------------------------------------------
-def _combine(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
+def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
     """One int64 key per row from several code columns (mixed radix, compressed on overflow)."""
     key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
     span = 1
@@ -28,7 +28,7 @@ def _combine(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
     return key
 
 
-def _group_sizes(
+def group_sizes(
     key: np.ndarray, weights: np.ndarray | None = None, span: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(group of each entry, weighted size of each group); ``span`` bounds the keys when known.
@@ -46,7 +46,7 @@ def _group_sizes(
     return inverse, np.bincount(inverse, weights=weights).astype(np.int64)
 
 
-def _check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
+def check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     if isinstance(quasi_identifiers, str) or len(quasi_identifiers) == 0:
@@ -94,7 +94,7 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
     rows is k-anonymous. A frame without columns, duplicated column names, None among the
     quasi-identifiers or a missing value in a quasi-identifier column is a ValueError.
     """
-    frame, qi = _check_frame(frame, quasi_identifiers)
+    frame, qi = check_frame(frame, quasi_identifiers)
     check_columns(frame, qi, "frame")
     k = check_int(k, "k")
     if len(frame) == 0:
@@ -104,11 +104,11 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
         codes_c, uniques = pd.factorize(frame[c], use_na_sentinel=False)
         codes.append(codes_c)
         sizes.append(len(uniques))
-    _, counts = _group_sizes(_combine(codes, sizes))
+    _, counts = group_sizes(combine_codes(codes, sizes))
     return bool(counts.min() >= k)
 
 
-def _as_hierarchy(attribute: str, h) -> Hierarchy:
+def as_hierarchy(attribute: str, h) -> Hierarchy:
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, pd.DataFrame):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.anatomy import Anatomizer, _as_rows
+from privnb.mechanisms.anatomy import Anatomizer
 from privnb.validation import infer_kinds
 
 
@@ -285,9 +285,8 @@ class AnatomyPruner(Anatomizer):
         self.orders = orders
         self.ordinal_center = ordinal_center
 
-    def fit_resample(self, X, y):
+    def _fit_resample(self, X, y):
         """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
-        X = _as_rows(X)
         joined, target = self.joined(X, y)
         self.pruning_ = prune(
             joined,
