@@ -218,6 +218,7 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
         Diversity: every group has at least ``l`` distinct sensitive values, each with frequency
         at most 1/l (Definition 10 of seed 002).
     residue : {"suppress", "assign"}
+        What happens to the rows left over: suppressed (the papers' experiments) or assigned to a group.
     random_state : int, RandomState or None
         Drives which rows of a bucket are taken, the group ids and the order within groups.
 
@@ -402,6 +403,13 @@ class Anatomizer(Mechanism):
 
         The labels travel with the rows through the anatomization (they belong to IT); mechanisms that
         select among each individual's candidate rows (:class:`privnb.mechanisms.AnatomyPruner`) start here.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            The training rows.
+        y : array-like
+            Their labels.
         """
         X = as_rows(X)
         sensitive = resolve_column(X, self.sensitive)

@@ -15,7 +15,19 @@ from privnb.validation import check_int
 
 # -- shared helpers ----------------------------------------------------------------------
 def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
-    """One int64 key per row from several code columns (mixed radix, compressed on overflow)."""
+    """One int64 key per row from several code columns (mixed radix, compressed on overflow).
+
+    Parameters
+    ----------
+    codes : sequence of ndarray
+        Integer code columns, one value per row.
+    sizes : sequence of int
+        The number of codes of each column.
+
+    Returns
+    -------
+    ndarray of int64
+    """
     key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
     span = 1
     for c, size in zip(codes, sizes):
@@ -35,6 +47,15 @@ def group_sizes(
 
     Groups are numbered in no particular order: a bincount when the span is small, else a
     hash table (pandas.factorize, several times faster than sorting).
+
+    Parameters
+    ----------
+    key : ndarray
+        One integer key per entry.
+    weights : ndarray, optional
+        A weight per entry (default 1).
+    span : int, optional
+        An upper bound of the keys, when known.
     """
     if span is not None and span <= 2 * len(key) + 1024:
         counts = np.bincount(key, weights=weights, minlength=span)
@@ -47,6 +68,19 @@ def group_sizes(
 
 
 def check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` and its quasi-identifiers as a list, or a ValueError saying what is wrong with them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    quasi_identifiers : sequence of str
+        Columns of ``frame``, each once, without missing values.
+
+    Returns
+    -------
+    (DataFrame, list of str)
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     if isinstance(quasi_identifiers, str) or len(quasi_identifiers) == 0:
@@ -69,6 +103,28 @@ def check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
 def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_values: bool = True) -> None:
     """ValueError naming ``name`` unless ``frame`` has columns, each of ``columns`` once, and (with
     ``missing_values``) no missing value in them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    columns : sequence of str
+        The columns that must be there.
+    name : str
+        What ``frame`` is, for the message.
+    missing_values : bool
+        Also refuse missing values in ``columns``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    columns : sequence of str
+        The columns that must be there.
+    name : str
+        What ``frame`` is, for the message.
+    missing_values : bool
+        Also refuse missing values in ``columns``.
     """
     if len(frame.columns) == 0:
         raise ValueError(f"{name} has no columns (an empty frame); expected the columns {list(columns)}")
@@ -93,6 +149,28 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
     k-anonymity as in Definition 1 of seed 001 (Samarati 2001); a frame with the columns but no
     rows is k-anonymous. A frame without columns, duplicated column names, None among the
     quasi-identifiers or a missing value in a quasi-identifier column is a ValueError.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The release.
+    quasi_identifiers : sequence of str
+        Its quasi-identifier columns.
+    k : int
+        The anonymity level.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The release.
+    quasi_identifiers : sequence of str
+        Its quasi-identifier columns.
+    k : int
+        The anonymity level.
+
+    Returns
+    -------
+    bool
     """
     frame, qi = check_frame(frame, quasi_identifiers)
     check_columns(frame, qi, "frame")
@@ -109,6 +187,26 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
 
 
 def as_hierarchy(attribute: str, h) -> Hierarchy:
+    """``h`` as a :class:`Hierarchy`: a Hierarchy as is, an ARX table (DataFrame) read by ``Hierarchy.from_arx``.
+
+    Parameters
+    ----------
+    attribute : str
+        The attribute the hierarchy generalizes (its name, for messages).
+    h : Hierarchy or DataFrame
+        The hierarchy.
+
+    Parameters
+    ----------
+    attribute : str
+        The attribute the hierarchy generalizes (its name, for messages).
+    h : Hierarchy or DataFrame
+        The hierarchy.
+
+    Returns
+    -------
+    Hierarchy
+    """
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, pd.DataFrame):

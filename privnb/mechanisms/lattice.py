@@ -243,7 +243,21 @@ def _classify_lattice(
 
 
 def minimal_nodes(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Indices of the true nodes none of whose immediate predecessors is true."""
+    """Indices of the true nodes none of whose immediate predecessors is true.
+
+    Parameters
+    ----------
+    nodes : ndarray of shape (n_nodes, n_attributes)
+        The lattice's nodes (generalization levels).
+    heights : ndarray
+        Each attribute's hierarchy height.
+    truth : ndarray of bool
+        Which nodes satisfy the property.
+
+    Returns
+    -------
+    ndarray of int
+    """
     strides = np.array([int(np.prod(heights[i + 1 :])) for i in range(len(heights))])
     has_true_pred = np.zeros(len(nodes), dtype=bool)
     for i, stride in enumerate(strides):
@@ -304,7 +318,23 @@ class FullDomainLattice:
 
     @classmethod
     def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> FullDomainLattice:
-        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same."""
+        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows.
+        quasi_identifiers : sequence of str
+            The columns generalized.
+        hierarchies : mapping
+            Column -> Hierarchy.
+        max_suppression : float
+            The share of rows that may be suppressed.
+
+        Returns
+        -------
+        FullDomainLattice
+        """
         raw, uniques = [], []
         for a in quasi_identifiers:
             hierarchies[a].check(frame[a].to_numpy())
@@ -326,7 +356,15 @@ class FullDomainLattice:
         return cls._last
 
     def summary(self, node, k: int) -> tuple[int, float]:
-        """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``."""
+        """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
         key = tuple(node)
         cap, groups, squares = self.summaries.get(key, (0, None, None))
         if k > cap:
@@ -355,7 +393,15 @@ class FullDomainLattice:
         return nodes, anon, n_checks
 
     def loss(self, node, k: int) -> float:
-        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1."""
+        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
         key, span = self.sizes.groups(node)
         group, size = group_sizes(key, self.sizes.weights, span=span)
         rows_kept = self.sizes.weights * (size >= k)[group]
@@ -366,7 +412,15 @@ class FullDomainLattice:
         return (loss + self.summary(node, k)[0] * d) / (self.n * d)
 
     def suppressed_rows(self, node, k: int) -> np.ndarray:
-        """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``."""
+        """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
         key = combine_codes(
             [self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
             [len(self.maps[i][lv]) for i, lv in enumerate(node)],
