@@ -45,6 +45,17 @@ from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
+from .privacy_models import (
+    BasicBetaLikeness,
+    DistinctLDiversity,
+    EnhancedBetaLikeness,
+    EntropyLDiversity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    SensitiveCounts,
+    TCloseness,
+    sensitive_counts,
+)
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
 
 __all__ = [
@@ -97,4 +108,13 @@ __all__ = [
     "Pruning",
     "prune",
     "AnatomyPruner",
+    "PrivacyModel",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "BasicBetaLikeness",
+    "EnhancedBetaLikeness",
+    "SensitiveCounts",
+    "sensitive_counts",
 ]
