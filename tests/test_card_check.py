@@ -3,7 +3,9 @@ booleans, numeric codes, errors that name card, column and fix) and what `privnb
 its hierarchies, its unused columns and every notebook's table of needs."""
 
 import re
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,8 @@ import yaml
 from privnb.data import CardError, TokenCorpus, load
 from privnb.mechanisms import anatomize, is_l_diverse
 from privnb.workbench.cli import main
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 def _write_card(folder, card: dict, name: str = "own.yaml"):
@@ -227,7 +231,7 @@ def test_numeric_codes_compare_as_numbers(tmp_path):
     data = load(_write_card(tmp_path, card))
     assert data.orders["income"] == (2500, 7500, 12500, "unknown")
     assert data.frame["income"].tolist() == [2500, 7500, "unknown", 12500, "unknown"]
-    assert data.y.tolist() == [1, 0, 1, 1, 0] and data.target_names == ("0.0", "1")
+    assert data.y.tolist() == [1, 0, 1, 1, 0] and data.target_names == ("0", "1")
 
 
 # -- 9. errors that name the card, the column and the fix -------------------------------------------------------
@@ -250,6 +254,10 @@ def test_r_style_na_with_an_intervals_hierarchy_gives_the_column_problems(tmp_pa
             for p in problems
         )
     assert _check(tmp_path / "own.yaml", capsys)[0] == 2
+    del card["columns"]
+    (problem,) = _problems(_write_card(tmp_path, card))
+    assert problem.startswith(f"{tmp_path / 'own.yaml'}: column 'age': interval hierarchies need a numeric column")
+    assert "holds non-numbers such as ['NA']; list them in missing.markers" in problem
 
 
 def test_hierarchy_key_typo_says_no_such_column_and_suggests_one(tmp_path):
@@ -328,3 +336,9 @@ def test_check_of_an_item_card_shows_its_needs(tmp_path, capsys):
     status, out, _ = _check(card, capsys)
     assert status == 0 and "hierarchies:\nnone" in out
     assert re.search(r"03_feature_selection_k_ac\s+k-AC selection on the item matrix as given\s+items\s+True", out)
+
+
+@pytest.mark.parametrize("notebook", ["00_tour", "01_svm_l_diversity", "02_knn_l_diversity", "05_privacy_utility"])
+def test_notebooks_take_their_needs_from_the_table_the_check_shows(notebook):
+    source = "".join(cell.source for cell in nbformat.read(NOTEBOOKS / f"{notebook}.ipynb", as_version=4).cells)
+    assert f'needs = section_needs("{notebook}"' in source and "needs = {" not in source

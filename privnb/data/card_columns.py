@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privnb.data.card_values import find_value, matching, near_duplicates
+from privnb.data.card_values import find_value, label_text, matching, near_duplicates
 from privnb.validation import KINDS, infer_kind
 
 
@@ -198,7 +198,7 @@ def binary_target(card, frame, target, roles, problems):
         return None, ("0", "1")
     positive = roles["positive"]
     hits = positive_labels(card, target, values, positive, "roles.positive", problems)
-    negatives = sorted({str(v) for v in values[~hits].unique()})
+    negatives = sorted({label_text(v) for v in values[~hits].unique()})
     negative = negatives[0] if len(negatives) == 1 else f"not {positive}"
     return hits.astype(np.int64), (negative, str(positive))
 

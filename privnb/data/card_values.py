@@ -51,6 +51,18 @@ def same_value(cell, value) -> bool:
     return str(cell) == str(value)
 
 
+def label_text(value) -> str:
+    """A cell as a label: a whole number read as a float (``0.0``) without its decimals (``"0"``).
+
+    Parameters
+    ----------
+    value : object
+        A cell as read.
+    """
+    number = _number(value) if isinstance(value, numbers.Real) else None
+    return str(int(number)) if number is not None and number.is_integer() else str(value)
+
+
 def matching(values, wanted: Sequence) -> np.ndarray:
     """Which of ``values`` equal one of ``wanted`` by :func:`same_value` (missing cells never match).
 

@@ -426,9 +426,18 @@ def _intervals(card, column, interval, values, kinds, problems) -> dict | None:
         problems.append(f"{card}: column {column!r}: intervals take only low:, high: and one of width: or cuts:")
         return None
     if kinds.get(column) != "numeric":
+        present = values.dropna()
+        text = present[pd.to_numeric(present, errors="coerce").isna()].unique()[:3].tolist()
+        mostly = len(text) and pd.to_numeric(present, errors="coerce").notna().mean() >= 0.5
         problems.append(
             f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
-            f"{kinds.get(column)}; give an ARX table (arx: FILE.csv) instead"
+            f"{kinds.get(column)}"
+            + (
+                f" because it holds non-numbers such as {text}; list them in missing.markers if they mean missing, "
+                "or give an ARX table (arx: FILE.csv) instead"
+                if mostly
+                else "; give an ARX table (arx: FILE.csv) instead"
+            )
         )
         return None
     if ("width" in interval) == ("cuts" in interval):
