@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from privnb.data import CardError, TokenCorpus, load
 from privnb.mechanisms import anatomize, is_l_diverse
@@ -342,3 +344,25 @@ def test_check_of_an_item_card_shows_its_needs(tmp_path, capsys):
 def test_notebooks_take_their_needs_from_the_table_the_check_shows(notebook):
     source = "".join(cell.source for cell in nbformat.read(NOTEBOOKS / f"{notebook}.ipynb", as_version=4).cells)
     assert f'needs = section_needs("{notebook}"' in source and "needs = {" not in source
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["hiv", "flu", "Asthma", "a b"]), st.sampled_from(["", " ", "  ", "\t"])),
+        min_size=4,
+        max_size=30,
+    ),
+    st.sampled_from(["", " ", "  "]),
+)
+def test_loaded_values_are_the_stripped_cells(tmp_path, cells, before):
+    assume(len({value for value, _ in cells}) >= 2)  # a sensitive attribute needs two values
+    values = [before + value + after for value, after in cells]
+    frame = pd.DataFrame({"diagnosis": values, "y": [i % 2 for i in range(len(values))]})
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    frame.to_parquet(tmp_path / "s.parquet")
+    for file in ("s.csv", "s.parquet"):
+        card = {"file": file, "roles": {"quasi_identifiers": [], "sensitive": "diagnosis", "target": "y"}}
+        card["roles"]["positive"] = 1
+        data = load(_write_card(tmp_path, card))
+        assert data.frame["diagnosis"].tolist() == [value for value, _ in cells]

@@ -8,7 +8,7 @@ generalization hierarchies (ARX CSV files, or intervals over a numeric column)::
 
     name: clinic
     file: clinic.csv                  # .csv, .tsv, .txt (optionally .gz) or .parquet
-    read: {sep: ","}                  # optional pandas.read_csv options (sep, header, names, ...)
+    read: {sep: ","}                  # optional pandas.read_csv options (sep, header, names, ...) and strip
     roles:
       quasi_identifiers: [age, zip, sex]   # default: every column without another role
       sensitive: diagnosis
@@ -28,8 +28,10 @@ A binary item matrix (the feature-selection notebook) has an ``items`` section i
 their loader (``loader: adult``), which handles each file's quirks; ``load("adult")`` and
 ``load(<that card>)`` are the same call.
 
-Every problem found is reported at once in a :class:`CardError`, one line each naming the card, the column and
-what to do.
+Text cells lose their surrounding white space (``read: {strip: false}`` keeps it) and the missing-value markers,
+the ordinal orders and the positive label meet the cells as numbers where both are numbers, in every format
+(:mod:`privnb.data.card_read`, :mod:`privnb.data.card_values`). Every problem found is reported at once in a
+:class:`CardError`, one line each naming the card, the column and what to do.
 """
 
 from __future__ import annotations
