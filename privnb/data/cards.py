@@ -155,7 +155,19 @@ def inspect_card(card: str | os.PathLike) -> tuple[Dataset | TokenCorpus, CardRe
 
 
 def read_card(card: str | os.PathLike) -> dict:
-    """The card's YAML as a mapping, its keys checked."""
+    """The card's YAML as a mapping, its keys checked and no YAML boolean where text is meant.
+
+    Parameters
+    ----------
+    card : str or PathLike
+        The card's path.
+
+    Raises
+    ------
+    CardError
+        The card is missing, not YAML, not a mapping, has unknown keys, or holds unquoted yes/no/on/off/true/false
+        where text is meant (one line each).
+    """
     card = Path(card)
     if not card.is_file():
         raise CardError([f"{card}: card not found; give the path of a .yaml data card"])
