@@ -1,5 +1,6 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
+from .card_check import CardCheck, card_check
 from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .folds import (
@@ -45,6 +46,7 @@ from .nbc import (
     safety_transform_sweep,
 )
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
+from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
 from .selection import (
     C_GRID,
     DP_METHODS,
@@ -161,3 +163,5 @@ from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, fronti
 
 __all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
+
+__all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]
