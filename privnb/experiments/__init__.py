@@ -157,7 +157,19 @@ __all__ = [
     "time_miners",
 ]
 
-from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit
+from .privacy_frontier import (
+    RELEASES,
+    ReleaseKind,
+    anatomy_and_k_anonymity,
+    containment_linkage,
+    definetti_rates,
+    frontier_points,
+    nbc_release_audit,
+    rate_spread,
+    register_release,
+    view_table,
+)
 
-__all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
+__all__ += ["RELEASES", "ReleaseKind", "anatomy_and_k_anonymity", "containment_linkage", "definetti_rates"]
+__all__ += ["frontier_points", "nbc_release_audit", "rate_spread", "register_release", "view_table"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
