@@ -16,10 +16,14 @@ from privnb.experiments import (
     ReleaseKind,
     anatomy_and_k_anonymity,
     data_support,
+    definetti_rates,
     frontier_points,
     nbc_release_audit,
+    rate_spread,
     register_release,
     run_folds,
+    tidy_frame,
+    view_table,
 )
 from privnb.experiments.privacy_frontier import POINT_COLUMNS, release_view
 from privnb.workbench.frontier_plot import frontier_plot
@@ -95,3 +99,28 @@ def test_a_registered_toy_attack_reaches_the_frontier_table_and_plot():
 def test_register_release_refuses_a_second_entry_of_one_method():
     with pytest.raises(ValueError, match="registered already"):
         register_release(RELEASES["anatomized"])
+
+
+def test_definetti_rates_and_their_spread_over_anatomy_seeds():
+    rng = np.random.RandomState(0)
+    q = rng.randint(0, 4, 400)
+    frame = pd.DataFrame({"q": q, "s": np.where(rng.rand(400) < 0.7, q, rng.randint(0, 4, 400)).astype(str)})
+    rates = definetti_rates(frame, "s", ls=[2, 3, 9], seeds=[0, 1])  # l = 9 exceeds the 4 values: no row
+    assert list(rates["l"]) == [2, 2, 3, 3] and rates["converged"].all()
+    assert (rates["strongest"] == rates[["join", "em_early", "em"]].max(axis=1)).all()
+    assert (rates["strongest"] > rates["baseline"] + 0.2).all()
+    spread = rate_spread(rates)
+    assert spread.loc[2, ("strongest", "min")] == rates.loc[rates["l"] == 2, "strongest"].min()
+
+
+def test_view_table_puts_the_majority_error_beside_every_error():
+    rows = tidy_frame(
+        [("d", "c", method, 2.0, fold, metric, value, 10, 0, "")
+         for method, error in (("a", 0.1), ("b", 0.4))
+         for fold in (0, 1)
+         for metric, value in (("error", error), ("majority_error", 0.3), ("hit", fold))]
+    )  # fmt: skip
+    table = view_table(rows, ["a", "b"], ["hit", "absent"])
+    assert list(table.columns) == ["hit", "error", "majority_error", "≥ majority"]
+    assert list(table["≥ majority"]) == [False, True] and list(table["hit"]) == [0.5, 0.5]
+    assert list(view_table(rows, ["a", "b"], ["hit"], by_metric=True).columns) == ["a 2", "b 2"]

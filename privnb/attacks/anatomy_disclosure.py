@@ -3,8 +3,9 @@ and their strongest, the model of the original data (the reference), pruning, an
 
 Every rate is measured over the grouped individuals (IT's rows) and, in ``details["success_all_rows"]``,
 over every row of the input, the suppressed ones included: a suppressed row is not published, so the
-adversary can only guess it the most frequent value of ST (the majority-prior guess), which discloses
-nothing beyond the prior.
+adversary can only guess it the most frequent value of ST (the majority-prior guess; when k values tie for
+the most frequent, as the values in every group do, each counts 1/k), which discloses nothing beyond the
+prior.
 
 The baseline of every anatomy attack is the prior of a random guess within the group, computed from the
 release alone: the mean over the targets of 1 / (distinct sensitive values in the target's group), which is
@@ -78,14 +79,17 @@ def random_worlds_rate(anatomy: Anatomy, truth: pd.Series) -> float:
 
 
 def _all_rows(anatomy: Anatomy, truth: pd.Series, grouped_hits: float) -> dict:
-    """The rate over every input row: suppressed rows get the majority-prior guess (ST's mode)."""
+    """The rate over every input row: suppressed rows get the majority-prior guess (ST's mode; k tied modes
+    count 1/k each).
+    """
     suppressed = truth.reindex(anatomy.suppressed)
     if suppressed.isna().any():
         raise ValueError("truth lacks the sensitive value of some suppressed rows; pass the whole input column")
-    mode = anatomy.st[anatomy.sensitive].value_counts().index[0]
+    counts = anatomy.st[anatomy.sensitive].value_counts()
+    modes = counts.index[counts == counts.max()]  # values tied for the mode share the guess
     n_all = len(anatomy.it) + len(suppressed)
     return {
-        "success_all_rows": (grouped_hits + float((suppressed == mode).sum())) / n_all,
+        "success_all_rows": (grouped_hits + float(suppressed.isin(modes).sum()) / len(modes)) / n_all,
         "n_all_rows": n_all,
         "n_suppressed": len(suppressed),
     }

@@ -10,6 +10,9 @@ different thing (what one row changes), so the two are reported side by side, no
 
 from __future__ import annotations
 
+import itertools
+import math
+
 from privnb.nbc import NBCViews, achieved_r
 
 from .result import AttackResult
@@ -34,16 +37,18 @@ def nbc_audit_attack(views: NBCViews, prior=None, *, max_size: int | None = None
     -------
     AttackResult
         Attack ``"r_closeness"``: success r, baseline 1 (the r of views that teach nothing), n_targets the
-        published number of rows (the sum of the class counts), details
-        ``max_size`` (the audit size; 0 for all attributes).
+        audited quasi-identifier values (every value combination of up to ``max_size`` attributes), details
+        ``max_size`` (the audit size, the number of attributes when all are audited).
     """
     r = achieved_r(views, prior, max_size=max_size)
     size = views.n_attributes if max_size is None else min(int(max_size), views.n_attributes)
+    domains = [len(counts) for counts in views.counts.values()]
+    n_values = sum(math.prod(c) for j in range(1, size + 1) for c in itertools.combinations(domains, j))
     return AttackResult(
         "r_closeness",
         f"largest posterior/prior ratio of the class over quasi-identifiers of up to {size} attributes",
         r,
         1.0,
-        int(sum(views.class_counts)),
+        n_values,
         {"max_size": size},
     )

@@ -75,7 +75,7 @@ def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
     return pd.DataFrame(out, columns=list(POINT_COLUMNS))
 
 
-def view_table(results: pd.DataFrame, methods, metrics) -> pd.DataFrame:
+def view_table(results: pd.DataFrame, methods, metrics, *, by_metric: bool = False) -> pd.DataFrame:
     """Mean over folds of ``metrics`` per (method, param) of ``methods``, the errors beside them, and a flag.
 
     Parameters
@@ -86,12 +86,15 @@ def view_table(results: pd.DataFrame, methods, metrics) -> pd.DataFrame:
         The views to show.
     metrics : sequence of str
         The attack metrics to show (those absent from ``results`` are left out).
+    by_metric : bool
+        One row per metric and one column per view ("method param") instead, for many metrics.
 
     Returns
     -------
     DataFrame
-        Indexed by (method, param); the metrics, ``error``, ``majority_error`` and ``≥ majority`` (the view's
-        error is at or above the majority-class error: it learned nothing a constant guess would not give).
+        Indexed by (method, param) (or by metric); the metrics, ``error``, ``majority_error`` and
+        ``≥ majority`` (the view's error is at or above the majority-class error: it learned nothing a
+        constant guess would not give).
     """
     rows = results[results["method"].isin(list(methods))]
     means = rows.groupby(["method", "param", "metric"], dropna=False, sort=False)["value"].mean().unstack()
@@ -99,4 +102,7 @@ def view_table(results: pd.DataFrame, methods, metrics) -> pd.DataFrame:
     table = means[columns].copy()
     if {"error", "majority_error"} <= set(table.columns):
         table["≥ majority"] = table["error"] >= table["majority_error"]
+    if by_metric:
+        table = table.astype(float).T
+        table.columns = [method if pd.isna(param) else f"{method} {param:g}" for method, param in table.columns]
     return table
