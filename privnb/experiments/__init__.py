@@ -46,6 +46,7 @@ from .nbc import (
     safety_transform_sweep,
 )
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
+from .nbc_data import nbc_data
 from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
 from .selection import (
     C_GRID,
@@ -65,6 +66,7 @@ from .selection import (
     time_miners,
 )
 from .selection_claims import reading_table, selection_claims, svm_setting_table
+from .selection_data import selection_inputs
 from .selection_tables import PAPER_TABLES, ac_table, auc_tables, selection_metrics, side_by_side, summary_table
 from .svm import compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
 from .svm_claims import SVM_CLAIMS, svm_claims
@@ -159,9 +161,22 @@ __all__ = [
     "time_miners",
 ]
 
-from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit
+from .privacy_frontier import (
+    RELEASES,
+    ReleaseKind,
+    anatomy_and_k_anonymity,
+    containment_linkage,
+    definetti_rates,
+    frontier_points,
+    nbc_release_audit,
+    rate_spread,
+    register_release,
+    view_table,
+)
 
-__all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
+__all__ += ["RELEASES", "ReleaseKind", "anatomy_and_k_anonymity", "containment_linkage", "definetti_rates"]
+__all__ += ["frontier_points", "nbc_release_audit", "rate_spread", "register_release", "view_table"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
 
 __all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]
+__all__ += ["nbc_data", "selection_inputs"]
