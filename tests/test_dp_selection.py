@@ -1,4 +1,4 @@
-"""The DP feature selection of seed 001's Laplace-DP: report-noisy-max at the correct scale, the budget booked
+"""The DP feature selection of FSAC's Laplace-DP: report-noisy-max at the correct scale, the budget booked
 with diffprivlib's BudgetAccountant, and the paper's literal reading kept apart as not epsilon-DP as booked."""
 
 import numpy as np

@@ -137,7 +137,7 @@ def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tu
     """The release step alone: the noisy contingency table of ``features`` and the class, as synthetic rows.
 
     Used to protect a test fold with the features selected on its training fold ("both-folds" reading of
-    :mod:`privnb.experiments.selection`). Spends ``epsilon`` (diffprivlib ``tools.histogram``).
+    :mod:`privnb.experiments.feature_selection`). Spends ``epsilon`` (diffprivlib ``tools.histogram``).
     """
     from diffprivlib import BudgetAccountant
 
