@@ -155,6 +155,15 @@ def reading_table(summary: pd.DataFrame) -> pd.DataFrame:
 
     One row per (dataset, baseline, param); columns are the readings; ``paper`` is the paper's AUC (RF only:
     Figure 1's DP bars were not kept in our text) and ``closest`` the reading nearest to it.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table` (readings as method suffixes "@whole", "@both-folds").
+
+    Returns
+    -------
+    DataFrame
     """
     base = summary["method"].str.partition("@")
     part = summary.assign(baseline=base[0], reading=base[2].replace("", "train-fold"))
@@ -174,7 +183,17 @@ def reading_table(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def svm_setting_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """AUC of the full feature set and RF with C tuned and with LIBLINEAR's default C = 1, beside the paper's."""
+    """AUC of the full feature set and RF with C tuned and with LIBLINEAR's default C = 1, beside the paper's.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table` (C = 1 as the method suffix "@C=1").
+
+    Returns
+    -------
+    DataFrame
+    """
     base = summary["method"].str.partition("@")
     part = summary.assign(baseline=base[0], setting=np.where(base[2] == "C=1", "C=1 (LIBLINEAR default)", "C tuned"))
     part = part[part["baseline"].isin(["full", "rf"]) & base[2].isin(["", "C=1"])]

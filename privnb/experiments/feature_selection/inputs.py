@@ -60,6 +60,23 @@ class SelectionInput:
     ``X_all``, ``y_all``: every row (Table 3); ``X``, ``y``: the rows the experiment uses (Adult's sample);
     ``max_items``: Maximal's budget (None: every feature); ``definitions``: what each binary feature holds and
     the share of rows holding it (None for an item matrix); ``how``: one line saying how the items were made.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    support : DataSupport
+        What the data set supports (its papers' name, items or table).
+    X_all, y_all : matrix, array
+        Every row and its label (Table 3).
+    X, y : matrix, array
+        The rows the experiment uses (Adult's sample).
+    max_items : int or None
+        Maximal's budget (None: every feature).
+    definitions : DataFrame or None
+        What each binary feature holds, and the share of rows holding it (None for an item matrix).
+    how : str
+        One line saying how the items were made.
     """
 
     name: str
@@ -118,6 +135,27 @@ def selection_inputs(
     PU1's tokens (Table 3 of FSAC), ``maximal_max_items`` (0: all) is Maximal's budget on every data set but
     Adult, ``table_bins`` the intervals per numeric column of a table card. A card named like one of the
     paper's data sets gets " (card)" appended, so that its rows never meet the paper's numbers.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Papers' names ("adult", "pu1") or data card paths.
+    adult_rows : int
+        Size of Adult's stratified sample (0: all rows).
+    pu1_min_df : int
+        PU1 keeps the tokens of at least this many messages.
+    pu1_subject : bool
+        Count the Subject line's tokens.
+    maximal_max_items : int
+        Maximal's budget on every data set but Adult (0: all).
+    table_bins : int
+        Intervals per numeric column of a table card.
+    random_state : int, RandomState or None
+        Draws Adult's sample.
+
+    Returns
+    -------
+    dict of str to SelectionInput
     """
     options = dict(
         adult_rows=adult_rows,
@@ -137,7 +175,17 @@ def selection_inputs(
 
 
 def requirements_table(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
-    """:data:`SECTIONS` against each data set (:meth:`DataSupport.requirements`), one block per data set."""
+    """:data:`SECTIONS` against each data set (:meth:`DataSupport.requirements`), one block per data set.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+
+    Returns
+    -------
+    DataFrame
+    """
     return pd.concat(
         {name: item.support.requirements(SECTIONS) for name, item in inputs.items()}, names=["dataset", None]
     ).droplevel(1)
@@ -162,6 +210,17 @@ def itemset_tables(
         rows left (item matrices).
     metrics : dict
         ``<name>_miner_<miner>_s`` per binarized table.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+    ks : sequence of int
+        Supports of the 50-largest search.
+    k : int
+        Support of the miners and of the top-items count.
+    top : sequence of int
+        Numbers of top-HamDist items mined.
     """
     miners, items, metrics = [], [], {}
     for name, item in inputs.items():
@@ -184,7 +243,19 @@ def itemset_tables(
 
 
 def experiment_sizes(inputs: Mapping[str, SelectionInput], seconds: Mapping[str, float]) -> pd.DataFrame:
-    """Rows and features each data set's experiment ran on (Section 5.2 of FSAC), and its wall seconds."""
+    """Rows and features each data set's experiment ran on (Section 5.2 of FSAC), and its wall seconds.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+    seconds : mapping of str to float
+        Wall seconds per data set.
+
+    Returns
+    -------
+    DataFrame
+    """
     return pd.DataFrame(
         [
             (name, item.X.shape[0], item.X.shape[1], item.max_items or "all", seconds.get(name))

@@ -66,6 +66,19 @@ def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict
 
     The paper mines with LCM; we compare pyfim and mlxtend. Returns miner -> (number of maximal
     itemsets found, wall seconds), in the order of ``miners``.
+
+    Parameters
+    ----------
+    X : binary matrix
+        The rows.
+    k : int
+        The support.
+    miners : sequence of str
+        "pyfim", "mlxtend".
+
+    Returns
+    -------
+    dict
     """
     out = {}
     for miner in miners:
@@ -80,6 +93,21 @@ def itemset_growth(X, y, n_items: Sequence[int] = (10, 15, 20), k: int = 5) -> d
 
     Shows how Maximal's search space (Section 3 of FSAC) grows with the number of PU1 tokens mined;
     ties in HamDist keep the lower column index.
+
+    Parameters
+    ----------
+    X : binary matrix
+        The rows.
+    y : array
+        Labels 0/1 (for HamDist).
+    n_items : sequence of int
+        Numbers of top-HamDist features mined.
+    k : int
+        The support.
+
+    Returns
+    -------
+    dict of int to int
     """
     h = feature_hamdist(X, y)
     counts = {}
@@ -90,6 +118,18 @@ def itemset_growth(X, y, n_items: Sequence[int] = (10, 15, 20), k: int = 5) -> d
 
 
 def frequent_columns(X, min_df: int):
-    """The columns of ``X`` (PU1's token presence) set in at least ``min_df`` rows, in their order."""
+    """The columns of ``X`` (PU1's token presence) set in at least ``min_df`` rows, in their order.
+
+    Parameters
+    ----------
+    X : sparse matrix
+        Token presence.
+    min_df : int
+        Fewest rows a kept column is set in.
+
+    Returns
+    -------
+    sparse matrix
+    """
     keep = np.flatnonzero(np.asarray(X.sum(axis=0)).ravel() >= min_df)
     return X[:, keep]

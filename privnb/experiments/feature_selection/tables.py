@@ -111,6 +111,17 @@ def side_by_side(summary: pd.DataFrame, datasets=("adult", "pu1")) -> pd.DataFra
     """The paper's Tables 5-6 beside ours: AUC (SFC, or flipped share for RF) and the method ranks at k.
 
     ``datasets``: the paper's data sets to show (those that ran); other data sets have no paper numbers.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table`.
+    datasets : sequence of str
+        The paper's data sets to show.
+
+    Returns
+    -------
+    DataFrame
     """
     ours = summary[summary["method"].isin(PAPER_TABLES["method"].unique())].copy()
     full = ours["method"] == "full"
@@ -130,7 +141,17 @@ def side_by_side(summary: pd.DataFrame, datasets=("adult", "pu1")) -> pd.DataFra
 
 
 def method_label(method: str) -> str:
-    """The paper's row label of a method name, with its reading or SVM setting ("rf@whole", "full@C=1")."""
+    """The paper's row label of a method name, with its reading or SVM setting ("rf@whole", "full@C=1").
+
+    Parameters
+    ----------
+    method : str
+        A method name of the result rows.
+
+    Returns
+    -------
+    str
+    """
     base, _, suffix = method.partition("@")
     return LABELS.get(base, base) + (f" [{suffix}]" if suffix else "")
 
@@ -177,7 +198,17 @@ def auc_tables(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def ac_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """The AC (Definition 5 of FSAC) each method's selection reaches on the training fold, per param."""
+    """The AC (Definition 5 of FSAC) each method's selection reaches on the training fold, per param.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table`.
+
+    Returns
+    -------
+    DataFrame
+    """
     return summary.pivot_table(index=["dataset", "method"], columns="param", values="ac", sort=False).round(1)
 
 
@@ -229,6 +260,19 @@ def feature_set_table(X, y=None, feature_sets: Mapping | None = None) -> pd.Data
     ``feature_sets`` maps a name to column indices (None: every column; default: every column only). Columns:
     ``AC`` (Definition 6), ``k-anonymity`` (the largest k, Definition 1) and, with labels ``y``, ``HamDist``
     (Definition 8), ``DistCnt`` (Definition 9) and ``CM mistakes`` (Iyengar's CM, Definition 2).
+
+    Parameters
+    ----------
+    X : binary matrix
+        The table.
+    y : array, optional
+        Labels 0/1.
+    feature_sets : mapping, optional
+        Name -> column indices.
+
+    Returns
+    -------
+    DataFrame
     """
     rows = {}
     for name, features in (feature_sets or {"all features": None}).items():
@@ -248,6 +292,21 @@ def selection_example(X, y, k: int, names) -> pd.DataFrame:
     frequent itemsets of support ``k`` (Lemma 3), on a small table whose columns are ``names``.
 
     One row per itemset or selector: its features and their AC (Definition 6).
+
+    Parameters
+    ----------
+    X : binary matrix
+        The table.
+    y : array
+        Labels 0/1.
+    k : int
+        The anonymity level.
+    names : sequence of str
+        The columns' names.
+
+    Returns
+    -------
+    DataFrame
     """
     spell = "".join if all(len(str(n)) == 1 for n in names) else ", ".join
 

@@ -208,7 +208,19 @@ class SelectorSVM(_SVMView):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Select features on ``X``, ``y`` (binary CSR rows, labels 0/1) and fit the SVM on them."""
+        """Select features on ``X``, ``y`` (binary CSR rows, labels 0/1) and fit the SVM on them.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The training fold's binary rows (CSR).
+        y : array of int
+            Their labels 0/1.
+
+        Returns
+        -------
+        self
+        """
         selection = SELECTORS[self.method](X, y, self.k, {"max_items": self.max_items})
         self.selection_, self.columns_ = selection, selection.features
         self.facts_ = {"n_features": selection.features.size, "ac": selection.ac}
@@ -235,7 +247,19 @@ class AllFeaturesSVM(_SVMView):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Fit the SVM on every column of ``X``, ``y``."""
+        """Fit the SVM on every column of ``X``, ``y``.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The training fold's binary rows (CSR).
+        y : array of int
+            Their labels 0/1.
+
+        Returns
+        -------
+        self
+        """
         self.facts_ = {"n_features": X.shape[1], **(self.facts or {})}
         self._fit_svm(X, y, self.random_state)
         return self
@@ -266,7 +290,19 @@ class FlippedSVM(_SVMView):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Flip ``X`` (the flip is shared with the other SVM setting of this fold and run) and fit the SVM."""
+        """Flip ``X`` (the flip is shared with the other SVM setting of this fold and run) and fit the SVM.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The training fold's binary rows (CSR).
+        y : array of int
+            Their labels 0/1.
+
+        Returns
+        -------
+        self
+        """
         self.stream_ = self.stream if self.stream is not None else RunStream()
         rng = self.stream_.generator(self.random_state)
         key = ("rf", self.k, self.both_folds)
@@ -276,7 +312,19 @@ class FlippedSVM(_SVMView):
         return self
 
     def test_view(self, X, y):
-        """The raw test rows, or (``both_folds``) the test rows flipped with the run's generator."""
+        """The raw test rows, or (``both_folds``) the test rows flipped with the run's generator.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The raw test rows.
+        y : array
+            Their labels.
+
+        Returns
+        -------
+        (matrix, array)
+        """
         if not self.both_folds:
             return X, y
         rng = self.stream_.generator(self.random_state)
@@ -315,7 +363,19 @@ class DPReleaseSVM(_SVMView):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Release a DP table of ``X``, ``y`` and fit the SVM on its rows."""
+        """Release a DP table of ``X``, ``y`` and fit the SVM on its rows.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The training fold's binary rows (CSR).
+        y : array of int
+            Their labels 0/1.
+
+        Returns
+        -------
+        self
+        """
         self.stream_ = self.stream if self.stream is not None else RunStream()
         rng = self.stream_.generator(self.random_state)
         n_dp = self.stream_.memo(
@@ -328,7 +388,19 @@ class DPReleaseSVM(_SVMView):
         return self
 
     def test_view(self, X, y):
-        """The test fold's released columns, or (``both_folds``) a noisy table of them."""
+        """The test fold's released columns, or (``both_folds``) a noisy table of them.
+
+        Parameters
+        ----------
+        X : sparse matrix
+            The raw test rows.
+        y : array
+            Their labels.
+
+        Returns
+        -------
+        (matrix, array)
+        """
         if not self.both_folds:
             return X[:, self.columns_].toarray(), y
         rng = self.stream_.generator(self.random_state)
