@@ -7,7 +7,8 @@ largest-itemsets search of Maximal (Algorithm 1) on every PU1 token against inte
 that would run for hours is timed on a sample of its work and extrapolated (marked "est.").
 The DP baselines' draws (FSAC's Laplace- and Exponential-DP): one exponential pick over every PU1 token and the
 noise of a 4096-cell table, vectorised against diffprivlib's per-candidate and per-cell path, with the same draws.
-Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp]  ("dp": that part only)
+RF's SVM on flipped PU1 rows, every row against each repeated row once (weighted), in the same process.
+Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf]  (that part only)
 """
 
 import sys
@@ -84,6 +85,27 @@ def bench_dp_draws(P, y):
     )
     t_release, release = timed(dp_select_release, P, y, 11, 1.0, mechanism="exponential", random_state=0)
     print(f"Exponential-DP release on PU1 (11 picks, epsilon = 1): {t_release:.3f} s, {release.X.shape[0]} rows")
+
+
+def bench_rf_fits(P, y):
+    """RF's tuned SVM on flipped PU1 training folds: every row against each repeated row once, weighted."""
+    from privnb.experiments.feature_selection import auc_or_nan, fit_svm, selection_folds
+    from privnb.mechanisms import randomized_flipping
+
+    splits, _, seeds = selection_folds(y, 5, 0)
+    for fold, k in ((0, 5), (1, 11)):
+        train, test = splits[fold]
+        flipped = randomized_flipping(P[train], k, random_state=seeds[fold])
+        aucs, seconds = [], []
+        for merge in (False, True):
+            elapsed, model = timed(fit_svm, flipped.X, y[train], merge_repeats=merge, random_state=seeds[fold])
+            aucs.append(auc_or_nan(y[test], model.decision_function(P[test])))
+            seconds.append(elapsed)
+        print(
+            f"RF's SVM on flipped PU1 (fold {fold}, k = {k}, {len(train)} x {P.shape[1]}): every row "
+            f"{seconds[0]:.2f} s, repeated rows merged {seconds[1]:.2f} s; ratio {seconds[0] / seconds[1]:.1f}x; "
+            f"test AUC {aucs[0]:.4f} against {aucs[1]:.4f}"
+        )
 
 
 def main():
@@ -167,11 +189,12 @@ def main():
             f"ratio {t_all / t_exact:.1e}x"
         )
     bench_dp_draws(P, y)
+    bench_rf_fits(P, y)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["dp"]:
+    if sys.argv[1:] in (["dp"], ["rf"]):
         pu1 = load_pu1(subject=False)
-        bench_dp_draws(check_binary(pu1.X), pu1.y)
+        (bench_dp_draws if sys.argv[1] == "dp" else bench_rf_fits)(check_binary(pu1.X), pu1.y)
     else:
         main()

@@ -157,3 +157,33 @@ def test_dp_figure_hatches_bars_at_or_below_the_majority():
     hatched = [[bar.get_hatch() for bar in ax.patches] for ax in fig.axes]
     assert hatched == [["//", None], ["//", None]]
     assert any("majority" in line.get_label() for line in fig.axes[0].lines)
+
+
+def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force():
+    from collections import Counter
+
+    from privnb.experiments.feature_selection import repeated_rows
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((60, 4)) < 0.5).astype(int)
+    y = rng.integers(0, 2, 60)
+    rows, labels, counts = repeated_rows(check_binary(X), y)
+    pairs = Counter((tuple(r), int(label)) for r, label in zip(X, y))
+    got = {(tuple(r), int(label)): c for r, label, c in zip(rows.toarray(), labels, counts)}
+    assert got == pairs and counts.sum() == 60
+    order = list(dict.fromkeys((tuple(r), int(label)) for r, label in zip(X, y)))
+    assert [(tuple(r), int(label)) for r, label in zip(rows.toarray(), labels)] == order  # first appearance
+
+
+def test_merged_repeats_fit_the_same_svm():
+    from privnb.experiments.feature_selection import fit_svm
+
+    X, y = _toy()
+    X = check_binary(np.repeat(X[:40], 5, axis=0))  # every row five times, as RF's k-anonymous rows
+    y = np.repeat(y[:40], 5)
+    for c_grid in ((0.1,), (0.01, 0.1, 1.0)):
+        plain = fit_svm(X, y, c_grid=c_grid, random_state=4)
+        merged = fit_svm(X, y, c_grid=c_grid, merge_repeats=True, random_state=4)
+        assert plain.C == merged.C
+        np.testing.assert_allclose(merged.coef_, plain.coef_, atol=2e-3)
+        np.testing.assert_allclose(merged.intercept_, plain.intercept_, atol=2e-3)

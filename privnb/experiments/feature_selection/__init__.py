@@ -38,7 +38,7 @@ from .runner import (
     whole_reading,
 )
 from .statistics import PAPER_DATA, dataset_statistics, frequent_columns, itemset_growth, time_miners
-from .svm import C_GRID, CLASSIFIER, CONSTANT_AUC, auc_or_nan, fit_svm, svm_auc
+from .svm import C_GRID, CLASSIFIER, CONSTANT_AUC, auc_or_nan, fit_svm, repeated_rows, svm_auc
 from .tables import (
     PAPER_TABLES,
     ac_table,
@@ -103,6 +103,7 @@ __all__ = [
     "method_label",
     "randomized_views",
     "reading_table",
+    "repeated_rows",
     "requirements_table",
     "run_seeds",
     "selection_claims",

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedShuffleSplit
@@ -30,7 +31,15 @@ _MAX_ITER = 2000
 _SOLVER_SEED = 0  # liblinear's coordinate order (see fit_svm)
 
 
-def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 0.2, random_state=None) -> LinearSVC:
+def fit_svm(
+    X,
+    y,
+    *,
+    c_grid: Sequence[float] = C_GRID,
+    validation_size: float = 0.2,
+    merge_repeats: bool = False,
+    random_state=None,
+) -> LinearSVC:
     """LinearSVC (squared hinge loss) with C picked by AUC on a stratified validation split, refit on all.
 
     Section 5.2 of FSAC: "the only parameter ... which we tune using a small validation set".
@@ -39,6 +48,11 @@ def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 
     liblinear's dual solver visits coordinates in a random order, a detail of the solver: it gets a fixed
     seed, so a fit is reproducible (unseeded it drew from NumPy's global state) and the experiment's own
     random stream (folds, noise, flips) is left as it was.
+
+    ``merge_repeats`` fits each row that repeats (same features, same label) once, weighted by its count
+    (:func:`repeated_rows`): the same squared-hinge objective (liblinear scales C per row by its weight) with
+    fewer dual variables. RF's k-anonymous rows repeat at least k times, so its fits run several times faster;
+    converged fits agree up to the solver's tolerance, an unconverged one (2000 iterations) may end elsewhere.
 
     Parameters
     ----------
@@ -49,7 +63,9 @@ def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 
     c_grid : sequence of float
         Values of C; with one value (or a class of fewer than 2 rows) no validation split is drawn.
     validation_size : float
-        Share of the rows held out to pick C.
+        Share of the rows held out to pick C (the split is drawn over the rows as given).
+    merge_repeats : bool
+        Fit repeated rows once, weighted by their count.
     random_state : int, RandomState or None
         Draws the validation split.
 
@@ -60,23 +76,61 @@ def fit_svm(X, y, *, c_grid: Sequence[float] = C_GRID, validation_size: float = 
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return _fit_svm(X, y, c_grid, validation_size, check_random_state(random_state))
+        return _fit_svm(X, y, c_grid, validation_size, merge_repeats, check_random_state(random_state))
 
 
-def _fit_svm(X, y, c_grid, validation_size, rng) -> LinearSVC:
+def _fit_svm(X, y, c_grid, validation_size, merge_repeats, rng) -> LinearSVC:
     best_c = c_grid[0]
     if len(c_grid) > 1 and np.bincount(y).min() >= 2:
         split = StratifiedShuffleSplit(1, test_size=validation_size, random_state=rng)
         fit_rows, val_rows = next(split.split(np.zeros(len(y)), y))
         scores = []
         for c in c_grid:
-            model = LinearSVC(C=c, loss="squared_hinge", dual="auto", max_iter=_MAX_ITER, random_state=_SOLVER_SEED)
-            model.fit(X[fit_rows], y[fit_rows])
+            model = _fit_linear_svc(c, X[fit_rows], y[fit_rows], merge_repeats)
             scores.append(auc_or_nan(y[val_rows], model.decision_function(X[val_rows])))
         best_c = c_grid[int(np.argmax(scores))]
-    return LinearSVC(C=best_c, loss="squared_hinge", dual="auto", max_iter=_MAX_ITER, random_state=_SOLVER_SEED).fit(
-        X, y
-    )
+    return _fit_linear_svc(best_c, X, y, merge_repeats)
+
+
+def _fit_linear_svc(c, X, y, merge_repeats) -> LinearSVC:
+    model = LinearSVC(C=c, loss="squared_hinge", dual="auto", max_iter=_MAX_ITER, random_state=_SOLVER_SEED)
+    if not merge_repeats:
+        return model.fit(X, y)
+    rows, labels, counts = repeated_rows(X, y)
+    return model.fit(rows, labels, sample_weight=counts)
+
+
+def repeated_rows(X, y):
+    """Each distinct (row, label) pair once, in order of first appearance, with how often it occurs.
+
+    Parameters
+    ----------
+    X : sparse matrix or array
+        Rows.
+    y : array
+        Their labels.
+
+    Returns
+    -------
+    (matrix, array, array of float)
+        The distinct rows (CSR when ``X`` is sparse), their labels and their counts.
+    """
+    y = np.asarray(y)
+    csr = sp.csr_array(X, copy=True)
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    position: dict = {}
+    keep, counts = [], []
+    for i in range(csr.shape[0]):
+        lo, hi = csr.indptr[i], csr.indptr[i + 1]
+        key = (csr.indices[lo:hi].tobytes(), csr.data[lo:hi].tobytes(), y[i].item())
+        if key not in position:
+            position[key] = len(keep)
+            keep.append(i)
+            counts.append(0)
+        counts[position[key]] += 1
+    rows = csr[keep] if sp.issparse(X) else np.asarray(X)[keep]
+    return rows, y[keep], np.asarray(counts, dtype=float)
 
 
 def auc_or_nan(y_true, scores) -> float:

@@ -131,9 +131,10 @@ class RunStream:
 class _SVMView(ClassifierMixin, BaseEstimator):
     """The linear SVM on the rows a view trains on; ``facts_`` are the view's other measured values."""
 
-    def _fit_svm(self, X, y, random_state) -> None:
+    def _fit_svm(self, X, y, random_state, merge_repeats=False) -> None:
         self.note_ = untrainable(X, y)
-        self.svm_ = None if self.note_ else fit_svm(X, y, c_grid=self.c_grid, random_state=random_state)
+        fit = dict(c_grid=self.c_grid, merge_repeats=merge_repeats, random_state=random_state)
+        self.svm_ = None if self.note_ else fit_svm(X, y, **fit)
         self.classes_ = np.unique(y)
 
     def test_view(self, X, y):
@@ -266,7 +267,8 @@ class AllFeaturesSVM(_SVMView):
 
 
 class FlippedSVM(_SVMView):
-    """RF: the training fold flipped to k-anonymity (:func:`privnb.mechanisms.randomized_flipping`), then the SVM.
+    """RF: the training fold flipped to k-anonymity (:func:`privnb.mechanisms.randomized_flipping`), then the SVM,
+    which fits each repeated flipped row once, weighted by its count (``fit_svm(merge_repeats=True)``).
 
     Parameters
     ----------
@@ -308,7 +310,7 @@ class FlippedSVM(_SVMView):
         key = ("rf", self.k, self.both_folds)
         flipped = self.stream_.memo(self.random_state, key, lambda: randomized_flipping(X, self.k, random_state=rng))
         self.facts_ = {"n_features": X.shape[1], "flipped_share": flipped.flipped_share}
-        self._fit_svm(flipped.X, y, rng)
+        self._fit_svm(flipped.X, y, rng, merge_repeats=True)
         return self
 
     def test_view(self, X, y):
