@@ -1,5 +1,6 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
+from .card_check import CardCheck, card_check
 from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .feature_selection import (
@@ -73,6 +74,7 @@ from .nbc import (
     safety_transform_sweep,
 )
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
+from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
 from .svm import compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
 from .svm_claims import SVM_CLAIMS, svm_claims
 from .svm_tables import compare_spaces, svm_aspects, svm_summary, theorem_4_1_table
@@ -172,3 +174,5 @@ from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, fronti
 
 __all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
+
+__all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]
