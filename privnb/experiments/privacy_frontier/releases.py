@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from privnb.experiments.feature_selection import SELECTORS, fit_svm
 from privnb.mechanisms import check_binary
 from privnb.nbc import NBCViews, SafetyTransform, dp_views
 
@@ -24,8 +25,8 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     selector : str or None
-        A name of ``privnb.experiments.SELECTORS`` ("greedy-hamdist" for k-AC, "k-anonymity-hamdist"), or
-        None for every feature.
+        A name of ``privnb.experiments.feature_selection.SELECTORS`` ("greedy-hamdist" for k-AC,
+        "k-anonymity-hamdist"), or None for every feature.
     k : int or None
         The selector's k.
     random_state : int, RandomState or None
@@ -51,8 +52,6 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        from privnb.experiments import SELECTORS, fit_svm
-
         X, y = check_binary(X), np.asarray(y)
         if self.selector is None:
             features = np.arange(X.shape[1])
