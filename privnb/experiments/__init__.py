@@ -64,9 +64,18 @@ from .selection import (
 )
 from .selection_claims import reading_table, selection_claims, svm_setting_table
 from .selection_tables import PAPER_TABLES, ac_table, auc_tables, selection_metrics, side_by_side, summary_table
-from .svm import compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
-from .svm_claims import SVM_CLAIMS, svm_claims
-from .svm_tables import compare_spaces, svm_aspects, svm_summary, theorem_4_1_table
+from .svm_l_diversity import (
+    SVM_CLAIMS,
+    compare_ordinal_centers,
+    compare_spaces,
+    run_svm_grid,
+    svm_aspects,
+    svm_claims,
+    svm_summary,
+    svm_views,
+    theorem_4_1_inputs,
+    theorem_4_1_table,
+)
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
