@@ -117,3 +117,9 @@ def test_svm_pipeline_takes_the_default_space():
     assert DEFAULT_SPACE == "appendix_b_svm_scale"
     pipeline = svm_pipeline(type("D", (), {"kinds": KINDS, "orders": ORDERS})(), "linear")  # kinds and orders only
     assert pipeline[0].scheme == "appendix_b_svm_scale"
+
+
+def test_svm_scale_scheme_passes_scikit_learns_transformer_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(FrameEncoder(scheme="appendix_b_svm_scale"))

@@ -3,7 +3,7 @@
 Two schemes, fitted on the training frame only:
 
 ``"ibk"``
-    Weka IBk's distance (the k-NN experiments of seed 002): numeric and ordinal attributes (ordinal
+    Weka IBk's distance (the k-NN experiments of MC17): numeric and ordinal attributes (ordinal
     values replaced by their rank in the domain order) are min-max scaled on the training range;
     nominal attributes become one-hot columns scaled by 1/sqrt(2), so that a mismatch adds exactly 1
     to the squared Euclidean distance, as Weka's overlap metric does. A value unseen in training sets one
@@ -12,7 +12,7 @@ Two schemes, fitted on the training frame only:
 ``"standard"``
     Numeric and ordinal ranks standardized (training mean and standard deviation); nominal one-hot.
 ``"appendix_b"``
-    Appendix B of seed 000 (rules 2 and 3), the space in which seed 003 puts D and D_P (R^(d+1)): one
+    Appendix B of MC16a (rules 2 and 3), the space in which MC16 puts D and D_P (R^(d+1)): one
     column per attribute; numeric values minus their training mean, ordinal codes 1..|dom| minus their
     training mean (or mode, ``ordinal_center="mode"``), a nominal attribute 0 at its training mode and
     1 elsewhere (unseen values included). No scaling. The rules are

@@ -1,4 +1,4 @@
-"""The SVC/SVM experiment grid of seed 003 (Section 5), fast and exact.
+"""The SVC/SVM experiment grid of MC16 (Section 5), fast and exact.
 
 The paper trains LibSVM's linear-kernel SVC and RBF SVM (defaults C = 1, gamma = 1 / n_features) on
 original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training folds, tested on raw rows,
@@ -178,11 +178,21 @@ def svm_classifier(
     Parameters
     ----------
     kernel : {"linear", "rbf"}
-        "linear" is the paper's SVC, "rbf" its SVM (Section 5.1.3 of seed 003).
+        "linear" is the paper's SVC, "rbf" its SVM (Section 5.1.3 of MC16).
     solver : {"libsvm", "sklearnex", "nystroem"}
         See the module docstring; "nystroem" exists only for the RBF kernel.
+    C : float
+        The soft margin's penalty (LibSVM's default 1).
     cache_size : float
         LibSVM's kernel cache in MB (speed only; 1000 MB instead of scikit-learn's 200).
+    n_components : int
+        Nystroem landmarks (solver "nystroem" only).
+    random_state : int, RandomState or None
+        Seeds the Nystroem solver (the exact solvers do not draw).
+
+    Returns
+    -------
+    classifier
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
@@ -215,9 +225,29 @@ def svm_pipeline(
 ):
     """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
-    ``space`` is the learner's input space (:data:`SPACES`); ``collapse=True`` wraps the classifier in
-    :class:`CollapseDuplicates` (exact); ``kinds`` replaces the dataset's column kinds (e.g.
-    :func:`privnb.learn.encoding.generalized_kinds` for a generalized view). ``options`` go to :func:`svm_classifier`.
+    Parameters
+    ----------
+    dataset : privnb.data.Dataset
+        Gives the column kinds and orders.
+    kernel : {"linear", "rbf"}
+        The paper's SVC or SVM.
+    solver : {"libsvm", "sklearnex", "nystroem"}
+        As in :func:`svm_classifier`.
+    space : str
+        The learner's input space (:data:`SPACES`, default :data:`DEFAULT_SPACE`).
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes (the "appendix_b*" spaces).
+    collapse : bool
+        Wrap the classifier in :class:`CollapseDuplicates` (exact).
+    kinds : mapping, optional
+        Replaces the dataset's column kinds (e.g. :func:`privnb.learn.encoding.generalized_kinds` for a
+        generalized view).
+    options
+        Go to :func:`svm_classifier`.
+
+    Returns
+    -------
+    Pipeline
     """
     return encoded_classifier(
         dataset,
@@ -234,9 +264,25 @@ def encoded_classifier(
 ):
     """``classifier`` behind a FrameEncoder of ``dataset``'s kinds in ``space`` (and :class:`CollapseDuplicates`).
 
-    ``ordinal_center`` ("mean" | "mode") is Appendix B's centring of ordinal codes (space "appendix_b";
-    the linear SVC and the RBF SVM are invariant to a shift of a column, so it moves only the radius of
-    Theorem 4.1, not the classifier).
+    Parameters
+    ----------
+    dataset : privnb.data.Dataset
+        Gives the column kinds and orders.
+    classifier : estimator
+        Fitted on the encoded rows (a classifier or a :class:`KernelBank`).
+    space : str
+        The input space (:data:`SPACES`, default :data:`DEFAULT_SPACE`).
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes (the "appendix_b*" spaces; the linear SVC and the RBF SVM are
+        invariant to a shift of a column, so it moves only the radius of Theorem 4.1, not the classifier).
+    collapse : bool
+        Wrap the classifier in :class:`CollapseDuplicates`.
+    kinds : mapping, optional
+        Replaces the dataset's column kinds.
+
+    Returns
+    -------
+    Pipeline
     """
     from privnb.learn.encoding import FrameEncoder
 
