@@ -48,7 +48,7 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert list(claims.columns) == list(CLAIM_COLUMNS) and set(claims["verdict"]) <= set(VERDICTS)
     assert set(claims["reading"]) == {"", "paired t-test", "unpaired t-test"}
     by_space = pd.read_csv(out / "claims_by_space.csv", keep_default_na=False)
-    assert {"verdict (appendix_b_svm_scale)", "verdict (one_hot)", "verdict changes"} <= set(by_space.columns)
+    assert {"appendix_b_svm_scale", "one_hot", "verdict changes", "value (one_hot)"} <= set(by_space.columns)
     for name in ("toy_figures_1_4", "theorem_4_1", "errors_SVC", "errors_SVM"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
 

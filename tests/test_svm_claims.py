@@ -259,11 +259,18 @@ def test_compare_space_claims_shows_which_verdicts_change():
     from privnb.experiments.svm_l_diversity import compare_space_claims
 
     swapped = {**SVC, ("original", None): SVC[("identifying", None)], ("identifying", None): [0.30] * 3}
-    table = compare_space_claims(
-        {"a": results_table({"SVC": SVC, "SVM": SVM}), "b": results_table({"SVC": swapped})}, "adult"
-    ).set_index(["claim", "reading"])
+    spaces = {"a": results_table({"SVC": SVC, "SVM": SVM}), "b": results_table({"SVC": swapped})}
+    table = compare_space_claims(spaces, "adult", values=True).set_index(["claim", "reading"])
     row = table.loc[("identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "")]
-    assert (row["verdict (a)"], row["verdict (b)"], row["verdict changes"]) == ("agree", "differ", True)
+    assert (row["a"], row["b"], row["verdict changes"]) == ("agree", "differ", True)
     assert row["value (b)"] == "0 of 3 l values"
     svm = table.loc[("pruned SVM error grows with l (C.2)", "")]
-    assert (svm["verdict (a)"], svm["verdict (b)"], svm["verdict changes"]) == ("agree", "", False)  # b has no SVM
+    assert (svm["a"], svm["b"], svm["verdict changes"]) == ("agree", "", False)  # b has no SVM
+    assert list(compare_space_claims(spaces, "adult").columns) == [
+        "source",
+        "claim",
+        "reading",
+        "a",
+        "b",
+        "verdict changes",
+    ]

@@ -421,7 +421,9 @@ def svm_claims(
     return evaluate(chosen, evidence)
 
 
-def compare_space_claims(results_by_space: Mapping[str, pd.DataFrame], dataset: str, **aspects) -> pd.DataFrame:
+def compare_space_claims(
+    results_by_space: Mapping[str, pd.DataFrame], dataset: str, *, values: bool = False, **aspects
+) -> pd.DataFrame:
     """The claims of ``dataset`` measured in several input spaces side by side, and whether a verdict changes.
 
     Parameters
@@ -430,23 +432,25 @@ def compare_space_claims(results_by_space: Mapping[str, pd.DataFrame], dataset: 
         Space -> tidy rows of :func:`run_svm_grid` (same data, folds and seed), the default space first.
     dataset : str
         The paper's data set (:data:`SVM_CLAIMS`).
+    values : bool
+        Also give each space's measured value (column ``value (<space>)`` after its verdicts).
     aspects
         ``classifiers``, ``ls``, ``k_anonymity`` of :func:`svm_aspects`.
 
     Returns
     -------
     DataFrame
-        One row per claim and reading: ``source``, ``claim``, ``reading``, then ``value (<space>)`` and
-        ``verdict (<space>)`` per space (empty where the space did not run the claim's classifier), and
-        ``verdict changes`` (True where the spaces that measured it disagree).
+        One row per claim and reading: ``source``, ``claim``, ``reading``, then one column per space holding its
+        verdict (empty where the space did not run the claim's classifier), ``verdict changes`` (True where the
+        spaces that measured the claim disagree) and, with ``values``, the measured values.
     """
     keys = ["source", "claim", "reading"]
     table = pd.DataFrame(columns=keys)
-    verdicts = []
     for space, results in results_by_space.items():
-        claims = svm_claims(results, dataset, **aspects)[[*keys, "privnb value", "verdict"]]
-        verdicts.append(f"verdict ({space})")
-        claims = claims.rename(columns={"privnb value": f"value ({space})", "verdict": verdicts[-1]})
+        claims = svm_claims(results, dataset, **aspects)[[*keys, "verdict", "privnb value"]]
+        claims = claims.rename(columns={"verdict": space, "privnb value": f"value ({space})"})
         table = claims if table.empty else table.merge(claims, on=keys, how="outer", sort=False)
-    table["verdict changes"] = table[verdicts].nunique(axis=1, dropna=True) > 1 if verdicts else []
-    return table.fillna("")
+    spaces = list(results_by_space)
+    table["verdict changes"] = table[spaces].nunique(axis=1, dropna=True) > 1
+    shown = [*keys, *spaces, "verdict changes", *([f"value ({space})" for space in spaces] if values else [])]
+    return table[shown].fillna("")

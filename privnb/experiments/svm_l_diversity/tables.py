@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.bounds import rp2_range_from_data, second_term_share, theorem_4_1_terms
-from privnb.experiments.labels import method_label
+from privnb.experiments.labels import method_label, method_sort_key
 from privnb.learn.svm import CLASSIFIER_NAMES
 
 #: The classifier and method of the majority-class baseline's rows (:func:`privnb.experiments.majority_view`).
@@ -96,7 +96,8 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per (classifier, method, param), the majority-class baseline's included: ``mean_error``,
+        One row per (classifier, method, param) in the papers' order of views (Org., Id., L=2.., k=2..), the
+        majority-class baseline's included: ``mean_error``,
         ``std_error``, mean ``n_train`` and ``n_suppressed``, the first ``note`` (N/A reason), ``view`` (e.g.
         ``"L=2"``, ``"Majority"``) and :data:`AT_MAJORITY` (True where a classifier's mean error is at or
         above the baseline's: it learned nothing a constant guess would not give; False without a baseline).
@@ -113,6 +114,14 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
+    order = sorted(
+        range(len(summary)),
+        key=lambda i: (
+            summary["classifier"].iat[i],
+            method_sort_key(summary["method"].iat[i], summary["param"].iat[i]),
+        ),
+    )
+    summary = summary.iloc[order].reset_index(drop=True)
     summary["view"] = [method_label(m, p) for m, p in zip(summary["method"], summary["param"])]
     summary[AT_MAJORITY] = (summary["classifier"] != MAJORITY) & (summary["mean_error"] >= majority_error(results))
     return summary
