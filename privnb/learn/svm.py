@@ -2,8 +2,9 @@
 
 The paper trains LibSVM's linear-kernel SVC and RBF SVM (defaults C = 1, gamma = 1 / n_features) on
 original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training folds, tested on raw rows,
-by 10-fold cross-validation. :func:`run_svm_grid` runs that grid with the folds and seeds of
-:func:`privnb.experiments.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
+by 10-fold cross-validation. :func:`privnb.experiments.run_svm_grid` runs that grid over
+:func:`privnb.experiments.run_folds` (the folds and seeds of every runner), (view, fold) tasks in parallel, with
+exact savings from the helpers here:
 
 * each mechanism (anatomize + prune, generalize) runs once per (view, fold), and its rows are encoded
   and collapsed once, for both kernels (:class:`KernelBank`); the generalized views of a fold share one
@@ -19,6 +20,9 @@ Solvers: ``"libsvm"`` (scikit-learn's SVC, the paper's library, the reference), 
 (scikit-learn-intelex's SVC: the same soft-margin problem solved by oneDAL, several times faster;
 its agreement with libsvm is measured in benchmarks/bench_svm.py), and ``"nystroem"`` (RBF only:
 Nystroem features and a linear SVM, an approximation, never a default).
+
+Input spaces (:data:`SPACES`): the default, :data:`DEFAULT_SPACE`, is MC16's R^(d+1) scaled as LibSVM's
+``svm-scale`` does; see there why.
 """
 
 from __future__ import annotations
