@@ -274,3 +274,14 @@ def test_compare_space_claims_shows_which_verdicts_change():
         "b",
         "verdict changes",
     ]
+
+
+def test_summary_and_spaces_list_views_in_the_papers_order():
+    table = results_table({"SVC": SVC})
+    order = ["Org.", "Id.", "L=2", "L=3", "L=4", "L=5", "k=2", "k=3", "k=4", "k=5"]
+    assert svm_summary(table)["view"].tolist() == order
+    from privnb.experiments import compare_spaces
+
+    spaces = compare_spaces({"a": table, "b": table})
+    assert spaces["view"].tolist() == order
+    assert not [c for c in spaces if c.startswith(("d (", "bound ("))]  # no linear SVC's Theorem 4.1 rows: no bound

@@ -114,14 +114,8 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
-    order = sorted(
-        range(len(summary)),
-        key=lambda i: (
-            summary["classifier"].iat[i],
-            method_sort_key(summary["method"].iat[i], summary["param"].iat[i]),
-        ),
-    )
-    summary = summary.iloc[order].reset_index(drop=True)
+    summary = summary.iloc[sorted(range(len(summary)), key=lambda i: _view_order(summary.iloc[i]))]
+    summary = summary.reset_index(drop=True)
     summary["view"] = [method_label(m, p) for m, p in zip(summary["method"], summary["param"])]
     summary[AT_MAJORITY] = (summary["classifier"] != MAJORITY) & (summary["mean_error"] >= majority_error(results))
     return summary
@@ -273,7 +267,8 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
         One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<other> -
         <first>`` for every other space (its error less the first space's), and for the pruned linear SVCs ``d
         (<space>)`` (the learner's dimension less one) and ``bound (<space>)`` (4.6) from
-        :func:`theorem_4_1_table` (NaN on other rows).
+        :func:`theorem_4_1_table` (NaN on other rows; no such columns for a space without a linear SVC), rows
+        per classifier in the papers' order of views.
     """
     spaces = list(results_by_space)
     if not spaces:
@@ -289,12 +284,19 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
         table[f"{other} - {spaces[0]}"] = table[f"error ({other})"] - table[f"error ({spaces[0]})"]
     for space in spaces:
         theorem = theorem_4_1_table(results_by_space[space])
-        theorem = theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"])
-        theorem = theorem.assign(
+        if "bound" not in theorem:
+            continue  # no linear SVC on pruned data in this space: no d, no bound
+        theorem = theorem[["l", "d", "bound"]].assign(
             classifier=CLASSIFIER_NAMES["linear"], method="pruned", param=theorem["l"].astype(float)
         )
         named = {"d": f"d ({space})", "bound": f"bound ({space})"}
         table = table.merge(
             theorem.drop(columns="l").rename(columns=named), on=["classifier", "method", "param"], how="left"
         )
-    return table.drop(columns=["method", "param"])
+    order = sorted(range(len(table)), key=lambda i: _view_order(table.iloc[i]))
+    return table.iloc[order].drop(columns=["method", "param"]).reset_index(drop=True)
+
+
+def _view_order(row) -> tuple:
+    """Rows by classifier, then in the papers' order of views."""
+    return row["classifier"], method_sort_key(row["method"], row["param"])
