@@ -23,6 +23,11 @@ E. unless ``--skip-spaces``: the input spaces (``space="one_hot"``, standardized
    (capital-gain spans 10^5): measured 303 s with libsvm on 1000 rows (one_hot: 0.1 s), and more than 300 s
    with sklearnex; ``--space-kernels rbf`` leaves it out.
 
+F. unless ``--skip-scaling``: LibSVM's svm-scale (``appendix_b_svm_scale``, the default) against the
+   largest-magnitude scaling (``appendix_b_scaled``) on ``--scale-seeds`` stratified samples of ``--scale-rows``
+   Adult rows, 3 folds, the whole grid (the quick sweep's setting): per sample, the original views' errors and
+   the claims whose verdict changes (issue 22).
+
 Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
 """
 
@@ -181,6 +186,31 @@ def part_e(adult, rows, kernels, seed):
                 )
 
 
+def part_f(adult, hierarchies, rows, seeds):
+    from privnb.experiments.svm_l_diversity import compare_space_claims, svm_summary
+
+    spaces = ("appendix_b_scaled", "appendix_b_svm_scale")
+    print(f"\n== F. svm-scale against largest-magnitude scaling: {rows} Adult rows, 3 folds, samples {seeds} ==")
+    for seed in seeds:
+        sample = adult.sample(rows, random_state=seed)
+        grid = dict(ls=(2, 3, 4, 5), k_anonymity=(2, 3, 4, 5), hierarchies=hierarchies, n_splits=3, random_state=seed)
+        results = {
+            space: run_svm_grid(sample, theorem_inputs=True, progress=False, space=space, **grid) for space in spaces
+        }
+        original = {
+            space: svm_summary(rows_).query("method == 'original'").set_index("classifier")["mean_error"]
+            for space, rows_ in results.items()
+        }
+        claims = compare_space_claims(results, "adult")
+        print(
+            f"  sample {seed}: original SVC {original[spaces[0]]['SVC']:.4f} -> {original[spaces[1]]['SVC']:.4f}, "
+            f"SVM {original[spaces[0]]['SVM']:.4f} -> {original[spaces[1]]['SVM']:.4f}; claim verdicts changed "
+            f"{int(claims['verdict changes'].sum())} of {len(claims)}; agree "
+            + " -> ".join(str(int((claims[space] == "agree").sum())) for space in spaces),
+            flush=True,
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=15000)
@@ -196,11 +226,18 @@ def main():
     parser.add_argument("--space-rows", type=int, default=1000, help="training rows of part E")
     parser.add_argument("--space-kernels", nargs="+", default=["rbf", "linear"])
     parser.add_argument("--only-spaces", action="store_true", help="run part E alone")
+    parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--scale-rows", type=int, default=2000, help="sample size of part F")
+    parser.add_argument("--scale-seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--only-scaling", action="store_true", help="run part F alone")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
     adult, hierarchies = load_adult(), adult_hierarchies()
     if args.only_spaces:
         part_e(adult, args.space_rows, args.space_kernels, args.seed)
+        return
+    if args.only_scaling:
+        part_f(adult, hierarchies, args.scale_rows, args.scale_seeds)
         return
     part_a(adult, hierarchies, args.rows, args.seed)
     part_b(adult, hierarchies, args.sample, args.folds, args.seed, args.jobs)
@@ -209,6 +246,8 @@ def main():
         part_d(adult, hierarchies, args.full_folds, args.grid_folds, args.seed, args.jobs)
     if not args.skip_spaces:
         part_e(adult, args.space_rows, args.space_kernels, args.seed)
+    if not args.skip_scaling:
+        part_f(adult, hierarchies, args.scale_rows, args.scale_seeds)
     print(f"\nload average at the end: {os.getloadavg()}")
 
 
