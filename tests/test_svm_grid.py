@@ -258,3 +258,8 @@ def test_error_boxplot_draws_the_majority_baseline():
     dashed = [line for line in figure.axes[0].lines if line.get_linestyle() == "--"]
     assert len(dashed) == 1 and list(dashed[0].get_ydata()) == [0.4, 0.4]
     assert not [line for line in error_boxplot(svc).axes[0].lines if line.get_linestyle() == "--"]
+
+
+def test_grid_rejects_an_unknown_option_by_name():
+    with pytest.raises(ValueError, match=r"unknown SVM option\(s\) \['spaces'\]"):
+        run_svm_grid(toy_dataset(), ls=(2,), n_splits=2, spaces="one_hot")

@@ -31,6 +31,9 @@ from privnb.learn.svm import (
 )
 from privnb.learn.training import PrunedTraining
 
+#: The options :func:`~privnb.learn.svm_classifier` takes besides the kernel and the solver.
+CLASSIFIER_OPTIONS = ("C", "cache_size", "n_components", "random_state")
+
 
 def dataset_hierarchies(dataset, hierarchies: Mapping | None = None) -> Mapping | None:
     """``hierarchies`` when given, else the data set's own (``dataset.hierarchies``), else None.
@@ -231,6 +234,12 @@ class SvmLearner:
         -------
         SvmLearner
         """
+        unknown = sorted(set(options) - set(CLASSIFIER_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"unknown SVM option(s) {unknown}: the learner takes kernels, solver, space, ordinal_center, "
+                f"collapse and the classifier's {list(CLASSIFIER_OPTIONS)}"
+            )
         return cls(tuple(kernels), solver, space, ordinal_center, collapse, dict(options))
 
     def bank(self) -> KernelBank:
