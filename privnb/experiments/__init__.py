@@ -76,9 +76,18 @@ from .nbc import (
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
 from .nbc_data import nbc_data
 from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
-from .svm import compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
-from .svm_claims import SVM_CLAIMS, svm_claims
-from .svm_tables import compare_spaces, svm_aspects, svm_summary, theorem_4_1_table
+from .svm_l_diversity import (
+    SVM_CLAIMS,
+    compare_ordinal_centers,
+    compare_spaces,
+    run_svm_grid,
+    svm_aspects,
+    svm_claims,
+    svm_summary,
+    svm_views,
+    theorem_4_1_inputs,
+    theorem_4_1_table,
+)
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [

@@ -68,6 +68,7 @@ def error_boxplot(
     title: str | None = None,
     ylabel: str = "Error rate",
     path=None,
+    baseline: float | None = None,
 ) -> Figure:
     """Boxplots of per-fold errors, one box per training view, in the papers' style.
 
@@ -82,6 +83,9 @@ def error_boxplot(
     facet : str, optional
         A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
         panel per value; without it the rows must hold one dataset and one classifier.
+    baseline : float, optional
+        A reference error drawn as a dashed line on every panel (e.g. the majority class's): a box at or above
+        it learned nothing a constant guess would not give.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
     if frame.empty:
@@ -93,6 +97,9 @@ def error_boxplot(
     for axis, (name, part) in zip(axes, panels):
         views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
         axis.boxplot([values.to_numpy() for _, values in views], tick_labels=[method_label(*key) for key, _ in views])
+        if baseline is not None:
+            axis.axhline(baseline, color="grey", ls="--", lw=1, label=f"majority class ({baseline:.3f})")
+            axis.legend(fontsize=7, loc="best")
         axis.set_xlabel("Classifier type")
         axis.set_title(str(name) if title is None or facet is not None else title)
     axes[0].set_ylabel(ylabel)
