@@ -34,6 +34,7 @@ what to do.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,10 +44,11 @@ import pandas as pd
 import yaml
 
 from privnb.data.card_columns import _kinds, _missing, _target
+from privnb.data.card_hierarchies import build_card_hierarchies, card_file
 from privnb.data.card_items import ItemProblems, load_items
 from privnb.data.containers import Dataset, TokenCorpus
+from privnb.data.hierarchy import Hierarchy
 from privnb.data.loaders import LOADERS
-from privnb.data.sources import DataUnavailableError
 
 CARD_SUFFIXES = (".yaml", ".yml")
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
@@ -68,7 +70,6 @@ CARD_KEYS = (
 ROLE_KEYS = ("quasi_identifiers", "sensitive", "target", "positive")
 READ_KEYS = ("sep", "header", "names", "skiprows", "encoding", "skipinitialspace", "comment", "decimal", "thousands")
 MISSING_ACTIONS = ("drop", "category")
-DATA_PREFIX = "data:"
 
 
 class CardError(ValueError):
@@ -166,22 +167,42 @@ def read_card(card: str | os.PathLike) -> dict:
     return raw
 
 
-def card_hierarchy_tables(card: str | os.PathLike, *, data_home=None) -> dict:
-    """The card's hierarchies, raw: column -> ARX table (a DataFrame of strings, no header) or
-    ``{"intervals": {"low":, "high":, "width" or "cuts":}}`` with low/high filled in from the data.
-    ``privnb.mechanisms.hierarchies_from_card`` turns them into Hierarchy objects.
+def hierarchies_from_card(card: str | os.PathLike, *, data_home=None) -> dict[str, Hierarchy]:
+    """The generalization hierarchies a data card declares (``hierarchies:``), by column: the loaded data set's
+    ``Dataset.hierarchies`` (an item matrix has none).
+
+    Parameters
+    ----------
+    card : str or path-like
+        The card (a built-in card's path included).
+    data_home : str or path-like, optional
+        Where a built-in card's files, and ``data:`` hierarchy files, are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
     """
-    card = Path(card)
-    raw = read_card(card)
-    specs = raw.get("hierarchies") or {}
-    if not specs:
-        return {}
     data = load_card(card, **({"data_home": data_home} if data_home is not None else {}))
-    problems: list[str] = []
-    tables = _hierarchies(card, specs, data.frame, data.kinds, problems, data_home)
-    if problems:
-        raise CardError(problems)
-    return tables
+    return dict(getattr(data, "hierarchies", {}))
+
+
+def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
+    """Adult's generalization hierarchies as its built-in card (``privnb/data/cards/adult.yaml``) declares them:
+    ARX's tables for age, education, marital-status, native-country, occupation, race, sex and workclass;
+    intervals for capital-gain, capital-loss and hours-per-week. ``load("adult").hierarchies`` holds the same.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Where Adult's files are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
+    """
+    return hierarchies_from_card(builtin_cards()["adult"], data_home=data_home)
 
 
 def _load(card: Path, options: dict):
@@ -217,6 +238,8 @@ def _load_builtin(card: Path, raw: dict, options: dict):
     problems = [] if isinstance(data, TokenCorpus) else _agrees(card, raw, data)
     if problems:
         raise CardError(problems)
+    if isinstance(data, Dataset) and raw.get("hierarchies"):
+        data = _with_hierarchies(card, raw["hierarchies"], data, options.get("data_home"))
     if isinstance(data, TokenCorpus):
         notes = [
             f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})",
@@ -230,6 +253,14 @@ def _load_builtin(card: Path, raw: dict, options: dict):
     notes = [f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})"]
     given = dict.fromkeys(data.kinds, "given by the loader")
     return data, _report(card, data, given, {}, notes)
+
+
+def _with_hierarchies(card: Path, specs, data: Dataset, data_home) -> Dataset:
+    """A built-in loader's Dataset with the hierarchies its card declares."""
+    hierarchies, problems = build_card_hierarchies(card, specs, data.frame, data.kinds, data_home=data_home)
+    if problems:
+        raise CardError(problems)
+    return dataclasses.replace(data, hierarchies=hierarchies)
 
 
 def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
@@ -257,18 +288,6 @@ def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
     return problems
 
 
-def _resolve(card: Path, ref, data_home=None) -> Path:
-    """A file named by a card: relative to the card, or ``data:<path>`` in the data folder (verified)."""
-    ref = str(ref)
-    if ref.startswith(DATA_PREFIX):
-        from privnb.data.manifest import FILES
-        from privnb.data.sources import fetch
-
-        return fetch(FILES[ref[len(DATA_PREFIX) :]], data_home)
-    path = Path(ref).expanduser()
-    return path if path.is_absolute() else card.parent / path
-
-
 def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd.DataFrame | None:
     if not raw.get("file"):
         problems.append(
@@ -276,7 +295,7 @@ def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd
             "'items:' for a binary item matrix"
         )
         return None
-    path = _resolve(card, raw["file"])
+    path = card_file(card, raw["file"])
     if not path.is_file():
         problems.append(f"{card}: file {raw['file']!r} not found at {path}; fix 'file:' (it is relative to the card)")
         return None
@@ -370,91 +389,14 @@ def _load_table(card: Path, raw: dict):
             "value(s) after the missing values are handled; a sensitive attribute needs at least 2 "
             "(anatomy needs l of them): choose another column or drop roles.sensitive"
         )
-    if raw.get("hierarchies"):
-        _hierarchies(card, raw["hierarchies"], frame, kinds, problems, None, check_only=True)
+    hierarchies, found = build_card_hierarchies(card, raw.get("hierarchies") or {}, frame, kinds)
+    problems.extend(found)
     if problems:
         raise CardError(problems)
     frame = frame.assign(**{target: y})
-    data = Dataset(str(raw.get("name") or card.stem), frame, tuple(quasi), sensitive, target, kinds, orders, names)
+    name = str(raw.get("name") or card.stem)
+    data = Dataset(name, frame, tuple(quasi), sensitive, target, kinds, orders, names, hierarchies=hierarchies)
     return data, _report(card, data, how, missing, notes)
-
-
-def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=False) -> dict:
-    out = {}
-    if not isinstance(specs, dict):
-        problems.append(f"{card}: hierarchies must map columns to {{arx: FILE}} or {{intervals: {{width: W}}}}")
-        return out
-    for column, spec in specs.items():
-        if column not in frame.columns:
-            problems.append(
-                f"{card}: column {column!r} (hierarchies) has no role in the card; give it one or drop its hierarchy"
-            )
-            continue
-        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("arx", "intervals"):
-            problems.append(
-                f"{card}: column {column!r}: a hierarchy is {{arx: FILE.csv}} or {{intervals: {{low:, "
-                "high:, width: or cuts:}}}}"
-            )
-            continue
-        if "arx" in spec:
-            if check_only and str(spec["arx"]).startswith(DATA_PREFIX):
-                continue
-            table = _arx_table(card, column, spec["arx"], frame[column], problems, data_home)
-            if table is not None:
-                out[column] = table
-            continue
-        interval = dict(spec["intervals"] or {})
-        if kinds.get(column) != "numeric":
-            problems.append(
-                f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
-                f"{kinds.get(column)}; give an ARX table (arx: FILE.csv) instead"
-            )
-            continue
-        if ("width" in interval) == ("cuts" in interval):
-            problems.append(f"{card}: column {column!r}: intervals need exactly one of width: or cuts:")
-            continue
-        values = frame[column].dropna()
-        interval.setdefault("low", float(values.min()) if len(values) else 0.0)
-        interval.setdefault("high", float(values.max()) if len(values) else 0.0)
-        if len(values) and (values.min() < interval["low"] or values.max() > interval["high"]):
-            problems.append(
-                f"{card}: column {column!r}: values run from {values.min()} to {values.max()}, outside "
-                f"the intervals' [{interval['low']}, {interval['high']}]; widen low/high"
-            )
-            continue
-        out[column] = {"intervals": interval}
-    return out
-
-
-def _arx_table(card, column, ref, values, problems, data_home):
-    try:
-        path = _resolve(card, ref, data_home)
-    except DataUnavailableError as error:
-        problems.append(f"{card}: column {column!r}: hierarchy {ref}: {error}")
-        return None
-    if not path.is_file():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy file {ref!r} not found at {path}; fix the path (it "
-            "is relative to the card)"
-        )
-        return None
-    table = pd.read_csv(path, sep=";", header=None, dtype=str, keep_default_na=False)
-    if table.shape[1] < 2 or not (table.iloc[:, -1] == "*").all():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy {path.name} must be ARX's format: ';'-separated, the "
-            "raw value first, then more general labels, '*' last"
-        )
-        return None
-    numbers = pd.to_numeric(table.iloc[:, 0], errors="coerce")
-    leaves = set(table.iloc[:, 0]) | ({float(v) for v in numbers.dropna()} if numbers.notna().all() else set())
-    uncovered = sorted({str(v) for v in values.dropna().unique() if str(v) not in leaves and v not in leaves})
-    if uncovered:
-        problems.append(
-            f"{card}: column {column!r}: values {uncovered[:5]} are not in the first column of "
-            f"hierarchy {path.name}; add a row for each"
-        )
-        return None
-    return table
 
 
 def _report(card: Path, data: Dataset, how: dict, missing: dict, notes: list[str]) -> CardReport:

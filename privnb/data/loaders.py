@@ -139,7 +139,7 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
 
 
 def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
-    """ARX's generalization hierarchies for Adult, raw (privnb.mechanisms.adult_hierarchies parses them).
+    """ARX's generalization hierarchy tables for Adult, raw (``privnb.data.adult_hierarchies`` gives them built).
 
     Returns
     -------

@@ -122,20 +122,6 @@ def _paper_name(dataset) -> str | None:
     return None
 
 
-def _hierarchies(dataset, paper: str | None, quasi_identifiers) -> dict | None:
-    """The quasi-identifiers' hierarchies that exist (built-in: Adult's; a card: its hierarchies:)."""
-    from privnb.data import is_card
-    from privnb.mechanisms import adult_hierarchies, hierarchies_from_card
-
-    if paper == "adult":
-        found = adult_hierarchies()
-    elif paper is None and is_card(dataset):
-        found = hierarchies_from_card(dataset)
-    else:
-        found = {}
-    return {q: found[q] for q in quasi_identifiers if q in found}
-
-
 def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
     """What ``dataset`` (a papers' name or a card path) offers; ``data`` is its loaded Dataset or TokenCorpus
     (loaded here when omitted).
@@ -157,5 +143,5 @@ def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
         sensitive=sensitive,
         sensitive_values=values,
         quasi_identifiers=quasi_identifiers,
-        hierarchies=_hierarchies(dataset, paper, quasi_identifiers),
+        hierarchies={q: data.hierarchies[q] for q in quasi_identifiers if q in data.hierarchies},
     )

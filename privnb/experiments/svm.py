@@ -191,7 +191,7 @@ def run_svm_grid(
     kernels : sequence of {"linear", "rbf"}
     ls, k_anonymity : sequences of int
         l values of the pruned views and k values of the generalized ones (``k_anonymity`` needs
-        ``hierarchies``, e.g. ``privnb.mechanisms.adult_hierarchies()``; the paper has them for Adult only).
+        ``hierarchies``, e.g. ``load("adult").hierarchies``; the paper has them for Adult only).
     n_splits : int
         Folds (the paper: 10).
     solver : {"libsvm", "sklearnex", "nystroem"}
@@ -238,7 +238,7 @@ def run_svm_grid(
     if k_anonymity and hierarchies is None:
         raise ValueError(
             "generalized views (k_anonymity) need hierarchies, e.g. "
-            "privnb.mechanisms.adult_hierarchies(); pass k_anonymity=() to skip them"
+            "privnb.data.load('adult').hierarchies; pass k_anonymity=() to skip them"
         )
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")

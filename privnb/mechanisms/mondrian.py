@@ -9,8 +9,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from privnb.data.hierarchy import TOP, format_interval
 from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
-from privnb.mechanisms.hierarchy import TOP, format_interval
 from privnb.validation import check_int, infer_kind, validated_rows
 
 
