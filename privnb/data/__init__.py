@@ -18,7 +18,8 @@ from .cards import (
     read_card,
 )
 from .containers import KINDS, Dataset, TokenCorpus
-from .hierarchy import MAX_GROUPS, Hierarchy, HierarchyError, format_interval, format_number, parse_interval
+from .hierarchy import MAX_GROUPS, Hierarchy, HierarchyError
+from .labels import format_interval, format_number, parse_interval
 from .loaders import (
     ADULT_COLUMNS,
     ADULT_QUASI_IDENTIFIERS,

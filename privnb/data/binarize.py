@@ -16,7 +16,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from privnb.data.hierarchy import format_number
+from privnb.data.labels import format_number
 
 ADULT_BINS = {
     "age": ((17, 25), (26, 35), (36, 45), (46, 60), (61, 90)),

@@ -13,9 +13,8 @@ positive number, cuts that are not one list per level or not nested. A hierarchy
 :data:`MAX_GROUPS` raw values (tables) or intervals on a level; a larger one is refused before anything
 is allocated.
 
-Numeric labels are exact: :func:`format_number` prints the shortest text that reads back as the same
-float (integers in full), so distinct intervals get distinct labels and a label's bounds, read back by
-:func:`parse_interval`, contain every value it stands for.
+Numeric labels are exact (:mod:`privnb.data.labels`): distinct intervals get distinct labels, and a
+label's bounds contain every value it stands for.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ import gzip
 import itertools
 import math
 import os
-import re
 from collections.abc import Sequence
 from numbers import Real
 from pathlib import Path
@@ -32,90 +30,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "Hierarchy",
-    "HierarchyError",
-    "MAX_GROUPS",
-    "format_interval",
-    "format_number",
-    "parse_interval",
-    "read_arx_table",
-]
+from privnb.data.labels import TOP, format_interval, format_number
 
-TOP = "*"
+__all__ = ["Hierarchy", "HierarchyError", "MAX_GROUPS", "read_arx_table"]
 
 #: The most raw values a table hierarchy, or intervals one level of an interval hierarchy, may have
 #: (100,000: Adult's largest hierarchy has 117 values and 10 intervals). A wider hierarchy would
 #: allocate its levels in memory (``width: 0.0001`` over [0, 1e6] asks for 1e10 intervals, 74.5 GiB).
 MAX_GROUPS = 100_000
 
-_NUMBER = r"[-+]?(?:inf|nan|\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
-_INTERVAL = re.compile(rf"\[({_NUMBER})-({_NUMBER})([\])])")
-
 
 class HierarchyError(ValueError):
     """A hierarchy that cannot be built; the message says which, what is wrong and what to do."""
-
-
-def format_number(x) -> str:
-    """The exact text of a number: an integer value in full, else the shortest text that reads back as
-    the same float (``repr``).
-
-    Parameters
-    ----------
-    x : float or int
-        The number.
-
-    Returns
-    -------
-    str
-        ``"1234561"``, ``"0.1"``, ``"1e-07"``, ``"1e+20"``.
-    """
-    x = float(x)
-    if x.is_integer() and abs(x) < 2**53:
-        return str(int(x))
-    return repr(x)
-
-
-def format_interval(low: float, high: float, *, closed: bool = False) -> str:
-    """Label of an interval: ``"[20-30)"`` (half-open) or ``"[20-30]"`` (closed); a closed point is ``"20"``.
-
-    Parameters
-    ----------
-    low, high : float
-        The bounds, printed exactly (:func:`format_number`).
-    closed : bool
-        Whether ``high`` belongs to the interval.
-
-    Returns
-    -------
-    str
-        The label; :func:`parse_interval` reads it back.
-    """
-    if closed and low == high:
-        return format_number(low)
-    return f"[{format_number(low)}-{format_number(high)}{']' if closed else ')'}"
-
-
-def parse_interval(label: str) -> tuple[float, float, bool]:
-    """The bounds of a label made by :func:`format_interval`.
-
-    Parameters
-    ----------
-    label : str
-        ``"[a-b)"``, ``"[a-b]"`` or a number.
-
-    Returns
-    -------
-    (low, high, closed) : (float, float, bool)
-        ``closed`` is whether ``high`` belongs to the interval (always True for a number).
-    """
-    match = _INTERVAL.fullmatch(label)
-    if match is not None:
-        return float(match.group(1)), float(match.group(2)), match.group(3) == "]"
-    if re.fullmatch(_NUMBER, label):
-        return float(label), float(label), True
-    raise ValueError(f"{label!r} is not an interval label such as '[20-30)', '[20-30]' or '25'")
 
 
 def read_arx_table(path: str | os.PathLike) -> pd.DataFrame:
@@ -332,7 +258,13 @@ class Hierarchy:
         return pos
 
     def check(self, values) -> None:
-        """Raise ValueError unless every value is covered by the hierarchy."""
+        """Raise ValueError unless every value is covered by the hierarchy.
+
+        Parameters
+        ----------
+        values : array-like
+            Raw values of the attribute.
+        """
         values = self._as_values(pd.unique(np.asarray(values).ravel()))
         if self._edges is None:
             self._leaf_index(values)
@@ -374,7 +306,17 @@ class Hierarchy:
         return np.searchsorted(e[1:-1], values, side="right").astype(np.intp)
 
     def group_labels(self, level: int) -> np.ndarray:
-        """Labels of the groups of :meth:`codes` at ``level``."""
+        """Labels of the groups of :meth:`codes` at ``level`` (numbers printed exactly, :func:`format_number`).
+
+        Parameters
+        ----------
+        level : int
+            0 .. ``n_levels - 1`` (level 0 only for table hierarchies).
+
+        Returns
+        -------
+        numpy.ndarray of str
+        """
         level = self._check_level(level)
         if level == self.n_levels - 1:
             return np.array([TOP], dtype=object)
@@ -424,7 +366,19 @@ class Hierarchy:
         return (hi - lo) / max(self.high - self.low, np.finfo(float).tiny)
 
     def generalize(self, values, level: int) -> np.ndarray:
-        """Label of each value at ``level`` (level 0: the raw value as text)."""
+        """Label of each value at ``level`` (level 0: the raw value as text, numbers printed exactly).
+
+        Parameters
+        ----------
+        values : array-like
+            Raw values of the attribute.
+        level : int
+            0 .. ``n_levels - 1``.
+
+        Returns
+        -------
+        numpy.ndarray of str
+        """
         level = self._check_level(level)
         if level == 0:
             if self.numeric:

@@ -168,7 +168,7 @@ class DataSupport:
             return ""
         where = f"the smallest training fold of {n_splits}-fold cross-validation has" if n_splits else "it has"
         return (
-            f"k = {k} needs at least {k} rows and {where} {rows} of {self.name!r}'s {self.n_rows}; lower k "
+            f"k = {k} needs at least {k} rows and {where} {rows} (of {self.n_rows} in {self.name!r}); lower k "
             "or use more rows"
         )
 

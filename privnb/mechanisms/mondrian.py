@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.data.hierarchy import TOP, format_interval
+from privnb.data.labels import TOP, format_interval
 from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
 from privnb.validation import check_int, infer_kind, validated_rows
 
