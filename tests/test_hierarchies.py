@@ -119,7 +119,7 @@ BAD = [
     ({"zip": {"arx": "binary.csv"}}, b"\xff\xfe\x00\x81;*\n", r"binary.csv cannot be read"),
     ({"x": {"intervals": {"width": 0}}}, None, r"width must be > 0"),
     ({"x": {"intervals": {"width": -5}}}, None, r"width must be > 0"),
-    ({"x": {"intervals": {"width": "ten"}}}, None, r"width must be a finite number, got 'ten'"),
+    ({"x": {"intervals": {"width": "ten"}}}, None, r"intervals' low, high, width and cuts must be numbers"),
     ({"x": {"intervals": {"cuts": [[10, 20], [15]]}}}, None, r"cuts of level 2 must be a subset"),
     ({"x": {"intervals": {"cuts": [10, 20, 30]}}}, None, r"one list of cut points per level.*flat list"),
     ({"x": {"intervals": {"low": 0, "high": 1e6, "width": 0.0001}}}, None, rf"limit of {MAX_GROUPS}"),

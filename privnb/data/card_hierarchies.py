@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from privnb.data.card_values import closest
 from privnb.data.hierarchy import Hierarchy, HierarchyError
 from privnb.data.sources import DataUnavailableError
 
@@ -57,7 +58,7 @@ def card_file(card: str | os.PathLike, ref, data_home=None) -> Path:
 
 
 def build_card_hierarchies(
-    card: str | os.PathLike, specs, frame: pd.DataFrame, kinds: Mapping[str, str], *, data_home=None
+    card: str | os.PathLike, specs, frame: pd.DataFrame, kinds: Mapping[str, str], *, data_home=None, available=None
 ) -> tuple[dict[str, Hierarchy], list[str]]:
     """Every hierarchy of a card's ``hierarchies:`` section, built and checked against the data.
 
@@ -73,6 +74,9 @@ def build_card_hierarchies(
         Column -> "numeric", "ordinal" or "nominal" (intervals need a numeric column).
     data_home : str or path-like, optional
         Where ``data:`` files are looked up.
+    available : sequence of str, optional
+        Every column of the card's file (a hierarchy of a column without a role, or of no column, is named as
+        such); default ``frame``'s columns.
 
     Returns
     -------
@@ -90,8 +94,7 @@ def build_card_hierarchies(
     for column, spec in specs.items():
         where = f"{card}: column {column!r}"
         try:
-            if column not in frame.columns:
-                raise HierarchyError("has a hierarchy but no role in the card; give it one or drop its hierarchy")
+            _check_column(column, frame, available)
             if not isinstance(spec, Mapping) or len(spec) != 1 or next(iter(spec)) not in ("arx", "intervals"):
                 raise HierarchyError(f"a hierarchy is {_SHAPES}")
             if "arx" in spec:
@@ -100,10 +103,22 @@ def build_card_hierarchies(
                 hierarchy = _intervals(column, spec["intervals"], frame[column], kinds.get(column))
             hierarchy.check(frame[column].dropna().to_numpy())
         except (ValueError, DataUnavailableError) as error:  # HierarchyError, DataIntegrityError, values uncovered
-            problems.append(f"{where}: {error}")
+            problems.append(f"{where}{' ' if str(error).startswith('(') else ': '}{error}")
         else:
             built[column] = hierarchy
     return built, problems
+
+
+def _check_column(column, frame: pd.DataFrame, available) -> None:
+    """A ``hierarchies:`` key must name a column with a role."""
+    if column in frame.columns:
+        return
+    if column in (available or ()):
+        raise HierarchyError("(hierarchies) has no role in the card; give it one or drop its hierarchy")
+    columns = list(available or frame.columns)
+    raise HierarchyError(
+        f"(hierarchies): no such column in the file; its columns are {columns}{closest(column, columns)}; fix the key"
+    )
 
 
 def _arx(card: Path, column, ref, data_home) -> Hierarchy:
@@ -118,14 +133,31 @@ def _arx(card: Path, column, ref, data_home) -> Hierarchy:
 
 def _intervals(column, spec, values: pd.Series, kind) -> Hierarchy:
     if kind != "numeric":
+        present = values.dropna()
+        numbers = pd.to_numeric(present, errors="coerce")
+        text = present[numbers.isna()].unique()[:3].tolist()
+        why = (
+            f" because it holds non-numbers such as {text}; list them in missing.markers if they mean missing, or"
+            if len(text) and numbers.notna().mean() >= 0.5
+            else ";"
+        )
         raise HierarchyError(
-            f"interval hierarchies need a numeric column, this one is {kind}; give an ARX table (arx: FILE.csv) instead"
+            f"interval hierarchies need a numeric column, this one is {kind}{why} give an ARX table (arx: FILE.csv) "
+            "instead"
         )
     if not isinstance(spec, Mapping):
         raise HierarchyError(f"intervals must be a mapping {{low:, high:, width: or cuts:}}, got {spec!r}")
     unknown = sorted(set(spec) - {"low", "high", "width", "cuts"})
     if unknown:
-        raise HierarchyError(f"intervals: unknown keys {unknown}; allowed: low, high, width, cuts")
+        raise HierarchyError("intervals take only low:, high: and one of width: or cuts:")
+    cuts = spec.get("cuts")
+    scalars = [spec.get(key, 0) for key in ("low", "high", "width")]
+    scalars += [x for level in (cuts if isinstance(cuts, list) else []) if isinstance(level, list) for x in level]
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scalars):
+        raise HierarchyError(
+            "intervals' low, high, width and cuts must be numbers (cuts: a list of lists of numbers, e.g. "
+            "[[20, 40, 60], [40]]); write them without quotes or units"
+        )
     values = values.dropna()
     spec = dict(spec)
     spec.setdefault("low", float(values.min()) if len(values) else 0.0)
