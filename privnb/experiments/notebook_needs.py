@@ -25,7 +25,7 @@ PAPERS = "paper:adult|bank|fars|ipums"
 def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[int] = (2,)) -> dict[str, list]:
     """The needs of each section of ``notebook`` (00, 01, 02 and 05; ``"rows"``: the section's k must fit the rows of
     a training fold, checked with the notebook's k and n_splits; 03's are
-    :data:`privnb.experiments.selection_data.SECTIONS`, 04's come with its NBC data).
+    :data:`privnb.experiments.feature_selection.SECTIONS`, 04's come with its NBC data).
 
     Parameters
     ----------
@@ -92,8 +92,8 @@ def notebook_requirements(support: DataSupport, data, *, l: int = 2) -> pd.DataF
     pandas.DataFrame
         Columns notebook, section, needs, runs, why not.
     """
+    from privnb.experiments.feature_selection import SECTIONS
     from privnb.experiments.nbc_data import nbc_data, requirements_table
-    from privnb.experiments.selection_data import SECTIONS
 
     tables = {}
     for notebook in NOTEBOOKS:
