@@ -24,7 +24,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from privnb.data import load_adult
+from privnb.data import Hierarchy, load_adult, load_adult_hierarchies
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, adult_hierarchies
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
 
@@ -116,7 +116,8 @@ def full_domain_adult(full_naive: bool):
 
 
 def full_domain_arx():
-    hierarchies = adult_hierarchies()
+    salary = Hierarchy.from_arx(load_adult_hierarchies()["salary-class"], name="salary-class")
+    hierarchies = {**adult_hierarchies(), "salary-class": salary}  # Adult's card declares no target hierarchy
     train = load_adult(version="train")  # ARX's adult.csv: adult.data without '?' rows
     frame = train.frame.assign(salary_class=np.where(train.frame[train.target] == 1, ">50K", "<=50K"))
     frame = frame.rename(columns={"salary_class": "salary-class"})

@@ -36,6 +36,7 @@ the ordinal orders and the positive label meet the cells as numbers where both a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -44,13 +45,14 @@ import pandas as pd
 import yaml
 
 from privnb.data.card_columns import binary_target, column_kinds, handle_missing, variant_warnings
+from privnb.data.card_hierarchies import build_card_hierarchies, card_file
 from privnb.data.card_items import ItemProblems, load_items
 from privnb.data.card_read import read_frame, read_options, yaml_booleans
 from privnb.data.card_report import CardReport, table_report
 from privnb.data.card_values import closest
 from privnb.data.containers import Dataset, TokenCorpus
+from privnb.data.hierarchy import Hierarchy
 from privnb.data.loaders import LOADERS
-from privnb.data.sources import DataUnavailableError
 
 CARD_SUFFIXES = (".yaml", ".yml")
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
@@ -71,7 +73,6 @@ CARD_KEYS = (
 )
 ROLE_KEYS = ("quasi_identifiers", "sensitive", "target", "positive")
 MISSING_ACTIONS = ("drop", "category")
-DATA_PREFIX = "data:"
 
 
 class CardError(ValueError):
@@ -189,22 +190,42 @@ def read_card(card: str | os.PathLike) -> dict:
     return raw
 
 
-def card_hierarchy_tables(card: str | os.PathLike, *, data_home=None) -> dict:
-    """The card's hierarchies, raw: column -> ARX table (a DataFrame of strings, no header) or
-    ``{"intervals": {"low":, "high":, "width" or "cuts":}}`` with low/high filled in from the data.
-    ``privnb.mechanisms.hierarchies_from_card`` turns them into Hierarchy objects.
+def hierarchies_from_card(card: str | os.PathLike, *, data_home=None) -> dict[str, Hierarchy]:
+    """The generalization hierarchies a data card declares (``hierarchies:``), by column: the loaded data set's
+    ``Dataset.hierarchies`` (an item matrix has none).
+
+    Parameters
+    ----------
+    card : str or path-like
+        The card (a built-in card's path included).
+    data_home : str or path-like, optional
+        Where a built-in card's files, and ``data:`` hierarchy files, are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
     """
-    card = Path(card)
-    raw = read_card(card)
-    specs = raw.get("hierarchies") or {}
-    if not specs:
-        return {}
     data = load_card(card, **({"data_home": data_home} if data_home is not None else {}))
-    problems: list[str] = []
-    tables = _hierarchies(card, specs, data.frame, data.kinds, problems, data_home)
-    if problems:
-        raise CardError(problems)
-    return tables
+    return dict(getattr(data, "hierarchies", {}))
+
+
+def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
+    """Adult's generalization hierarchies as its built-in card (``privnb/data/cards/adult.yaml``) declares them:
+    ARX's tables for age, education, marital-status, native-country, occupation, race, sex and workclass;
+    intervals for capital-gain, capital-loss and hours-per-week. ``load("adult").hierarchies`` holds the same.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Where Adult's files are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
+    """
+    return hierarchies_from_card(builtin_cards()["adult"], data_home=data_home)
 
 
 def _load(card: Path, options: dict):
@@ -240,6 +261,8 @@ def _load_builtin(card: Path, raw: dict, options: dict):
     problems = [] if isinstance(data, TokenCorpus) else _agrees(card, raw, data)
     if problems:
         raise CardError(problems)
+    if isinstance(data, Dataset) and raw.get("hierarchies"):
+        data = _with_hierarchies(card, raw["hierarchies"], data, options.get("data_home"))
     if isinstance(data, TokenCorpus):
         notes = [
             f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})",
@@ -253,6 +276,14 @@ def _load_builtin(card: Path, raw: dict, options: dict):
     notes = [f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})"]
     given = dict.fromkeys(data.kinds, "given by the loader")
     return data, table_report(card, data, given, {}, notes)
+
+
+def _with_hierarchies(card: Path, specs, data: Dataset, data_home) -> Dataset:
+    """A built-in loader's Dataset with the hierarchies its card declares."""
+    hierarchies, problems = build_card_hierarchies(card, specs, data.frame, data.kinds, data_home=data_home)
+    if problems:
+        raise CardError(problems)
+    return dataclasses.replace(data, hierarchies=hierarchies)
 
 
 def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
@@ -280,18 +311,6 @@ def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
     return problems
 
 
-def _resolve(card: Path, ref, data_home=None) -> Path:
-    """A file named by a card: relative to the card, or ``data:<path>`` in the data folder (verified)."""
-    ref = str(ref)
-    if ref.startswith(DATA_PREFIX):
-        from privnb.data.manifest import FILES
-        from privnb.data.sources import fetch
-
-        return fetch(FILES[ref[len(DATA_PREFIX) :]], data_home)
-    path = Path(ref).expanduser()
-    return path if path.is_absolute() else card.parent / path
-
-
 def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd.DataFrame | None:
     if not raw.get("file"):
         problems.append(
@@ -299,7 +318,7 @@ def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd
             "'items:' for a binary item matrix"
         )
         return None
-    path = _resolve(card, raw["file"])
+    path = card_file(card, raw["file"])
     if not path.is_file():
         problems.append(f"{card}: file {raw['file']!r} not found at {path}; fix 'file:' (it is relative to the card)")
         return None
@@ -379,136 +398,18 @@ def _load_table(card: Path, raw: dict):
             "value(s) after the missing values are handled; a sensitive attribute needs at least 2 "
             "(anatomy needs l of them): choose another column or drop roles.sensitive"
         )
-    if raw.get("hierarchies"):
-        _hierarchies(card, raw["hierarchies"], frame, kinds, problems, None, check_only=True, available=available)
+    specs = raw.get("hierarchies") or {}
+    troubled = {c for c in frame.columns if any(f"column {c!r}" in line for line in problems)}
+    if isinstance(specs, dict):  # a column that already has a problem is not checked again
+        specs = {column: spec for column, spec in specs.items() if column not in troubled}
+    hierarchies, found = build_card_hierarchies(card, specs, frame, kinds, available=available)
+    problems.extend(found)
     if problems:
         raise CardError(problems)
     warnings = variant_warnings(card, frame, quasi, sensitive, target)
     frame = frame.assign(**{target: y})
-    data = Dataset(str(raw.get("name") or card.stem), frame, tuple(quasi), sensitive, target, kinds, orders, names)
+    name = str(raw.get("name") or card.stem)
+    data = Dataset(name, frame, tuple(quasi), sensitive, target, kinds, orders, names, hierarchies=hierarchies)
     report = table_report(card, data, how, missing, notes)
     report.unused, report.warnings = unused, warnings
     return data, report
-
-
-def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=False, available=None) -> dict:
-    out = {}
-    if not isinstance(specs, dict):
-        problems.append(f"{card}: hierarchies must map columns to {{arx: FILE}} or {{intervals: {{width: W}}}}")
-        return out
-    troubled = {c for c in frame.columns if any(f"column {c!r}" in line for line in problems)}
-    for column, spec in specs.items():
-        if not _hierarchy_column(card, column, frame, available, problems) or column in troubled:
-            continue
-        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("arx", "intervals"):
-            problems.append(
-                f"{card}: column {column!r}: a hierarchy is {{arx: FILE.csv}} or {{intervals: {{low:, "
-                "high:, width: or cuts:}}}}"
-            )
-            continue
-        if "arx" in spec:
-            if check_only and str(spec["arx"]).startswith(DATA_PREFIX):
-                continue
-            table = _arx_table(card, column, spec["arx"], frame[column], problems, data_home)
-        else:
-            table = _intervals(card, column, spec["intervals"], frame[column], kinds, problems)
-        if table is not None:
-            out[column] = table
-    return out
-
-
-def _hierarchy_column(card, column, frame, available, problems) -> bool:
-    """Whether a ``hierarchies:`` key names a column with a role (else a problem says what it names)."""
-    if column in frame.columns:
-        return True
-    if column in (available or ()):
-        problems.append(
-            f"{card}: column {column!r} (hierarchies) has no role in the card; give it one or drop its hierarchy"
-        )
-    else:
-        problems.append(
-            f"{card}: column {column!r} (hierarchies): no such column in the file; its columns are "
-            f"{list(available or frame.columns)}{closest(column, available or frame.columns)}; fix the key"
-        )
-    return False
-
-
-def _intervals(card, column, interval, values, kinds, problems) -> dict | None:
-    """An intervals hierarchy's spec, its low/high filled in from the data, or None with a problem."""
-    interval = dict(interval or {}) if isinstance(interval, dict) or interval is None else None
-    if interval is None or set(interval) - {"low", "high", "width", "cuts"}:
-        problems.append(f"{card}: column {column!r}: intervals take only low:, high: and one of width: or cuts:")
-        return None
-    if kinds.get(column) != "numeric":
-        present = values.dropna()
-        text = present[pd.to_numeric(present, errors="coerce").isna()].unique()[:3].tolist()
-        mostly = len(text) and pd.to_numeric(present, errors="coerce").notna().mean() >= 0.5
-        problems.append(
-            f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
-            f"{kinds.get(column)}"
-            + (
-                f" because it holds non-numbers such as {text}; list them in missing.markers if they mean missing, "
-                "or give an ARX table (arx: FILE.csv) instead"
-                if mostly
-                else "; give an ARX table (arx: FILE.csv) instead"
-            )
-        )
-        return None
-    if ("width" in interval) == ("cuts" in interval):
-        problems.append(f"{card}: column {column!r}: intervals need exactly one of width: or cuts:")
-        return None
-    cuts = interval.get("cuts", [])
-    bounds = [interval.get(k, 0) for k in ("low", "high", "width")]
-    if not isinstance(cuts, list) or not all(isinstance(c, list) for c in cuts):
-        bounds.append(None)
-    if not all(_is_number(v) for v in [*bounds, *(x for c in cuts if isinstance(c, list) for x in c)]):
-        problems.append(
-            f"{card}: column {column!r}: intervals' low, high, width and cuts must be numbers (cuts: a list of "
-            "lists of numbers, e.g. [[20, 40, 60], [40]]); write them without quotes or units"
-        )
-        return None
-    values = values.dropna()
-    interval.setdefault("low", float(values.min()) if len(values) else 0.0)
-    interval.setdefault("high", float(values.max()) if len(values) else 0.0)
-    if len(values) and (values.min() < interval["low"] or values.max() > interval["high"]):
-        problems.append(
-            f"{card}: column {column!r}: values run from {values.min()} to {values.max()}, outside "
-            f"the intervals' [{interval['low']}, {interval['high']}]; widen low/high"
-        )
-        return None
-    return {"intervals": interval}
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _arx_table(card, column, ref, values, problems, data_home):
-    try:
-        path = _resolve(card, ref, data_home)
-    except DataUnavailableError as error:
-        problems.append(f"{card}: column {column!r}: hierarchy {ref}: {error}")
-        return None
-    if not path.is_file():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy file {ref!r} not found at {path}; fix the path (it "
-            "is relative to the card)"
-        )
-        return None
-    table = pd.read_csv(path, sep=";", header=None, dtype=str, keep_default_na=False)
-    if table.shape[1] < 2 or not (table.iloc[:, -1] == "*").all():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy {path.name} must be ARX's format: ';'-separated, the "
-            "raw value first, then more general labels, '*' last"
-        )
-        return None
-    numbers = pd.to_numeric(table.iloc[:, 0], errors="coerce")
-    leaves = set(table.iloc[:, 0]) | ({float(v) for v in numbers.dropna()} if numbers.notna().all() else set())
-    uncovered = sorted({str(v) for v in values.dropna().unique() if str(v) not in leaves and v not in leaves})
-    if uncovered:
-        problems.append(
-            f"{card}: column {column!r}: values {uncovered[:5]} are not in the first column of "
-            f"hierarchy {path.name}; add a row for each"
-        )
-        return None
-    return table

@@ -98,22 +98,16 @@ def card_check(dataset: str | os.PathLike) -> CardCheck:
     privnb.data.DataUnavailableError
         A built-in card whose files are not here.
     """
-    from privnb.data import CardError, builtin_cards, inspect_card, is_card, read_card
+    from privnb.data import builtin_cards, inspect_card, is_card, read_card
     from privnb.data.sources import read_only
     from privnb.experiments.data_support import data_support
     from privnb.experiments.notebook_needs import notebook_requirements
-    from privnb.mechanisms import hierarchies_from_card
 
     path = Path(dataset) if is_card(dataset) else builtin_cards().get(str(dataset), Path(dataset))
     with read_only():
         data, report = inspect_card(path)
         specs = read_card(path).get("hierarchies") or {}
-        try:
-            hierarchies = hierarchies_from_card(path) if specs else {}
-        except CardError:
-            raise
-        except ValueError as error:
-            raise CardError([f"{path}: hierarchies: {' '.join(str(error).split())}; fix the hierarchy"]) from None
+        hierarchies = dict(getattr(data, "hierarchies", {}))  # built and checked when the card was loaded
         support = data_support(dataset if is_card(dataset) else str(dataset), data)
         requirements = notebook_requirements(support, data, l=CHECK_L)
     return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements)

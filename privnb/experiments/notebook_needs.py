@@ -23,7 +23,8 @@ PAPERS = "paper:adult|bank|fars|ipums"
 
 
 def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[int] = (2,)) -> dict[str, list]:
-    """The needs of each section of ``notebook`` (00, 01, 02 and 05; 03's are
+    """The needs of each section of ``notebook`` (00, 01, 02 and 05; ``"rows"``: the section's k must fit the rows of
+    a training fold, checked with the notebook's k and n_splits; 03's are
     :data:`privnb.experiments.feature_selection.SECTIONS`, 04's come with its NBC data).
 
     Parameters
@@ -43,18 +44,18 @@ def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[
     if notebook == "00_tour":
         return {
             "2, 4. anatomy of the sample; the identifying and anatomized views": ["sensitive"],
-            "3-5. full-domain k-anonymity": ["hierarchies"],
-            "2-5. anything on the data (Mondrian, the original view, the explorer's k)": ["table"],
+            "3-5. full-domain k-anonymity": ["hierarchies", "rows"],
+            "2-5. anything on the data (Mondrian, the original view, the explorer's k)": ["table", "rows"],
         }
     if notebook == "01_svm_l_diversity":
         return {
             "4-5. pruned SVC/SVM (anatomy), Theorem 4.1": ["sensitive"],
-            "4. generalized views (k-anonymity)": ["hierarchies"],
+            "4. generalized views (k-anonymity)": ["hierarchies", "rows"],
             "6. the paper's claims": [PAPERS],
             "7. input spaces, ordinal centring": ["sensitive"],
         }
     if notebook == "02_knn_l_diversity":
-        anonymized = {f"3. anonymized 1-NN, k in {list(anonymity_ks)}": ["sensitive", "hierarchies"]}
+        anonymized = {f"3. anonymized 1-NN, k in {list(anonymity_ks)}": ["sensitive", "hierarchies", "rows"]}
         return {
             "1-2. toy example, theory, Theorem 17 (synthetic)": [],
             "3-5. original, identifying and anatomized k-NN; convergence; t-tests": ["sensitive"],
@@ -64,8 +65,8 @@ def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[
     if notebook == "05_privacy_utility":
         return {
             "1. anatomy: de Finetti attack, pruning": ["sensitive"],
-            "2. full-domain k-anonymity": ["sensitive", "hierarchies"],
-            "2. Mondrian k-anonymity": ["sensitive"],
+            "2. full-domain k-anonymity": ["sensitive", "hierarchies", "rows"],
+            "2. Mondrian k-anonymity": ["sensitive", "rows"],
             "3. containment linkage (an item matrix, or a table binarized as in notebook 03)": [
                 "items" if items else "table"
             ],

@@ -448,7 +448,7 @@ class GeneralizedTraining(TrainingView):
             if self.hierarchies is None:
                 raise ValueError(
                     "method='full-domain' needs hierarchies (one per quasi-identifier), "
-                    "e.g. privnb.mechanisms.adult_hierarchies(); or use method='mondrian'."
+                    "e.g. privnb.data.load('adult').hierarchies; or use method='mondrian'."
                 )
             return FullDomainGeneralizer(
                 self.quasi_identifiers,

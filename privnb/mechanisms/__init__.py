@@ -3,6 +3,8 @@ and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, ran
 the DP release.
 """
 
+from privnb.data import Hierarchy, adult_hierarchies, format_interval, hierarchies_from_card  # the same objects
+
 from .anatomy import (
     Anatomizer,
     Anatomy,
@@ -40,9 +42,8 @@ from .dp_release import (
     selection_noise_scale,
 )
 from .flipping import Flipping, randomized_flipping
-from .full_domain import FullDomainGeneralizer, adult_hierarchies
+from .full_domain import FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
-from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
 from .privacy_models import (
@@ -97,7 +98,6 @@ __all__ = [
     "check_columns",
     "is_k_anonymous",
     "Hierarchy",
-    "build_hierarchies",
     "hierarchies_from_card",
     "format_interval",
     "FullDomainLattice",

@@ -1,5 +1,5 @@
-"""Full-domain generalization (one level per attribute for the whole table) as an estimator, and the
-hierarchies of Adult's quasi-identifiers.
+"""Full-domain generalization (one level per attribute for the whole table) as an estimator (Adult's
+hierarchies are declared by its data card: ``privnb.data.adult_hierarchies``, ``load("adult").hierarchies``).
 """
 
 from __future__ import annotations
@@ -12,35 +12,8 @@ from sklearn.exceptions import NotFittedError
 
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
-from privnb.mechanisms.hierarchy import Hierarchy
 from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
 from privnb.validation import check_int, validated_rows
-
-
-def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
-    """Hierarchies for Adult's quasi-identifiers: ARX's tables, plus intervals for the rest.
-
-    ARX (``privnb.data.load_adult_hierarchies``): age, education, marital-status,
-    native-country, occupation, race, salary-class, sex, workclass. Built here (top ``*``):
-    capital-gain over [0, 99999] (cuts {1, 2500, 5000, 7500, 10000, 15000, 20000, 50000}, then
-    {1, 5000, 10000, 20000}, then {1}: zero against positive); capital-loss over [0, 4356]
-    ({1, 1000, 1500, 2000, 2500, 3000}, {1, 2000}, {1}); hours-per-week over [0, 100] (widths 10,
-    20, 40, 80).
-    """
-    from privnb.data.loaders import load_adult_hierarchies
-
-    out = {a: Hierarchy.from_arx(t, name=a) for a, t in load_adult_hierarchies(data_home=data_home).items()}
-    out["capital-gain"] = Hierarchy.intervals(
-        0,
-        99999,
-        name="capital-gain",
-        cuts=[[1, 2500, 5000, 7500, 10000, 15000, 20000, 50000], [1, 5000, 10000, 20000], [1]],
-    )
-    out["capital-loss"] = Hierarchy.intervals(
-        0, 4356, name="capital-loss", cuts=[[1, 1000, 1500, 2000, 2500, 3000], [1, 2000], [1]]
-    )
-    out["hours-per-week"] = Hierarchy.intervals(0, 100, width=10, name="hours-per-week")
-    return out
 
 
 class FullDomainGeneralizer(TransformerMixin, Mechanism):

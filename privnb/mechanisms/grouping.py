@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.hierarchy import Hierarchy
+from privnb.data.hierarchy import Hierarchy
 from privnb.validation import check_int
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from privnb.data.labels import TOP, format_interval
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
-from privnb.mechanisms.hierarchy import TOP, format_interval
 from privnb.validation import check_int, infer_kind, validated_rows
 
 

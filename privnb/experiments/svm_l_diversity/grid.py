@@ -409,7 +409,7 @@ def svm_grid_views(
     if k_anonymity and hierarchies is None:
         raise ValueError(
             "generalized views (k_anonymity) need hierarchies, e.g. "
-            "privnb.mechanisms.adult_hierarchies(); pass k_anonymity=() to skip them"
+            "privnb.data.load('adult').hierarchies; pass k_anonymity=() to skip them"
         )
     generalized = learner.estimator(dataset, generalized_kinds(dataset.kinds, hierarchies)) if k_anonymity else None
     views = training_views(
@@ -465,7 +465,7 @@ def run_svm_grid(
         l values of the pruned views and k values of the generalized ones (``k_anonymity`` needs
         hierarchies: ``hierarchies`` or the data set's own; the paper has them for Adult only).
     hierarchies : mapping, optional
-        Full-domain generalization hierarchies, e.g. ``privnb.mechanisms.adult_hierarchies()``; default the
+        Full-domain generalization hierarchies, e.g. ``privnb.data.load("adult").hierarchies``; default the
         data set's ``hierarchies``.
     n_splits : int
         Folds (the paper: 10).
