@@ -32,19 +32,24 @@ from .knn_claims import (
 )
 from .knn_convergence import convergence_curves
 from .labels import method_label, method_sort_key
-from .nbc import (
+from .nbc_publishing import (
     EDUCATION_NUM_CUTS,
+    NBC_CLAIMS,
     ESTExperiment,
     adult_nbc_frame,
+    claims_table,
     corollary4_report,
     counterexample_report,
     est_experiment,
     exact_audits,
     figure8_est,
+    figure8_est_metrics,
+    figure8_metrics,
     figure9,
+    figure9_metrics,
+    nbc_data,
     safety_transform_sweep,
 )
-from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
 from .selection import (
     C_GRID,
     DP_METHODS,
@@ -147,6 +152,8 @@ __all__ = [
     "counterexample_report",
     "figure8_est",
     "figure8_est_metrics",
+    "NBC_CLAIMS",
+    "nbc_data",
     "ac_table",
     "auc_tables",
     "dataset_statistics",
