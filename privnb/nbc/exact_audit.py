@@ -27,7 +27,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from privnb.nbc.hypergeometric import _FLOAT_EXACT, _LIMIT_LOG_MEAN, _chain_posteriors
+from privnb.nbc.audit_memory import check_audit_memory
+from privnb.nbc.hypergeometric import FLOAT_EXACT, LIMIT_LOG_MEAN, chain_posteriors
 from privnb.validation import as_fraction
 
 
@@ -278,22 +279,24 @@ def _posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
         return index, _softmax(log_e)
     log_s = np.logaddexp.reduce(log_e, axis=1)
     possible = np.isfinite(log_s)
-    if (log_s[possible] >= _LIMIT_LOG_MEAN).all():
+    if (log_s[possible] >= LIMIT_LOG_MEAN).all():
         # every E[S] >= 2^60: E[K_c/S | S>=1] = E[K_c]/E[S] (1 + O(1/E[S])) (K_c has variance <= mean)
         return index, _softmax(log_e)
     big = max(max(views.class_counts), *(max(views.counts[a].to_numpy().ravel()) for a in subset))
-    if big > _FLOAT_EXACT:
+    if big > FLOAT_EXACT:
         raise ValueError(
             f"the exact audit needs counts below 2^53 where a quasi-identifier value expects fewer "
             f"than 2^60 matching rows (largest count here: {big}); use method='expected'"
         )
-    return index, _chain_posteriors(views, subset)
+    return index, chain_posteriors(views, subset)
 
 
-def _audited_values(views, prior, max_size, method):
+def _audited_values(views, prior, max_size, method, *, table: bool, limit):
     """For each quasi-identifier I of size 1..``max_size``: (I, its values with a possible world, the
     posterior of every property Q at each value, shape (values, properties)); also the properties and
-    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share.
+    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share, and refuses an audit
+    whose estimated memory exceeds ``limit`` (:func:`privnb.nbc.audit_memory.check_audit_memory`) before
+    computing anything.
     """
     if method not in ("exact", "expected"):
         raise ValueError(f"method must be 'exact' or 'expected', got {method!r}")
@@ -306,6 +309,7 @@ def _audited_values(views, prior, max_size, method):
         raise ValueError("the audit needs at least two labels (a single label has no property to protect)")
     if method == "exact":
         _require_integral(views)
+    check_audit_memory(views, max_size=max_size, method=method, table=table, limit=limit)
     labels = list(views.labels)
     properties = _properties(labels)
     member = np.array([[label in q for label in labels] for q in properties], dtype=float)
@@ -322,7 +326,15 @@ def _audited_values(views, prior, max_size, method):
 
 
 def audit(
-    views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact", breach: str = "strict"
+    views,
+    prior=None,
+    *,
+    L1=None,
+    L2=None,
+    max_size=None,
+    method: str = "exact",
+    breach: str = "strict",
+    memory_limit: int | None = None,
 ) -> AuditResult:
     """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
 
@@ -353,6 +365,21 @@ def audit(
         ``"expected"``: the approximation ``E[K_c]/sum_c' E[K_c']`` (the NBC's own normalized score
         restricted to I) everywhere, for any counts; not the paper's posterior on small tables (Figure 1(a):
         32/37 = 86.5% instead of 22/25 = 88%).
+    memory_limit : int, optional
+        Bytes the audit may take (default :func:`privnb.nbc.audit_memory.memory_limit`, half the available
+        memory). Its peak is estimated from the views' attributes, domain sizes, counts and ``max_size``
+        before anything is computed (:func:`privnb.nbc.audit_memory.audit_memory`); above the limit the audit
+        is refused at once with :class:`privnb.nbc.audit_memory.AuditTooLarge` (a ``ValueError``) naming
+        the size, the estimate and what to lower.
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    AuditTooLarge
+        When the estimated peak memory exceeds ``memory_limit``.
 
     References
     ----------
@@ -367,7 +394,7 @@ def audit(
         from privnb.bounds.amplification import check_policy
 
         check_policy(L1, L2)
-    properties, f_q, blocks = _audited_values(views, prior, max_size, method)
+    properties, f_q, blocks = _audited_values(views, prior, max_size, method, table=True, limit=memory_limit)
     frames = []
     for subset, values, post_q in blocks:
         frame = pd.DataFrame(
@@ -395,11 +422,28 @@ def audit(
     return AuditResult(table=table, r_closeness=r_closeness(table), method=method)
 
 
-def achieved_r(views, prior=None, *, max_size=None, method: str = "exact") -> float:
+def achieved_r(views, prior=None, *, max_size=None, method: str = "exact", memory_limit: int | None = None) -> float:
     """The achieved r of Definition 5 over every quasi-identifier value, as ``audit(...).r_closeness``,
     without building the audit's table (what EST checks before it publishes).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The published views.
+    prior : Mapping label -> probability, optional
+        The adversary's prior (uniform when omitted).
+    max_size : int, optional
+        Largest quasi-identifier size (default: all attributes).
+    method : {"exact", "expected"}
+        As in :func:`audit`.
+    memory_limit : int, optional
+        As in :func:`audit` (the estimate leaves out the table, which is not built).
+
+    Returns
+    -------
+    float
     """
-    _, f_q, blocks = _audited_values(views, prior, max_size, method)
+    _, f_q, blocks = _audited_values(views, prior, max_size, method, table=False, limit=memory_limit)
     return max((_closeness(post_q / f_q) for _, _, post_q in blocks), default=1.0)
 
 

@@ -198,6 +198,7 @@ def bar_panels(
     baseline: Mapping[str, float] | None = None,
     baseline_label: str = "majority class",
     marked: Sequence[bool] | None = None,
+    marked_label: str | None = None,
     ylim=(0, 1),
     path=None,
 ) -> Figure:
@@ -220,6 +221,8 @@ def bar_panels(
         The baseline's legend label.
     marked : sequence of bool, optional
         Rows whose bars are hatched (e.g. at or below the majority class's accuracy); they are told in the legend.
+    marked_label : str, optional
+        The hatched bars' legend label (default "at or below the" and ``baseline_label``).
     ylim : (float, float)
         The value axis' range.
     path : path, optional
@@ -249,7 +252,7 @@ def bar_panels(
                 color="white",
                 edgecolor="black",
                 hatch="//",
-                label=f"at or below the {baseline_label}",
+                label=marked_label or f"at or below the {baseline_label}",
             )
         axis.set(title=title, ylim=ylim)
         axis.tick_params(axis="x", rotation=45)
