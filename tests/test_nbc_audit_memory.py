@@ -91,7 +91,7 @@ def test_eight_attributes_of_ten_values_are_refused_before_allocating(monkeypatc
     def never(*args, **kwargs):
         raise AssertionError("the audit started computing posteriors")
 
-    monkeypatch.setattr(exact_audit, "_posteriors", never)
+    monkeypatch.setattr(exact_audit, "grid_posteriors", never)
     run = exact_audit.audit if table else exact_audit.achieved_r
     tracemalloc.start()
     with pytest.raises(audit_memory.AuditTooLarge) as refused:
@@ -145,7 +145,7 @@ def test_default_limit_is_half_the_available_memory_or_of_the_physical_memory_wi
 
 
 @pytest.mark.parametrize(
-    ("n_attributes", "n_values", "n_rows", "method", "table"),
+    "n_attributes, n_values, n_rows, method, table",
     [
         (3, 10, 2000, "exact", True),  # the hypergeometric chain on small counts
         (2, 30, 20000, "exact", False),  # wider chains, no table

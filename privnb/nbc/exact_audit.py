@@ -1,4 +1,4 @@
-"""The adversary of Section 4 of seed 004: exact posteriors from published NBC views, and the audit.
+"""The adversary of Section 4 of MZ09: exact posteriors from published NBC views, and the audit.
 
 Possible worlds are all tables consistent with the published counts, equally likely, with rows told apart
 by the first attribute's view (the d1..d10 example of Figure 1). Within one class, each further attribute
@@ -104,7 +104,7 @@ def _posterior_from_pmfs(labels, pmfs) -> pd.Series:
 
 
 def posterior(views, quasi_identifier: Mapping) -> pd.Series:
-    """The adversary's exact posterior over the labels for ``I = I'`` (eq. (4) of seed 004).
+    """The adversary's exact posterior over the labels for ``I = I'`` (eq. (4) of MZ09).
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def check_prior(prior, labels) -> pd.Series:
     """A prior pmf over ``labels`` as exact Fractions (:func:`privnb.validation.as_fraction`).
 
     Raises ``ValueError`` if a label is missing or unknown, a probability is not positive, or they do
-    not sum to 1 (Section 7 of seed 004 needs a strictly positive pmf).
+    not sum to 1 (Section 7 of MZ09 needs a strictly positive pmf).
     """
     if prior is None:
         return pd.Series({label: Fraction(1, len(labels)) for label in labels}, dtype=object)
@@ -207,7 +207,7 @@ def check_prior(prior, labels) -> pd.Series:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The audit of every quasi-identifier value (Definition 1 and Definition 5 of seed 004).
+    """The audit of every quasi-identifier value (Definition 1 and Definition 5 of MZ09).
 
     Attributes
     ----------
@@ -250,10 +250,22 @@ def _log_counts(values) -> np.ndarray:
     return np.array(out, dtype=float)
 
 
-def _log_expected(views, subset) -> tuple[pd.MultiIndex, np.ndarray]:
+def log_expected_counts(views, subset) -> tuple[pd.MultiIndex, np.ndarray]:
     """``log E[K_c] = log(P_c prod_{i in I} N^i_{t_i,c} / P_c)`` on the grid of I (values x labels, C order).
 
     ``E[K_c]`` is the NBC score of eq. (2) restricted to I: the chain's mean.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views.
+    subset : sequence of str
+        The quasi-identifier I, in the views' order.
+
+    Returns
+    -------
+    (MultiIndex, ndarray)
+        The values of I and the log expected counts, shape (values, labels).
     """
     log_p = _log_counts(views.class_counts.tolist())
     grid = np.zeros((1, len(views.labels)))
@@ -273,8 +285,24 @@ def _softmax(log_e: np.ndarray) -> np.ndarray:
         return weights / weights.sum(axis=1, keepdims=True)
 
 
-def _posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
-    index, log_e = _log_expected(views, subset)
+def grid_posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
+    """The posterior of every label at every value of the quasi-identifier ``subset`` (eq. (4)).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views.
+    subset : sequence of str
+        The quasi-identifier I, in the views' order.
+    method : {"exact", "expected"}
+        As in :func:`audit`.
+
+    Returns
+    -------
+    (MultiIndex, ndarray)
+        The values of I and the posteriors, shape (values, labels); NaN where no world holds a match.
+    """
+    index, log_e = log_expected_counts(views, subset)
     if method == "expected":
         return index, _softmax(log_e)
     log_s = np.logaddexp.reduce(log_e, axis=1)
@@ -318,7 +346,7 @@ def _audited_values(views, prior, max_size, method, *, table: bool, limit):
     def blocks():
         for size in range(1, max_size + 1):
             for subset in itertools.combinations(views.attributes, size):
-                index, post = _posteriors(views, subset, method)
+                index, post = grid_posteriors(views, subset, method)
                 keep = np.isfinite(post).all(axis=1)
                 yield subset, index[keep], post[keep] @ member.T
 
@@ -336,7 +364,7 @@ def audit(
     breach: str = "strict",
     memory_limit: int | None = None,
 ) -> AuditResult:
-    """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
+    """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of MZ09).
 
     Parameters
     ----------
@@ -384,7 +412,7 @@ def audit(
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
-       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
+       PVLDB, 2009 (MZ09; the extracted text omits title, authors and venue: from the papers' index).
     """
     if (L1 is None) != (L2 is None):
         raise ValueError("give both L1 and L2 (a privacy policy) or neither")
