@@ -34,7 +34,7 @@ from privnb.nbc import (
     resolve_ties,
     step1_remove_zeros,
 )
-from privnb.nbc.roots import _precision_bits, _rounded_roots
+from privnb.nbc.roots import precision_bits, rounded_roots
 from privnb.nbc.views import integer_tables as _integer_tables
 
 PAPER_EST_SECONDS = 2.92
@@ -181,8 +181,8 @@ def main():
         f"table would take {table_time:.3f} s); with audit_result=False {quiet_time:.3f} s"
     )
     base = resolve_ties(step1_remove_zeros(views, random_state=0))
-    bits = _precision_bits(base, uni.k) + 64  # as EST asks
-    roots_time, _ = best_of(lambda: _rounded_roots(base, uni.k, bits), repeat=7)
+    bits = precision_bits(base, uni.k) + 64  # as EST asks
+    roots_time, _ = best_of(lambda: rounded_roots(base, uni.k, bits), repeat=7)
     old_time, _ = best_of(lambda: _decimal_roots(base, uni.k, bits), repeat=3)
     print(
         f"  its Step 2 roots ({len(set(base.all_counts()))} distinct counts, k={uni.k}, {bits} bits): certified "

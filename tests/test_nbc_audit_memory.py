@@ -62,3 +62,128 @@ def test_out_of_reach_request_fails_with_a_clear_error_before_allocating():
         achieved_r(views)
     with pytest.raises(MemoryError):  # still a MemoryError for callers that catch that
         achieved_r(views)
+
+
+# --------------------------------------------------------------------- the estimate, checked before allocating
+def _random_views(n_attributes, n_values, n_rows, seed=0):
+    """Views of ``n_rows`` random rows: ``n_attributes`` attributes of ``n_values`` values, labels 0/1 (30% 1)."""
+    rng = np.random.default_rng(seed)
+    names = [f"a{i}" for i in range(n_attributes)]
+    frame = pd.DataFrame({a: rng.integers(0, n_values, n_rows) for a in names})
+    frame["c"] = (rng.random(n_rows) < 0.3).astype(int)
+    return NBCViews.from_frame(frame, names, "c")
+
+
+SIX_GIB = 6 * 2**30
+
+
+@pytest.mark.parametrize("method", ["exact", "expected"])
+@pytest.mark.parametrize("table", [True, False])
+def test_eight_attributes_of_ten_values_are_refused_before_allocating(monkeypatch, method, table):
+    """Issue 21: 8 attributes x 10 values at the default size (all 8) ran 29 s (expected) or 220 s (exact)
+    into a raw MemoryError at 6 GB. Now: refused at once, naming the size, the estimate and what to lower."""
+    import tracemalloc
+
+    from privnb.nbc import audit_memory, exact_audit
+
+    views = _random_views(8, 10, 20_000)
+
+    def never(*args, **kwargs):
+        raise AssertionError("the audit started computing posteriors")
+
+    monkeypatch.setattr(exact_audit, "grid_posteriors", never)
+    run = exact_audit.audit if table else exact_audit.achieved_r
+    tracemalloc.start()
+    with pytest.raises(audit_memory.AuditTooLarge) as refused:
+        run(views, method=method, memory_limit=SIX_GIB)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2**20  # nothing sizeable was allocated
+    message = str(refused.value)
+    assert "214,358,880 quasi-identifier values" in message  # 11^8 - 1
+    assert "max_size=8" in message and "8 attributes of 10 x 10 x 10 x 10 x 10 x 10 x 10 x 10 values" in message
+    assert "over its limit of 6.0 GiB" in message and "Lower max_size" in message
+    assert isinstance(refused.value, ValueError)
+    estimate = audit_memory.audit_memory(views, max_size=8, method=method, table=table)
+    assert estimate["values"] == 11**8 - 1 and estimate["rows"] == 2 * (11**8 - 1)  # properties {0}, {1}
+    assert estimate["bytes"] > SIX_GIB
+    assert f"about {estimate['bytes'] / 2**30:.1f} GiB" in message
+
+
+def test_a_smaller_max_size_or_a_larger_limit_lets_the_audit_run(monkeypatch):
+    from privnb.nbc import achieved_r, audit
+    from privnb.nbc.audit_memory import AuditTooLarge, audit_memory
+
+    views = _random_views(8, 10, 20_000)
+    small = audit_memory(views, max_size=1, method="exact", table=True)
+    assert small["values"] == 80 and small["bytes"] < SIX_GIB
+    assert len(audit(views, max_size=1, memory_limit=SIX_GIB).table) == 160
+    with pytest.raises(AuditTooLarge):
+        achieved_r(views, max_size=1, memory_limit=small["bytes"] // 10)
+
+
+def test_default_limit_is_half_the_available_memory_or_of_the_physical_memory_without_psutil(monkeypatch):
+    import builtins
+    import os
+
+    import psutil
+
+    from privnb.nbc.audit_memory import memory_limit
+
+    assert memory_limit() == pytest.approx(psutil.virtual_memory().available / 2, rel=0.2)
+    real_import = builtins.__import__
+
+    def no_psutil(name, *args, **kwargs):
+        if name == "psutil":
+            raise ImportError("psutil is a dev dependency")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_psutil)
+    assert memory_limit(0.25) == int(0.25 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    with pytest.raises(ValueError, match="fraction"):
+        memory_limit(0)
+
+
+@pytest.mark.parametrize(
+    "n_attributes, n_values, n_rows, method, table",
+    [
+        (3, 10, 2000, "exact", True),  # the hypergeometric chain on small counts
+        (2, 30, 20000, "exact", False),  # wider chains, no table
+        (4, 10, 5000, "expected", True),  # the table dominates
+        (6, 6, 3000, "expected", True),
+        (5, 10, 20000, "expected", False),  # the largest block dominates
+    ],
+)
+def test_the_estimate_bounds_the_measured_peak(n_attributes, n_values, n_rows, method, table):
+    """tracemalloc's peak (NumPy and pandas allocations included) of small audits stays under the estimate."""
+    import tracemalloc
+
+    from privnb.nbc import achieved_r, audit
+    from privnb.nbc.audit_memory import audit_memory
+
+    views = _random_views(n_attributes, n_values, n_rows)
+    estimate = audit_memory(views, max_size=n_attributes, method=method, table=table)["bytes"]
+    tracemalloc.start()
+    (audit if table else achieved_r)(views, method=method)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= estimate
+    if table and method == "expected":  # where the table dominates, the estimate is no blunt ceiling
+        assert estimate <= 3 * peak
+
+
+def test_the_estimate_bounds_the_figure1_and_the_rare_value_audits():
+    """Figure 1's views and a rare value beside a common one (counts near 10^3), exact chain."""
+    import tracemalloc
+
+    from privnb.data import nbc_figure1_databases
+    from privnb.nbc import audit
+    from privnb.nbc.audit_memory import audit_memory
+
+    db_a, _ = nbc_figure1_databases()
+    for views in (NBCViews.from_frame(db_a, ["Adr", "Age"], "Sal"), _views((20, 10), (980, 1960))):
+        tracemalloc.start()
+        audit(views)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak <= audit_memory(views, max_size=2)["bytes"]

@@ -1,4 +1,5 @@
-"""privnb.experiments.nbc: the Section 8 experiments of seed 004 on small views whose answers are known by hand."""
+"""privnb.experiments.nbc_publishing: the Section 8 experiments of MZ09 on small views whose answers are
+known by hand."""
 
 import math
 from types import SimpleNamespace
@@ -8,16 +9,18 @@ import pandas as pd
 import pytest
 
 from privnb.data import nbc_figure1_databases
-from privnb.experiments import COLUMNS
-from privnb.experiments.nbc import (
+from privnb.experiments import CLAIM_COLUMNS
+from privnb.experiments.nbc_publishing import (
     adult_nbc_frame,
+    claims_table,
     corollary4_report,
     est_experiment,
     exact_audits,
+    figure8_metrics,
     figure9,
+    figure9_metrics,
     safety_transform_sweep,
 )
-from privnb.experiments.nbc_claims import claims_table, figure8_metrics, figure9_metrics
 from privnb.mechanisms import Hierarchy
 from privnb.nbc import NBCViews, SafetyTransform, audit, condition8_ratio, nbc_equivalent
 
@@ -80,14 +83,14 @@ def test_safety_transform_sweep_rows_and_guarantee(views):
         assert r == audit(views_out).r_closeness and c8 == condition8_ratio(views_out)  # the audit's numbers
     # the classifier predicts 1 on some tuple, so against a 25% prior no equivalent views get below r = 2
     assert (fig8["r_measured_prior"] >= 2 - 1e-9).all()
-    assert [(r[3], r[5], r[7], r[9]) for r in rows] == [
+    assert [(r.param, r.metric, r.n_train, r.note) for r in rows] == [
         (2, "r_closeness", 9, ""),
         (2, "r_closeness_prior", 9, "prior 0.75 on label 0"),
         (30, "r_closeness", 9, ""),
         (30, "r_closeness_prior", 9, "prior 0.75 on label 0"),
     ]
-    assert all(len(r) == len(COLUMNS) and r[:3] == ["adult", "nbc", "safety_transform"] for r in rows)
-    assert [rows[0][6], rows[2][6]] == fig8["r_measured"].tolist()
+    assert all((r.dataset, r.classifier, r.method) == ("adult", "nbc", "safety_transform") for r in rows)
+    assert [rows[0].value, rows[2].value] == fig8["r_measured"].tolist()
     fitted = SafetyTransform(2, random_state=0).fit(views)
     assert fig8["k"].iloc[0] == fitted.k_ and nbc_equivalent(views, fitted.views_)
 
@@ -148,33 +151,60 @@ def test_figure9_k1_keeps_the_classifier_and_a_huge_k_predicts_the_majority():
     fig9, rows = figure9(
         frame, ["x1", "x2"], [1, 200], test_size=0.5, class_column="y", hierarchies=hierarchies, random_state=0
     )
-    assert fig9.columns.tolist() == ["method", "k", "n_suppressed", "accuracy", "recall"]
-    assert fig9["method"].tolist() == ["original", "generalized", "generalized"]
-    original, k1, k200 = fig9.to_dict("records")
+    assert fig9.columns.tolist() == ["method", "k", "n_suppressed", "accuracy", "recall", "at or below majority"]
+    assert fig9["method"].tolist() == ["original", "generalized", "generalized", "majority"]
+    original, k1, k200, majority = fig9.to_dict("records")
     assert math.isnan(original["k"]) and original["accuracy"] == 1.0 and original["recall"] == 1.0  # y = [x1 == 3]
     assert (k1["accuracy"], k1["recall"], k1["n_suppressed"]) == (1.0, 1.0, 0)
     y_test_share = 1 - frame["y"].mean()  # stratified: the test half holds the same class shares
     assert k200["recall"] == 0.0 and k200["accuracy"] == pytest.approx(y_test_share, abs=0.01)
-    assert [(r[2], r[5]) for r in rows[:4]] == [
-        ("original", "accuracy"),
-        ("published", "accuracy"),
-        ("original", "recall"),
-        ("published", "recall"),
+    # the majority class of the training half (label 0) on the same test half: recall 0, accuracy its share
+    y_test = frame["y"].iloc[[i for i in range(400) if i not in set(_train_index(frame))]]
+    assert majority["recall"] == 0.0 and majority["accuracy"] == (y_test == 0).mean()
+    # k = 200 predicts the majority class everywhere: marked; the original NBC is not
+    assert fig9["at or below majority"].tolist() == [False, False, True, False]
+    keys = [(r.classifier, r.method, None if math.isnan(r.param) else r.param, r.metric) for r in rows]
+    assert keys[:4] == [
+        ("nbc", "original", None, "accuracy"),
+        ("nbc", "original", None, "recall"),
+        ("nbc", "published", None, "accuracy"),
+        ("nbc", "published", None, "recall"),
     ]
-    assert rows[0][6] == rows[1][6] and rows[2][6] == rows[3][6]  # the published NBC predicts alike
-    assert [(r[2], r[3], r[5]) for r in rows[4:]] == [
-        ("generalized", 1, "accuracy"),
-        ("generalized", 1, "recall"),
-        ("generalized", 200, "accuracy"),
-        ("generalized", 200, "recall"),
+    assert rows[0].value == rows[2].value and rows[1].value == rows[3].value  # the published NBC predicts alike
+    assert keys[4:] == [
+        ("nbc", "generalized", 1, "accuracy"),
+        ("nbc", "generalized", 1, "recall"),
+        ("nbc", "generalized", 200, "accuracy"),
+        ("nbc", "generalized", 200, "recall"),
+        ("majority", "majority", None, "accuracy"),
+        ("majority", "majority", None, "recall"),
     ]
-    assert all(r[7] == 200 for r in rows)
+    assert all(r.n_train == 200 and r.fold == 0 for r in rows)
+
+
+def _train_index(frame):
+    from sklearn.model_selection import train_test_split
+
+    train, _ = train_test_split(frame, test_size=0.5, stratify=frame["y"], random_state=0)
+    return train.index
 
 
 def test_figure9_metrics():
-    fig9 = pd.DataFrame({"accuracy": [0.8, 0.75, 0.7], "recall": [0.5, 0.4, 0.45]})
+    fig9 = pd.DataFrame(
+        {
+            "method": ["original", "generalized", "generalized", "majority"],
+            "accuracy": [0.8, 0.75, 0.7, 0.76],
+            "recall": [0.5, 0.4, 0.45, 0.0],
+        }
+    )
     assert figure9_metrics(fig9) == pytest.approx(
-        {"accuracy_original": 0.8, "recall_original": 0.5, "accuracy_drop_max": 0.1, "recall_drop_max": 0.1}
+        {
+            "accuracy_original": 0.8,
+            "recall_original": 0.5,
+            "accuracy_drop_max": 0.1,
+            "recall_drop_max": 0.1,
+            "accuracy_majority": 0.76,
+        }
     )
 
 
@@ -214,9 +244,10 @@ def test_claims_table():
     figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
     fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
     table = claims_table(_metrics(), fig8, [1.5, 283], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
-    assert table.columns.tolist() == ["claim", "paper", "ours", "agree when", "verdict"] and len(table) == 15
-    assert set(table["verdict"]) <= {"agree", "differ", "n/a"} and table["agree when"].str.len().min() > 10
-    ours = dict(zip(table["claim"], table["ours"]))
+    assert table.columns.tolist() == list(CLAIM_COLUMNS) and len(table) == 15
+    assert set(table["verdict"]) <= {"agree", "differ", "n/a"} and (table["paper"] == "MZ09").all()
+    assert (table["source"].str.startswith("Section")).all()
+    ours = dict(zip(table["claim"], table["privnb value"]))
     said = dict(zip(table["claim"], table["verdict"]))
     assert said["Figure 1 example: posterior of Alice"] == "agree"  # 88.0% and 77.8% round to 88% and 78%
     assert said["Definition 1 with L1 = 0.5, L2 = 0.6"] == "differ"  # as printed, neither view breaches
@@ -241,7 +272,7 @@ def test_claims_table():
     )
     assert ours["recall (>50K) drop with k-anonymity"] == "up to 30.0% (from 40.0%)"
     success = claims_table(_metrics(est_success=True), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
-    assert dict(zip(success["claim"], success["ours"]))["EST with prior 75% and r = 1.3"] == "publishes"
+    assert dict(zip(success["claim"], success["privnb value"]))["EST with prior 75% and r = 1.3"] == "publishes"
     assert dict(zip(success["claim"], success["verdict"]))["EST with prior 75% and r = 1.3"] == "agree"
     # another task than the paper's (prior, r) or a sample of Adult: those claims are not measured
     other = claims_table(
@@ -257,8 +288,7 @@ def test_claims_table():
 
 
 def test_figure8_est_keeps_failures_as_failures(views):
-    from privnb.experiments.nbc import figure8_est
-    from privnb.experiments.nbc_claims import figure8_est_metrics
+    from privnb.experiments.nbc_publishing import figure8_est, figure8_est_metrics
 
     table = figure8_est(views, [1.5, 3, 1e6], PRIOR, random_state=0)
     assert table.columns.tolist() == ["gamma", "success", "achieved_r", "stage", "seconds", "reason"]
@@ -273,7 +303,7 @@ def test_figure8_est_keeps_failures_as_failures(views):
 
 
 def test_counterexample_report():
-    from privnb.experiments.nbc import counterexample_report
+    from privnb.experiments.nbc_publishing import counterexample_report
 
     _found, m = counterexample_report(n_views=20_000, max_count=6, random_state=0)
     assert m["counterexample_rows"] == 12 and m["counterexample_gamma"] == 9
@@ -288,7 +318,7 @@ def test_claims_compare_timing_only_like_for_like():
 
     def runtime(**changes):
         table = claims_table(_metrics(**changes), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
-        return dict(zip(table["claim"], table["ours"]))["EST runtime on Adult"]
+        return dict(zip(table["claim"], table["privnb value"]))["EST runtime on Adult"]
 
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.75).startswith("0.50 s (Python")
     assert runtime(est_like_for_like_seconds=0.5, prior_negative=0.5).startswith("not comparable: EST publishes")
@@ -318,8 +348,7 @@ def test_nbc_data_of_own_cards(tmp_path):
     from own_data import write_own_data
 
     from privnb.data import load
-    from privnb.experiments import data_support
-    from privnb.experiments.nbc_data import nbc_data
+    from privnb.experiments import data_support, nbc_data
 
     cards = write_own_data(tmp_path)
     table = load(cards["table"])
@@ -340,8 +369,7 @@ def test_nbc_data_of_own_cards(tmp_path):
 
 def test_nbc_data_leaves_out_fractional_and_many_valued_numbers():
     from privnb.data import Dataset
-    from privnb.experiments import DataSupport
-    from privnb.experiments.nbc_data import nbc_data
+    from privnb.experiments import DataSupport, nbc_data
 
     frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 0.5], "n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"], "y": [0, 1, 0, 1]})
     data = Dataset("t", frame, ("x", "n", "c"), None, "y", {"x": "numeric", "n": "numeric", "c": "nominal"})
@@ -353,3 +381,24 @@ def test_nbc_data_leaves_out_fractional_and_many_valued_numbers():
     assert out.hierarchies is None and "no generalization hierarchy for c" in out.figure9_missing
     none_left = nbc_data(support, data, ["x"])
     assert none_left.attributes == [] and none_left.missing.startswith("no attribute of 't' is discrete")
+
+
+def test_claims_are_records_measured_on_one_evidence():
+    from privnb.experiments import Claim, evaluate
+    from privnb.experiments.nbc_publishing import NBC_CLAIMS, Reading, claims_evidence
+
+    db_a, db_b = nbc_figure1_databases()
+    figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
+    fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
+    evidence = claims_evidence(_metrics(), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+    assert evidence.alice == (22 / 25, 7 / 9) and evidence.k_sind == evidence.smallest_class == 2
+    assert evidence.breaches == {"strict": [0, 0], "non-strict": [6, 6]}
+    assert all(isinstance(c, Claim) and c.paper == "MZ09" for c in NBC_CLAIMS) and len(NBC_CLAIMS) == 15
+    table = evaluate(NBC_CLAIMS, evidence)
+    assert table.equals(claims_table(_metrics(), fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40}))
+    # a reading the run cannot judge keeps its text for the table but reads "n/a" for the verdict
+    unmeasured = Reading("not comparable: another prior", None)
+    assert str(unmeasured) == "n/a" and NBC_CLAIMS[0].verdict(unmeasured) == "n/a"
+    assert NBC_CLAIMS[0].shown(unmeasured) == "not comparable: another prior"
+    first = NBC_CLAIMS[0]
+    assert first.verdict(Reading("x", True)) == "agree" and first.verdict(Reading("x", False)) == "differ"

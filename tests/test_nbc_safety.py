@@ -30,7 +30,7 @@ from privnb.nbc import (
     synthetic_database,
     winning_labels,
 )
-from privnb.nbc.roots import _RootPlan, _rounded_roots
+from privnb.nbc.roots import RootPlan, rounded_roots
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -82,7 +82,7 @@ def test_k_sind_is_the_smallest_class_count_of_the_input_on_figure_1(va):
 )
 def test_root_bounds_bracket_the_exact_root(numerator, denominator, k, power, divisor, bits):
     # exact reference: low^k <= (v^power / divisor) <= high^k in rationals, and the bracket is tight
-    low, high = (Fraction(b) for b in _RootPlan.make(k, power, bits).bounds(numerator, denominator, divisor))
+    low, high = (Fraction(b) for b in RootPlan.make(k, power, bits).bounds(numerator, denominator, divisor))
     x = Fraction(numerator, denominator) ** power / divisor
     assert low > 0 and low**k <= x <= high**k
     assert high - low <= low / 2 ** (bits + 5)
@@ -95,7 +95,7 @@ def test_step2_rounds_each_root_into_its_class_window(frame, k, power, bits, see
     # rho^j x <= N < rho^(j+1/2) x and rho^-(j+1/2) x < P <= rho^-j x, compared as k-th (and 2k-th) powers
     views = step1_remove_zeros(views_of(frame), random_state=seed)
     divisors = [1 + (seed + c) % 3 for c in range(len(views.labels))]
-    p, tables, shift = _rounded_roots(views, k, bits, power=power, divisors=divisors)
+    p, tables, shift = rounded_roots(views, k, bits, power=power, divisors=divisors)
     rho = 1 + Fraction(1, 2**bits)
 
     def ratio(rounded, count, c):  # (rounded / x)^k
@@ -222,11 +222,11 @@ def test_est_fails_with_a_reason_when_split_needs_too_high_a_power():
 def test_log_of_counts_is_accurate_near_one(numerator, denominator):
     from decimal import Context
 
-    from privnb.nbc.safety import _ln
+    from privnb.nbc.safety import natural_log
 
     exact = Context(prec=80).ln(Context(prec=80).divide(numerator, denominator))
-    assert _ln(Fraction(numerator, denominator)) == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
-    assert _ln(Fraction(10**40 + 1, 10**40)) == pytest.approx(1e-40, rel=1e-12, abs=0)
+    assert natural_log(Fraction(numerator, denominator)) == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
+    assert natural_log(Fraction(10**40 + 1, 10**40)) == pytest.approx(1e-40, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("gamma", [1, 0.5, -2, "2"])

@@ -9,7 +9,7 @@ import nbformat
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import COLUMNS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "04_nbc_publishing.ipynb"
@@ -34,7 +34,7 @@ def test_runs_with_tiny_parameters(run_notebook):
     out = run_notebook("04_nbc_publishing.ipynb", **TINY)
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
-    assert set(results["method"]) == {"original", "published", "generalized", "safety_transform"}
+    assert set(results["method"]) == {"original", "published", "generalized", "safety_transform", "majority"}
     r = results[results["metric"] == "r_closeness"]
     assert sorted(r["param"]) == [2, 30] and (r["value"] >= 1).all() and (r["value"] <= r["param"]).all()
     scores = results[results["metric"].isin(["accuracy", "recall"])]
@@ -42,6 +42,8 @@ def test_runs_with_tiny_parameters(run_notebook):
     original = scores[scores["method"] == "original"].set_index("metric")["value"]
     published = scores[scores["method"] == "published"].set_index("metric")["value"]
     assert original.equals(published)  # no accuracy loss
+    majority = scores[scores["method"] == "majority"].set_index("metric")["value"]  # issue 25: the baseline
+    assert majority["recall"] == 0 and original["accuracy"] > majority["accuracy"] > 0.7
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["n_rows"] == 3000 and metrics["p_negative"] + metrics["p_positive"] == 3000
     # the paper's prior (75% on <=50K) puts a floor of r = 2 under any classifier-keeping release: EST must fail
@@ -50,7 +52,7 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert {"figure8.png", "figure9.png"} <= figures
     assert metrics["dataset"] == "adult" and not (out / "paper_vs_ours.csv").exists()
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)  # as the sweep report reads it ("n/a")
-    assert list(claims.columns) == ["claim", "paper", "ours", "agree when", "verdict"] and len(claims) >= 8
+    assert list(claims.columns) == list(CLAIM_COLUMNS) and len(claims) >= 8 and set(claims["paper"]) == {"MZ09"}
     assert set(claims["verdict"]) <= {"agree", "differ", "n/a"} and (claims["verdict"] == "differ").any()
     # a sample of 3000 rows is not the paper's data: its class counts are not compared
     assert claims.set_index("claim").loc["Adult: class counts", "verdict"] == "n/a"
@@ -64,10 +66,13 @@ def test_runs_on_own_table_without_claims(run_notebook, tmp_path):
     assert metrics["p_negative"] + metrics["p_positive"] == 591 and metrics["est_r_lower_bound"] >= 1
     results = pd.read_parquet(out / "results.parquet")
     assert set(results["dataset"]) == {"ward"}
-    assert set(results["method"]) == {"original", "published", "generalized", "safety_transform"}
+    assert set(results["method"]) == {"original", "published", "generalized", "safety_transform", "majority"}
     scores = results[results["metric"].isin(["accuracy", "recall"])]
     original = scores[scores["method"] == "original"].set_index("metric")["value"]
     assert original.equals(scores[scores["method"] == "published"].set_index("metric")["value"])
+    # issue 25: the majority class of the same split beside the NBCs
+    majority = scores[scores["method"] == "majority"].set_index("metric")["value"]
+    assert majority["recall"] == 0 and metrics["accuracy_majority"] == majority["accuracy"]
     assert {"figure8.png", "figure9.png", "safety_transform_r.png"} <= {p.name for p in (out / "figures").glob("*.png")}
     # no claims against the paper for data of one's own
     assert not (out / "claims.csv").exists() and not (out / "paper_vs_ours.csv").exists()

@@ -149,3 +149,28 @@ def test_frontier_plot_labels_coinciding_points_once():
     fig = frontier_plot(points)
     assert [t.get_text() for t in fig.axes[0].texts] == ["k=2, 5"]
     assert fig.legends and not fig.axes[0].get_legend()  # one panel: the legend sits beside it
+
+
+def test_bar_panels_draw_the_baseline_dashed_and_hatch_the_bars_at_or_below_it(tmp_path):
+    from privnb.workbench import bar_panels
+
+    values = pd.DataFrame({"accuracy": [0.8, 0.79, 0.75], "recall": [0.45, 0.41, 0.05]})
+    fig = bar_panels(
+        values,
+        ["Org.", "k=2", "k=10"],
+        colors=["tab:red", "tab:blue", "tab:blue"],
+        baseline={"accuracy": 0.76, "recall": 0.0},
+        marked=[False, False, True],
+        marked_label="accuracy at or below it",
+        path=tmp_path / "bars.png",
+    )
+    assert (tmp_path / "bars.png").stat().st_size > 0
+    for axis, column in zip(fig.axes, values.columns):
+        bars = axis.patches[:3]
+        assert [b.get_height() for b in bars] == values[column].tolist()
+        assert [b.get_hatch() for b in bars] == [None, None, "//"]
+        (line,) = axis.get_lines()
+        assert line.get_linestyle() == "--" and line.get_ydata()[0] == {"accuracy": 0.76, "recall": 0.0}[column]
+        assert axis.get_legend_handles_labels()[1][-1] == "accuracy at or below it"
+    with pytest.raises(ValueError, match="one label and one colour per row"):
+        bar_panels(values, ["Org."], colors=["tab:red"])

@@ -61,20 +61,24 @@ from .knn_claims import (
 )
 from .knn_convergence import convergence_curves
 from .labels import method_label, method_sort_key
-from .nbc import (
+from .nbc_publishing import (
     EDUCATION_NUM_CUTS,
+    NBC_CLAIMS,
     ESTExperiment,
     adult_nbc_frame,
+    claims_table,
     corollary4_report,
     counterexample_report,
     est_experiment,
     exact_audits,
     figure8_est,
+    figure8_est_metrics,
+    figure8_metrics,
     figure9,
+    figure9_metrics,
+    nbc_data,
     safety_transform_sweep,
 )
-from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
-from .nbc_data import nbc_data
 from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
 from .svm_l_diversity import (
     SVM_CLAIMS,
@@ -170,6 +174,8 @@ __all__ = [
     "counterexample_report",
     "figure8_est",
     "figure8_est_metrics",
+    "NBC_CLAIMS",
+    "nbc_data",
     "ac_table",
     "auc_tables",
     "dataset_statistics",
@@ -198,4 +204,3 @@ __all__ += ["frontier_points", "nbc_release_audit", "rate_spread", "register_rel
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
 
 __all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]
-__all__ += ["nbc_data"]

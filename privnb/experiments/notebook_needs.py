@@ -93,7 +93,7 @@ def notebook_requirements(support: DataSupport, data, *, l: int = 2) -> pd.DataF
         Columns notebook, section, needs, runs, why not.
     """
     from privnb.experiments.feature_selection import SECTIONS
-    from privnb.experiments.nbc_data import nbc_data, requirements_table
+    from privnb.experiments.nbc_publishing import nbc_data, requirements_table
 
     tables = {}
     for notebook in NOTEBOOKS:

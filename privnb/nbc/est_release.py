@@ -1,4 +1,4 @@
-"""EST (Section 6 of seed 004): publishing NBC views that are r-close to a given prior, through Split,
+"""EST (Section 6 of MZ09): publishing NBC views that are r-close to a given prior, through Split,
 SafetyTransform and Merging, with the lower bound that a prior puts on r.
 """
 
@@ -17,11 +17,11 @@ import pandas as pd
 
 from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import prior_floor
-from privnb.nbc.roots import _precision_bits, _rounded_roots, _score_bound
+from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
-    _ln,
     _restored_integers,
     corollary4_gamma,
+    natural_log,
     smallest_integers,
     step1_remove_zeros,
     step4_integers,
@@ -40,7 +40,7 @@ def resolve_ties(views: NBCViews) -> NBCViews:
     if any(v == 0 for v in views.all_counts()):
         raise ValueError("ties between zero scores cannot be broken by scaling; run step1_remove_zeros first")
     n, n_classes = views.n_attributes, len(views.labels)
-    eps = Fraction(1, 2 ** ((4 * n * n_classes * (_score_bound(views) + 1)).bit_length()))
+    eps = Fraction(1, 2 ** ((4 * n * n_classes * (score_bound(views) + 1)).bit_length()))
     factors = [1 + c * eps for c in range(n_classes)]
     tables = [[[v * f for v, f in zip(row, factors)] for row in t] for t in count_tables(views)]
     return views.with_counts(list(views.class_counts), tables)
@@ -143,10 +143,66 @@ def prior_r_lower_bound(views: NBCViews, prior) -> float:
     return _prior_bound(views, check_prior(prior, views.labels))[0]
 
 
+def _split_power(base: NBCViews, f_max: int, max_power: int) -> tuple[int | None, str]:
+    """Split's power ``alpha`` (Lemma 12 with the true smallest score ratio): the smallest whose ratio
+    exceeds ``F~``; None and the reason when it would exceed ``max_power``.
+    """
+    if f_max == 1:
+        return 1, ""
+    ratio = min_score_ratio(base)
+    log_ratio = natural_log(ratio)
+    if log_ratio * max_power <= math.log(f_max):
+        return None, (
+            f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
+            f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)"
+        )
+    power = math.floor(math.log(f_max) / log_ratio) + 1
+    while power * log_ratio <= math.log(f_max):
+        power += 1
+    return power, ""
+
+
+def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> tuple[NBCViews | None, int, str]:
+    """SafetyTransform's Step 2 on the sub-labels with gamma = r, then Merging (Definition 6): the merged
+    views, the root degree used and "" when they keep the classifier, else None, the degree and why not.
+    """
+    # Statement 8's bound for the raised counts would need ~alpha times the bits; start from the
+    # unraised bound and let the exact check below ask for more.
+    bits = precision_bits(base, k) + 64
+    ranks = range(len(base.labels))
+    for _ in range(8):
+        p, tables, shift = rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
+        # Step 3's counts times their common denominator, which no ratio or score comparison sees
+        p, tables, _ = _restored_integers(p, tables, 1 << shift)
+        sub = base.with_counts(p, tables)
+        if corollary4_gamma(sub) > as_fraction(r):  # the sub-labels must meet Corollary 4 for r
+            k += max(1, k // 4)
+            continue
+        # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).
+        merged = base.with_counts(
+            [v * d for v, d in zip(p, divisors)],
+            [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables],
+        )
+        if nbc_equivalent(views, merged):
+            return merged, k, ""
+        if nbc_equivalent(views, sub):  # the sub-labels keep the classifier: merging is at fault
+            return (
+                None,
+                k,
+                (
+                    "merging the sub-labels does not preserve the classifier (Lemma 12 / Statement 14): "
+                    f"with alpha={power} and k={k}, the factors F_c^(1-1/k) outweigh the score gaps; "
+                    "ask for a larger r"
+                ),
+            )
+        bits *= 2  # rounding was at fault: more precision
+    return None, k, "Step 2's rounding could not keep the classifier; please report this"
+
+
 def est(
     views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7, audit_result: bool = True
 ) -> ESTResult:
-    """EST (Figure 7 of seed 004): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
+    """EST (Figure 7 of MZ09): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
     First, the floor of :func:`prior_r_lower_bound`: no classifier-keeping publication with large counts (as
     EST's are) can meet an r below it, so EST fails at once, once :func:`privnb.nbc.prior_floor.prior_floor`
@@ -179,7 +235,7 @@ def est(
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
-       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
+       PVLDB, 2009 (MZ09; the extracted text omits title, authors and venue: from the papers' index).
     """
     start = time.perf_counter()
     if not isinstance(r, numbers.Real) or not r > 1:
@@ -206,56 +262,18 @@ def est(
     # premise not met on the data (small counts): no early failure; the exact audit below decides
     base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
     f_max = max(multiples.values())
-    if f_max == 1:
-        power = 1
-    else:
-        ratio = min_score_ratio(base)
-        log_ratio = _ln(ratio)
-        if log_ratio * max_power <= math.log(f_max):
-            return fail(
-                f"Split needs the counts raised to a power above max_power={max_power}: the smallest "
-                f"score ratio is 1 + {float(ratio - 1):.6g} against F~={f_max} (Lemma 12)",
-                r_lower_bound=bound,
-            )
-        power = math.floor(math.log(f_max) / log_ratio) + 1
-        while power * log_ratio <= math.log(f_max):
-            power += 1
+    power, reason = _split_power(base, f_max, max_power)
+    if power is None:
+        return fail(reason, r_lower_bound=bound)
     n = base.n_attributes
     divisors = [multiples[label] for label in base.labels]
-    logs = [_ln(v) for v in base.all_counts()]
+    logs = [natural_log(v) for v in base.all_counts()]
     log_w = power * (max(logs) - min(logs)) + math.log(f_max)
     k = max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
-    # Statement 8's bound for the raised counts would need ~alpha times the bits; start from the
-    # unraised bound and let the exact check below ask for more.
-    bits = _precision_bits(base, k) + 64
-    ranks = range(len(base.labels))
-    for _ in range(8):
-        p, tables, shift = _rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
-        # Step 3's counts times their common denominator, which no ratio or score comparison sees
-        p, tables, _ = _restored_integers(p, tables, 1 << shift)
-        sub = base.with_counts(p, tables)
-        if corollary4_gamma(sub) > as_fraction(r):  # the sub-labels must meet Corollary 4 for r
-            k += max(1, k // 4)
-            continue
-        # Merging: the F_c identical sub-labels of c become F_c times their counts (Definition 6).
-        merged = base.with_counts(
-            [v * d for v, d in zip(p, divisors)],
-            [[[v * d for v, d in zip(row, divisors)] for row in t] for t in tables],
-        )
-        if nbc_equivalent(views, merged):
-            break
-        if nbc_equivalent(views, sub):  # the sub-labels keep the classifier: merging is at fault
-            return fail(
-                "merging the sub-labels does not preserve the classifier (Lemma 12 / Statement 14): "
-                f"with alpha={power} and k={k}, the factors F_c^(1-1/k) outweigh the score gaps; "
-                "ask for a larger r",
-                power=power,
-                k=k,
-                r_lower_bound=bound,
-            )
-        bits *= 2  # rounding was at fault: more precision
-    else:
-        return fail("Step 2's rounding could not keep the classifier; please report this", power=power, k=k)
+    merged, k, reason = _transform_and_merge(views, base, r, power, divisors, k)
+    if merged is None:
+        extra = {"r_lower_bound": bound} if reason.startswith("merging") else {}
+        return fail(reason, power=power, k=k, **extra)
     published = step4_integers(merged)
     achieved = achieved_r(published, f) if audit_result else math.nan
     if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)

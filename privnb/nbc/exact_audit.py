@@ -1,4 +1,4 @@
-"""The adversary of Section 4 of seed 004: exact posteriors from published NBC views, and the audit.
+"""The adversary of Section 4 of MZ09: exact posteriors from published NBC views, and the audit.
 
 Possible worlds are all tables consistent with the published counts, equally likely, with rows told apart
 by the first attribute's view (the d1..d10 example of Figure 1). Within one class, each further attribute
@@ -27,7 +27,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from privnb.nbc.hypergeometric import _FLOAT_EXACT, _LIMIT_LOG_MEAN, _chain_posteriors
+from privnb.nbc.audit_memory import check_audit_memory
+from privnb.nbc.hypergeometric import FLOAT_EXACT, LIMIT_LOG_MEAN, chain_posteriors
 from privnb.validation import as_fraction
 
 
@@ -103,7 +104,7 @@ def _posterior_from_pmfs(labels, pmfs) -> pd.Series:
 
 
 def posterior(views, quasi_identifier: Mapping) -> pd.Series:
-    """The adversary's exact posterior over the labels for ``I = I'`` (eq. (4) of seed 004).
+    """The adversary's exact posterior over the labels for ``I = I'`` (eq. (4) of MZ09).
 
     Parameters
     ----------
@@ -177,7 +178,7 @@ def check_prior(prior, labels) -> pd.Series:
     """A prior pmf over ``labels`` as exact Fractions (:func:`privnb.validation.as_fraction`).
 
     Raises ``ValueError`` if a label is missing or unknown, a probability is not positive, or they do
-    not sum to 1 (Section 7 of seed 004 needs a strictly positive pmf).
+    not sum to 1 (Section 7 of MZ09 needs a strictly positive pmf).
     """
     if prior is None:
         return pd.Series({label: Fraction(1, len(labels)) for label in labels}, dtype=object)
@@ -206,7 +207,7 @@ def check_prior(prior, labels) -> pd.Series:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The audit of every quasi-identifier value (Definition 1 and Definition 5 of seed 004).
+    """The audit of every quasi-identifier value (Definition 1 and Definition 5 of MZ09).
 
     Attributes
     ----------
@@ -249,10 +250,22 @@ def _log_counts(values) -> np.ndarray:
     return np.array(out, dtype=float)
 
 
-def _log_expected(views, subset) -> tuple[pd.MultiIndex, np.ndarray]:
+def log_expected_counts(views, subset) -> tuple[pd.MultiIndex, np.ndarray]:
     """``log E[K_c] = log(P_c prod_{i in I} N^i_{t_i,c} / P_c)`` on the grid of I (values x labels, C order).
 
     ``E[K_c]`` is the NBC score of eq. (2) restricted to I: the chain's mean.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views.
+    subset : sequence of str
+        The quasi-identifier I, in the views' order.
+
+    Returns
+    -------
+    (MultiIndex, ndarray)
+        The values of I and the log expected counts, shape (values, labels).
     """
     log_p = _log_counts(views.class_counts.tolist())
     grid = np.zeros((1, len(views.labels)))
@@ -272,28 +285,46 @@ def _softmax(log_e: np.ndarray) -> np.ndarray:
         return weights / weights.sum(axis=1, keepdims=True)
 
 
-def _posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
-    index, log_e = _log_expected(views, subset)
+def grid_posteriors(views, subset, method: str) -> tuple[pd.MultiIndex, np.ndarray]:
+    """The posterior of every label at every value of the quasi-identifier ``subset`` (eq. (4)).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views.
+    subset : sequence of str
+        The quasi-identifier I, in the views' order.
+    method : {"exact", "expected"}
+        As in :func:`audit`.
+
+    Returns
+    -------
+    (MultiIndex, ndarray)
+        The values of I and the posteriors, shape (values, labels); NaN where no world holds a match.
+    """
+    index, log_e = log_expected_counts(views, subset)
     if method == "expected":
         return index, _softmax(log_e)
     log_s = np.logaddexp.reduce(log_e, axis=1)
     possible = np.isfinite(log_s)
-    if (log_s[possible] >= _LIMIT_LOG_MEAN).all():
+    if (log_s[possible] >= LIMIT_LOG_MEAN).all():
         # every E[S] >= 2^60: E[K_c/S | S>=1] = E[K_c]/E[S] (1 + O(1/E[S])) (K_c has variance <= mean)
         return index, _softmax(log_e)
     big = max(max(views.class_counts), *(max(views.counts[a].to_numpy().ravel()) for a in subset))
-    if big > _FLOAT_EXACT:
+    if big > FLOAT_EXACT:
         raise ValueError(
             f"the exact audit needs counts below 2^53 where a quasi-identifier value expects fewer "
             f"than 2^60 matching rows (largest count here: {big}); use method='expected'"
         )
-    return index, _chain_posteriors(views, subset)
+    return index, chain_posteriors(views, subset)
 
 
-def _audited_values(views, prior, max_size, method):
+def _audited_values(views, prior, max_size, method, *, table: bool, limit):
     """For each quasi-identifier I of size 1..``max_size``: (I, its values with a possible world, the
     posterior of every property Q at each value, shape (values, properties)); also the properties and
-    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share.
+    their priors. Checks the arguments :func:`audit` and :func:`achieved_r` share, and refuses an audit
+    whose estimated memory exceeds ``limit`` (:func:`privnb.nbc.audit_memory.check_audit_memory`) before
+    computing anything.
     """
     if method not in ("exact", "expected"):
         raise ValueError(f"method must be 'exact' or 'expected', got {method!r}")
@@ -306,6 +337,7 @@ def _audited_values(views, prior, max_size, method):
         raise ValueError("the audit needs at least two labels (a single label has no property to protect)")
     if method == "exact":
         _require_integral(views)
+    check_audit_memory(views, max_size=max_size, method=method, table=table, limit=limit)
     labels = list(views.labels)
     properties = _properties(labels)
     member = np.array([[label in q for label in labels] for q in properties], dtype=float)
@@ -314,7 +346,7 @@ def _audited_values(views, prior, max_size, method):
     def blocks():
         for size in range(1, max_size + 1):
             for subset in itertools.combinations(views.attributes, size):
-                index, post = _posteriors(views, subset, method)
+                index, post = grid_posteriors(views, subset, method)
                 keep = np.isfinite(post).all(axis=1)
                 yield subset, index[keep], post[keep] @ member.T
 
@@ -322,9 +354,17 @@ def _audited_values(views, prior, max_size, method):
 
 
 def audit(
-    views, prior=None, *, L1=None, L2=None, max_size=None, method: str = "exact", breach: str = "strict"
+    views,
+    prior=None,
+    *,
+    L1=None,
+    L2=None,
+    max_size=None,
+    method: str = "exact",
+    breach: str = "strict",
+    memory_limit: int | None = None,
 ) -> AuditResult:
-    """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of seed 004).
+    """Audit every quasi-identifier value of every size up to ``max_size`` (Section 4 of MZ09).
 
     Parameters
     ----------
@@ -353,11 +393,26 @@ def audit(
         ``"expected"``: the approximation ``E[K_c]/sum_c' E[K_c']`` (the NBC's own normalized score
         restricted to I) everywhere, for any counts; not the paper's posterior on small tables (Figure 1(a):
         32/37 = 86.5% instead of 22/25 = 88%).
+    memory_limit : int, optional
+        Bytes the audit may take (default :func:`privnb.nbc.audit_memory.memory_limit`, half the available
+        memory). Its peak is estimated from the views' attributes, domain sizes, counts and ``max_size``
+        before anything is computed (:func:`privnb.nbc.audit_memory.audit_memory`); above the limit the audit
+        is refused at once with :class:`privnb.nbc.audit_memory.AuditTooLarge` (a ``ValueError``) naming
+        the size, the estimate and what to lower.
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    AuditTooLarge
+        When the estimated peak memory exceeds ``memory_limit``.
 
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
-       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
+       PVLDB, 2009 (MZ09; the extracted text omits title, authors and venue: from the papers' index).
     """
     if (L1 is None) != (L2 is None):
         raise ValueError("give both L1 and L2 (a privacy policy) or neither")
@@ -367,7 +422,7 @@ def audit(
         from privnb.bounds.amplification import check_policy
 
         check_policy(L1, L2)
-    properties, f_q, blocks = _audited_values(views, prior, max_size, method)
+    properties, f_q, blocks = _audited_values(views, prior, max_size, method, table=True, limit=memory_limit)
     frames = []
     for subset, values, post_q in blocks:
         frame = pd.DataFrame(
@@ -395,11 +450,28 @@ def audit(
     return AuditResult(table=table, r_closeness=r_closeness(table), method=method)
 
 
-def achieved_r(views, prior=None, *, max_size=None, method: str = "exact") -> float:
+def achieved_r(views, prior=None, *, max_size=None, method: str = "exact", memory_limit: int | None = None) -> float:
     """The achieved r of Definition 5 over every quasi-identifier value, as ``audit(...).r_closeness``,
     without building the audit's table (what EST checks before it publishes).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The published views.
+    prior : Mapping label -> probability, optional
+        The adversary's prior (uniform when omitted).
+    max_size : int, optional
+        Largest quasi-identifier size (default: all attributes).
+    method : {"exact", "expected"}
+        As in :func:`audit`.
+    memory_limit : int, optional
+        As in :func:`audit` (the estimate leaves out the table, which is not built).
+
+    Returns
+    -------
+    float
     """
-    _, f_q, blocks = _audited_values(views, prior, max_size, method)
+    _, f_q, blocks = _audited_values(views, prior, max_size, method, table=False, limit=memory_limit)
     return max((_closeness(post_q / f_q) for _, _, post_q in blocks), default=1.0)
 
 

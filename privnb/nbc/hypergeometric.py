@@ -16,13 +16,16 @@ import math
 import numpy as np
 
 # ------------------------------------------------------------------------------ the exact chain, vectorized
-_LIMIT_LOG_MEAN = 60 * math.log(2)  # E[S] >= 2^60: E[K_c]/E[S] is the exact posterior to float64 precision
+LIMIT_LOG_MEAN = 60 * math.log(2)
+"""E[S] >= 2^60: E[K_c]/E[S] is the exact posterior to float64 precision."""
 
 
-_FLOAT_EXACT = 2**53  # counts the float recurrences below hold exactly
+FLOAT_EXACT = 2**53
+"""Counts the float recurrences below hold exactly."""
 
 
-_TAIL_SD, _TAIL_PAD = 17.0, 50.0  # hypergeometric window: mean - 17 sqrt(mean) .. mean + 17 sqrt(mean) + 50
+TAIL_SD, TAIL_PAD = 17.0, 50.0
+"""The hypergeometric window: mean - 17 sqrt(mean) .. mean + 17 sqrt(mean) + 50 (the support kept)."""
 
 
 _NEGLIGIBLE = 1e-60  # a pmf column below this in every row is dropped: far below float64 precision
@@ -31,7 +34,8 @@ _NEGLIGIBLE = 1e-60  # a pmf column below this in every row is dropped: far belo
 _CHUNK = 96  # rows of a pmf batch thinned together (rows sorted by location share a narrow window)
 
 
-_BLOCK = 1 << 22  # elements (32 MiB of float64) of one working block: hypergeometric rows, share matrices
+BLOCK = 1 << 22
+"""Elements (32 MiB of float64) of one working block: hypergeometric rows, share matrices."""
 
 
 MAX_ELEMENTS = 1 << 27  # elements (1 GiB of float64) of the largest array the chain may hold
@@ -66,9 +70,9 @@ def _hypergeometric_block(p: int, n: int, j_lo: int, j_hi: int) -> tuple[int, np
     """
     j = np.arange(j_lo, j_hi + 1)
     mean = j * (n / p)
-    spread = _TAIL_SD * np.sqrt(mean)
+    spread = TAIL_SD * np.sqrt(mean)
     lo = np.maximum(np.maximum(0, j + n - p), np.floor(mean - spread).astype(np.int64))
-    hi = np.minimum(np.minimum(j, n), np.ceil(mean + spread + _TAIL_PAD).astype(np.int64))
+    hi = np.minimum(np.minimum(j, n), np.ceil(mean + spread + TAIL_PAD).astype(np.int64))
     k_lo, k_hi = int(lo.min()), int(hi.max())
     k = np.arange(k_lo, k_hi + 1)
 
@@ -121,11 +125,11 @@ def _thin(p: int, offset: int, pmf: np.ndarray, n: int) -> tuple[int, np.ndarray
 
 def _thin_part(p: int, n: int, o: int, part: np.ndarray) -> tuple[int, np.ndarray]:
     """``part @ HG(p, n, j)`` for the draws ``j = o..o + width - 1`` of ``part``, in slices of ``j`` whose
-    hypergeometric block holds at most about :data:`_BLOCK` values (bounded memory for wide supports).
+    hypergeometric block holds at most about :data:`BLOCK` values (bounded memory for wide supports).
     """
     j_count = part.shape[1]
-    window = 2 * _TAIL_SD * math.sqrt(max(1.0, (o + j_count) * n / p)) + 2 * _TAIL_PAD
-    step = max(1, int(_BLOCK // (window + j_count * n / p + 1)))
+    window = 2 * TAIL_SD * math.sqrt(max(1.0, (o + j_count) * n / p)) + 2 * TAIL_PAD
+    step = max(1, int(BLOCK // (window + j_count * n / p + 1)))
     if step >= j_count:
         k_lo, block = _hypergeometric_block(p, n, o, o + j_count - 1)
         return k_lo, part @ block
@@ -204,7 +208,7 @@ def _support(pmf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _row_groups(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
     """Rows in groups whose joint window (union of their ``a`` supports times union of their ``b``
-    supports) holds at most :data:`_BLOCK` values, or single rows: rows sorted by where their mass lies,
+    supports) holds at most :data:`BLOCK` values, or single rows: rows sorted by where their mass lies,
     taken greedily.
     """
     (fa, la), (fb, lb) = _support(a), _support(b)
@@ -215,7 +219,7 @@ def _row_groups(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         if current:
             na, xa = min(lo_a, fa[row]), max(hi_a, la[row])
             nb, xb = min(lo_b, fb[row]), max(hi_b, lb[row])
-            if (xa - na) * (xb - nb) <= _BLOCK and len(current) < 4 * _CHUNK:
+            if (xa - na) * (xb - nb) <= BLOCK and len(current) < 4 * _CHUNK:
                 current.append(row)
                 lo_a, hi_a, lo_b, hi_b = na, xa, nb, xb
                 continue
@@ -231,7 +235,7 @@ def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]
     """``sum_{k, s} P(K = k) P(S' = s) k / (k + s)`` for every row, ``K`` and ``S'`` independent.
 
     Rows are taken in groups with narrow joint supports (:func:`_row_groups`) and the ``k / (k + s)`` matrix
-    in slices of at most about :data:`_BLOCK` values, so memory stays bounded however far apart the rows'
+    in slices of at most about :data:`BLOCK` values, so memory stays bounded however far apart the rows'
     supports lie (a rare and a common value of a class of 10^5 rows).
     """
     (ok, pk), (os_, ps) = k_pmf, s_pmf
@@ -240,7 +244,7 @@ def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]
         gk, a = _trim(ok, pk[rows])
         gs, b = _trim(os_, ps[rows])
         s = gs + np.arange(b.shape[1], dtype=float)
-        step = max(1, _BLOCK // b.shape[1])
+        step = max(1, BLOCK // b.shape[1])
         for start in range(0, a.shape[1], step):
             k = gk + start + np.arange(min(step, a.shape[1] - start), dtype=float)
             total = k[:, None] + s[None, :]
@@ -249,8 +253,21 @@ def _expected_share(k_pmf: tuple[int, np.ndarray], s_pmf: tuple[int, np.ndarray]
     return out
 
 
-def _chain_posteriors(views, subset) -> np.ndarray:
-    """Exact posteriors (float64) for every value of the grid of ``subset`` (C order) by the chain."""
+def chain_posteriors(views, subset) -> np.ndarray:
+    """Exact posteriors (float64) for every value of the grid of ``subset`` (C order) by the chain.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Integer, realistic views with counts below :data:`FLOAT_EXACT`.
+    subset : sequence of str
+        The quasi-identifier's attributes, in the views' order.
+
+    Returns
+    -------
+    ndarray
+        Shape (values of the grid, labels).
+    """
     labels = list(views.labels)
     tables = [np.array(views.counts[a].to_numpy(), dtype=np.int64) for a in subset]
     p = [int(v) for v in views.class_counts]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.nbc.exact_audit import _log_expected, _posteriors, check_prior
+from privnb.nbc.exact_audit import check_prior, grid_posteriors, log_expected_counts
 from privnb.nbc.views import NBCViews, score_signs
 
 
@@ -114,7 +114,7 @@ def prior_floor(views: NBCViews, prior, *, candidates: int = 16) -> PriorFloor:
     c = min(predicted, key=lambda i: f[views.labels[i]])
     label, n_labels = views.labels[c], len(views.labels)
     bound = 1 / (n_labels * float(f[label]))
-    index, log_e = _log_expected(views, tuple(views.attributes))
+    index, log_e = log_expected_counts(views, tuple(views.attributes))
     log_s = np.logaddexp.reduce(log_e, axis=1)
     where = np.flatnonzero(wins[:, c] & np.isfinite(log_s))
     order = where[np.argsort(-log_s[where], kind="stable")][:candidates]
@@ -126,7 +126,7 @@ def prior_floor(views: NBCViews, prior, *, candidates: int = 16) -> PriorFloor:
         )
         p = math.nan  # non-integer counts: the possible worlds are undefined
         if views.is_integral() and views.is_realistic():
-            _, post = _posteriors(_reduced(views, values), tuple(views.attributes), "exact")
+            _, post = grid_posteriors(_reduced(views, values), tuple(views.attributes), "exact")
             p = float(post[0, c])
         share = float(np.exp(log_e[i, c] - log_s[i]))
         if best is None or (p > best[3]) or (math.isnan(best[3]) and not math.isnan(p)):

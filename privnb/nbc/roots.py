@@ -1,4 +1,4 @@
-"""Certified k-th roots for SafetyTransform's Step 2 (Section 5 of seed 004): Newton steps at doubling
+"""Certified k-th roots for SafetyTransform's Step 2 (Section 5 of MZ09): Newton steps at doubling
 precision, then one step whose Decimal operations round outward, so every root is bracketed exactly and
 rounded to one power-of-two grid inside Statement 7's windows.
 """
@@ -12,16 +12,38 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Context, Dec
 from privnb.nbc.views import NBCViews, count_tables, integer_tables
 
 
-def _score_bound(views: NBCViews) -> int:
-    """An integer B bounding both cross-products ``prod_i N_i Q_c'`` compared by eq. (2) (Statement 8)."""
+def score_bound(views: NBCViews) -> int:
+    """An integer B bounding both cross-products ``prod_i N_i Q_c'`` compared by eq. (2) (Statement 8).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views.
+
+    Returns
+    -------
+    int
+    """
     tables, ppow = integer_tables(views)
     return int(max(int(v) for v in ppow)) * math.prod(max(int(v) for v in t.ravel()) for t in tables)
 
 
-def _precision_bits(views: NBCViews, k: int) -> int:
-    """E with ``(2n-1) |C| 2^-E < 1 / (k (B+1))``: Step 2's rounding cannot flip any order."""
+def precision_bits(views: NBCViews, k: int) -> int:
+    """E with ``(2n-1) |C| 2^-E < 1 / (k (B+1))``: Step 2's rounding cannot flip any order.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views whose k-th roots Step 2 takes.
+    k : int
+        The root's degree.
+
+    Returns
+    -------
+    int
+    """
     n, n_classes = views.n_attributes, len(views.labels)
-    return (2 * (2 * n - 1) * n_classes * k * (_score_bound(views) + 1)).bit_length() + 1
+    return (2 * (2 * n - 1) * n_classes * k * (score_bound(views) + 1)).bit_length() + 1
 
 
 def _outward(digits: int) -> tuple[Context, Context]:
@@ -66,8 +88,8 @@ def _root_step(y: Decimal, x_low: Decimal, x_high: Decimal, k: int, down: Contex
 
 
 @dataclass(frozen=True)
-class _RootPlan:
-    """How Step 2 (Figure 4 of seed 004) computes its k-th roots for a power and ``bits`` of precision.
+class RootPlan:
+    """How Step 2 (Figure 4 of MZ09) computes its k-th roots for a power and ``bits`` of precision.
 
     ``down`` and ``up`` round to ``digits``, which keep a bracket's rounding error (about
     ``(8 + (3 power + 5) / k) 10^(1-digits)`` of the root: ``2k`` products' worth through ``y^k``,
@@ -84,7 +106,7 @@ class _RootPlan:
     guesses: tuple
 
     @classmethod
-    def make(cls, k: int, power: int, bits: int) -> _RootPlan:
+    def make(cls, k: int, power: int, bits: int) -> RootPlan:
         digits = math.ceil((bits + 8) * math.log10(2) + math.log10(10 + 4 * (power + 1) / k)) + 2
         slack = len(str(k))
         precisions = [(digits + slack) // 2 + 2]
@@ -117,20 +139,40 @@ class _RootPlan:
             y = high
 
 
-def _rounded_roots(views: NBCViews, k: int, bits: int, *, ranks=None, power: int = 1, divisors=None):
+def rounded_roots(views: NBCViews, k: int, bits: int, *, ranks=None, power: int = 1, divisors=None):
     """Step 2's roots ``x = (count^power / divisor_c)^(1/k)`` as integers over ``2^shift``, with
     class-steered errors (Statement 7). Returns (P list, N tables, shift).
 
     With ``eta = 2^-bits``, ``rho = 1 + eta`` and ``j`` the class's rank, ``N`` is ``rho^j`` times an
     upper bound of x rounded up, ``P`` is ``rho^-j`` times a lower bound rounded down, to a multiple of
-    ``2^-shift``. The bounds are within ``eta/32`` of each other (:meth:`_RootPlan.bounds`) and
+    ``2^-shift``. The bounds are within ``eta/32`` of each other (:meth:`RootPlan.bounds`) and
     ``2^-shift <= rho^-j x eta/32``, so ``rho^j x <= N <= rho^j x (1 + eta/16) < rho^(j+1/2) x`` and
     ``rho^-(j+1/2) x < rho^-j x (1 - eta/16) <= P <= rho^-j x``.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views whose counts are rooted.
+    k : int
+        The root's degree.
+    bits : int
+        The precision: ``eta = 2^-bits``.
+    ranks : sequence of int, optional
+        Each class's rank j (default its position).
+    power : int
+        The power each count is raised to first.
+    divisors : sequence, optional
+        Each class's divisor (default 1).
+
+    Returns
+    -------
+    (list, list, int)
+        The class counts P, the count tables N and ``shift``.
     """
     n_classes = len(views.labels)
     ranks = list(range(n_classes)) if ranks is None else list(ranks)
     divisors = [1] * n_classes if divisors is None else list(divisors)
-    plan = _RootPlan.make(k, power, bits)
+    plan = RootPlan.make(k, power, bits)
     bounds: dict = {}
 
     def bound(value, c):  # (low, high as an integer ratio)

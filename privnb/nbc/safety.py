@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from privnb.bounds.amplification import check_gamma
-from privnb.nbc.roots import _precision_bits, _rounded_roots
+from privnb.nbc.roots import precision_bits, rounded_roots
 from privnb.nbc.views import NBCViews, count_tables, unflatten_counts
 from privnb.validation import as_fraction
 
@@ -90,13 +90,22 @@ def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
 # ---------------------------------------------------------------------------------------------- Step 2
 def _log_ratio_w(views: NBCViews) -> float:
     """log of Figure 4's ``w``: the largest over the smallest of all counts (N and P)."""
-    logs = [_ln(v) for v in views.all_counts()]
+    logs = [natural_log(v) for v in views.all_counts()]
     return max(logs) - min(logs)
 
 
-def _ln(value) -> float:
+def natural_log(value) -> float:
     """The natural log of a positive int or Fraction; near 1 through ``log1p`` of the exact difference,
     where ``log(numerator) - log(denominator)`` would cancel to 0 or below.
+
+    Parameters
+    ----------
+    value : int or Fraction
+        A positive number.
+
+    Returns
+    -------
+    float
     """
     value = as_fraction(value)
     if value <= 0:
@@ -111,7 +120,7 @@ def step2_degree(views: NBCViews, gamma) -> int:
     g = _gamma(gamma)
     n = views.n_attributes
     log_w = _log_ratio_w(views)
-    return max(1, math.ceil(n * (2 * n + 3) * log_w / _ln(g) - 1e-12))
+    return max(1, math.ceil(n * (2 * n + 3) * log_w / natural_log(g) - 1e-12))
 
 
 def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCViews:
@@ -128,7 +137,7 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if any(v == 0 for v in views.all_counts()):
         raise ValueError("Step 2 needs positive counts; run step1_remove_zeros first")
-    p, tables, shift = _rounded_roots(views, int(k), _precision_bits(views, int(k)))
+    p, tables, shift = rounded_roots(views, int(k), precision_bits(views, int(k)))
     return views.with_counts(
         [Fraction(v, 1 << shift) for v in p], [[[Fraction(v, 1 << shift) for v in row] for row in t] for t in tables]
     )

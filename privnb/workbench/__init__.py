@@ -13,7 +13,7 @@ from .notebooks import (
     write_artifacts,
     write_notebook,
 )
-from .plots import bound_plot, convergence_plot, error_boxplot, save_figure
+from .plots import bar_panels, bound_plot, convergence_plot, error_boxplot, save_figure
 from .report import (
     Link,
     collect_results,
@@ -41,6 +41,7 @@ __all__ = [
     "error_boxplot",
     "convergence_plot",
     "bound_plot",
+    "bar_panels",
     "equation",
     "equations",
     "table",

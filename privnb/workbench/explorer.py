@@ -329,7 +329,7 @@ def nbc_views_of(support, data: Dataset, attributes=()) -> tuple[NBCViews | None
     -------
     (NBCViews or None, str)
     """
-    from privnb.experiments.nbc_data import nbc_data
+    from privnb.experiments.nbc_publishing import nbc_data
 
     nbc = nbc_data(support, data, list(attributes))
     if nbc.missing:

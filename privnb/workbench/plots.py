@@ -194,3 +194,75 @@ def bound_plot(
     axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
     axis.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize="small")  # beside the lines
     return _finish(fig, path)
+
+
+def bar_panels(
+    values: pd.DataFrame,
+    labels: Sequence[str],
+    *,
+    colors: Sequence[str],
+    titles: Sequence[str] | None = None,
+    baseline: Mapping[str, float] | None = None,
+    baseline_label: str = "majority class",
+    marked: Sequence[bool] | None = None,
+    marked_label: str | None = None,
+    ylim=(0, 1),
+    path=None,
+) -> Figure:
+    """One bar chart per column of ``values`` (e.g. accuracy and recall of several training views), a
+    baseline drawn as a dashed line in each panel and the bars at or below it hatched.
+
+    Parameters
+    ----------
+    values : DataFrame
+        One row per bar, one column per panel.
+    labels : sequence of str
+        The bars' labels, one per row.
+    colors : sequence of str
+        The bars' colours, one per row.
+    titles : sequence of str, optional
+        The panels' titles (default the column names).
+    baseline : mapping of str to float, optional
+        Column -> the baseline's value (e.g. the majority class's accuracy), drawn dashed.
+    baseline_label : str
+        The baseline's legend label.
+    marked : sequence of bool, optional
+        Rows whose bars are hatched (e.g. at or below the majority class's accuracy); they are told in the legend.
+    marked_label : str, optional
+        The hatched bars' legend label (default "at or below the" and ``baseline_label``).
+    ylim : (float, float)
+        The value axis' range.
+    path : path, optional
+        Where to save the figure.
+
+    Returns
+    -------
+    Figure
+    """
+    if len(labels) != len(values) or len(colors) != len(values):
+        raise ValueError(f"give one label and one colour per row: {len(values)} rows, {len(labels)} labels")
+    fig, axes = _figure_and_axes(None, values.shape[1], sharey=False)
+    fig.set_size_inches(5.0 * values.shape[1], 3.6)
+    hatched = np.zeros(len(values), bool) if marked is None else np.asarray(marked, bool)
+    for axis, column, title in zip(axes, values.columns, titles or values.columns):
+        bars = axis.bar(list(labels), values[column].to_numpy(dtype=float), color=list(colors))
+        for bar, hatch in zip(bars, hatched):
+            bar.set_hatch("//" if hatch else None)
+        if baseline is not None and column in baseline:
+            axis.axhline(
+                baseline[column], color="black", linestyle="--", label=f"{baseline_label} ({baseline[column]:.3f})"
+            )
+        if hatched.any():
+            axis.bar(
+                [labels[0]],
+                [0],
+                color="white",
+                edgecolor="black",
+                hatch="//",
+                label=marked_label or f"at or below the {baseline_label}",
+            )
+        axis.set(title=title, ylim=ylim)
+        axis.tick_params(axis="x", rotation=45)
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend(fontsize="small")
+    return _finish(fig, path)

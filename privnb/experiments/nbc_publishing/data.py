@@ -1,11 +1,11 @@
-"""Notebook 04's data (Section 8 of seed 004): a table with a binary class and discrete attributes, as NBC views
-take it.
+"""Notebook 04's data (Section 8 of MZ09): a table with a binary class and discrete attributes, as NBC views take
+it.
 
-The NBC-enabling views are the class counts and, per class, the count of every value of every attribute
-(Section 3): the attributes must be discrete (a finite domain whose values repeat) and the class is binary in
-the paper's experiments. Adult, the paper's data, gets the paper's three attributes (Age, Years of education,
-Work hours per week: :func:`privnb.experiments.nbc.adult_nbc_frame`). A table card gets ``attributes`` when it
-has them all, else its quasi-identifiers; a nominal or ordinal attribute is used as it is, a numeric one when its
+The NBC-enabling views are the class counts and, per class, the count of every value of every attribute (Section
+3): the attributes must be discrete (a finite domain whose values repeat) and the class is binary in the paper's
+experiments. Adult, the paper's data, gets the paper's three attributes (Age, Years of education, Work hours per
+week: :func:`privnb.experiments.nbc_publishing.adult_nbc_frame`). A table card gets ``attributes`` when it has
+them all, else its quasi-identifiers; a nominal or ordinal attribute is used as it is, a numeric one when its
 values are whole numbers, at most ``max_values`` of them (Adult's age and hours per week are such). Any other
 attribute is left out, with the reason: binning it would be a choice the card does not make. Figure 9 needs a
 generalization hierarchy for every attribute used (Adult's are built in; a card's come from ``hierarchies:``).
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.data_support import DataSupport
-from privnb.experiments.nbc import adult_nbc_frame
+from privnb.experiments.nbc_publishing.release import adult_nbc_frame
 
 MAX_VALUES = 100
 """The most values a numeric attribute may take to be counted as it is (Adult's hours-per-week takes 94)."""
@@ -30,7 +30,7 @@ MAX_VALUES = 100
 class NBCData:
     """A table ready for :class:`privnb.nbc.NBCViews` (see the module docstring).
 
-    Attributes
+    Parameters
     ----------
     name : str
         The data set's name (the result rows' ``dataset``).
@@ -44,7 +44,7 @@ class NBCData:
         One row per candidate attribute: kind, values, used, why not.
     hierarchies : dict or None
         Figure 9's generalization hierarchies of the attributes (None: Adult's, built by
-        :func:`privnb.experiments.nbc.figure9`, or none available).
+        :func:`privnb.experiments.nbc_publishing.figure9`, or none available).
     missing, figure9_missing : str
         ``""``, or why section 5 (the views) or Figure 9 cannot run on this data set.
     """
@@ -84,7 +84,25 @@ def nbc_data(
 
     ``attributes`` are the paper's (Adult's) or wished for; a card uses them when it has them all, else its
     quasi-identifiers.
-    ``n_rows`` > 0 samples that many rows (``random_state``), as :func:`adult_nbc_frame` does.
+
+    Parameters
+    ----------
+    support : DataSupport
+        What the data set holds.
+    data : Dataset
+        The loaded data set.
+    attributes : sequence of str
+        The attributes wished for.
+    n_rows : int
+        When > 0, a sample of that many rows, as :func:`adult_nbc_frame` takes.
+    random_state : int, RandomState or None
+        The sample's.
+    max_values : int
+        The most values a numeric attribute may take to be counted as it is.
+
+    Returns
+    -------
+    NBCData
     """
     empty = pd.DataFrame(columns=["attribute", "kind", "values", "used", "why not"])
     if support.missing("table"):
@@ -123,6 +141,17 @@ def nbc_data(
 def requirements_table(support: DataSupport, nbc: NBCData) -> pd.DataFrame:
     """What sections 5 and 6 of notebook 04 need from the data set, whether they run and why not (the columns of
     :meth:`DataSupport.requirements`).
+
+    Parameters
+    ----------
+    support : DataSupport
+        What the data set holds.
+    nbc : NBCData
+        :func:`nbc_data`'s answer.
+
+    Returns
+    -------
+    DataFrame
     """
     rows = [
         (

@@ -1,4 +1,4 @@
-"""Section 8 of seed 004 (Mozafari & Zaniolo, publishing Naive Bayesian Classifiers): the experiments on Adult.
+"""Section 8 of MZ09 (Mozafari & Zaniolo, publishing Naive Bayesian Classifiers): the experiments on Adult.
 
 - :func:`adult_nbc_frame`: Adult with the paper's three attributes (Age, Years of education, Work hours per
   week) and the salary class.
@@ -10,12 +10,9 @@
 - :func:`counterexample_report`: Corollary 4 does not imply condition (8) (the smallest counterexample found).
 - :func:`est_experiment`: EST on Adult with the paper's prior and r (Section 8.2), its runtime, the prior
   floor and Statement 14's r.
-- :func:`figure9`, :func:`figure9_metrics`: Figure 9, NBC accuracy and recall when trained on k-anonymized
-  data, against the published (NBC-equivalent) classifier.
-- :func:`claims_table`: the paper's claims beside ours.
 
 Result rows follow :data:`privnb.experiments.COLUMNS` (dataset "adult" or the ``dataset`` given, classifier "nbc").
-:mod:`privnb.experiments.nbc_data` prepares a data card's table the way :func:`adult_nbc_frame` prepares Adult.
+Figure 9 is in :mod:`.figure9`, the claims in :mod:`.claims`, a data card's table in :mod:`.data`.
 """
 
 from __future__ import annotations
@@ -26,30 +23,38 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from privnb.bounds.amplification import statement14_min_r
-from privnb.data import Hierarchy, adult_hierarchies
-from privnb.mechanisms.full_domain import FullDomainGeneralizer
+from privnb.experiments.folds import ResultRow
 from privnb.nbc.counterexample import condition8_ratio, corollary4_counterexamples
 from privnb.nbc.est_release import ESTResult, est, winning_labels
 from privnb.nbc.exact_audit import audit
 from privnb.nbc.prior_floor import prior_floor
-from privnb.nbc.safety import SafetyTransform, corollary4_gamma, safety_transform, step1_remove_zeros
+from privnb.nbc.safety import SafetyTransform, corollary4_gamma, step1_remove_zeros
 from privnb.nbc.views import NBCViews, min_score_ratio, nbc_equivalent
 
 PAPER_PRIOR_NEGATIVE = 0.75
 """The paper's prior on <=50K (Section 8.2: "a prior belief of 75%"; Adult's F~ about 3): the task of its 2.92 s."""
 
-EDUCATION_NUM_CUTS = [[3, 5, 7, 9, 11, 13, 15], [5, 9, 13], [9]]
-"""Interval cuts of the education-num hierarchy over 1..16 for Figure 9 (the paper does not give one)."""
-
 
 def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame:
-    """Adult for Section 8 of seed 004: a copy of ``data.frame`` with ``education-num`` added.
+    """Adult for Section 8 of MZ09: a copy of ``data.frame`` with ``education-num`` added.
 
     ``education-num`` is the rank (1..16) of ``education`` in ``data.orders["education"]`` (the paper's
-    "Years of education"). With ``n_rows`` > 0, a sample of that many rows (``random_state``), reindexed.
+    "Years of education").
+
+    Parameters
+    ----------
+    data : Dataset
+        Adult, loaded (with ``frame`` and ``orders``).
+    n_rows : int
+        When > 0, a sample of that many rows, reindexed.
+    random_state : int, RandomState or None
+        The sample's.
+
+    Returns
+    -------
+    DataFrame
     """
     frame = data.frame.copy()
     frame["education-num"] = frame["education"].map({e: i + 1 for i, e in enumerate(data.orders["education"])})
@@ -59,12 +64,17 @@ def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame
 
 
 def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:
-    """The minimum gamma of Corollary 4 of seed 004 on the original views (Section 8.1 reports 238).
+    """The minimum gamma of Corollary 4 of MZ09 on the original views (Section 8.1 reports 238).
 
     A zero count makes condition (10) fail for every gamma. Three readings: (a) zeros kept (infinite),
     (b) the rows (attribute, value) holding a zero left out, as Corollary 4's gamma = (largest ratio)^n
     and as the largest ratio itself, (c) Laplace's +1 on every count (class counts grow by the domain
     size of the first attribute, so that they stay the sums of the counts).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The original views.
 
     Returns
     -------
@@ -106,7 +116,7 @@ def safety_transform_sweep(
     n_train: int,
     dataset: str = "adult",
     random_state=None,
-) -> tuple[pd.DataFrame, list[list]]:
+) -> tuple[pd.DataFrame, list[ResultRow]]:
     """SafetyTransform for each gamma, audited exactly: not the paper's Figure 8 (that is :func:`figure8_est`).
 
     Each output is checked NBC-equivalent to ``views`` (Definition 2) and, where the prior floor's premise
@@ -136,8 +146,8 @@ def safety_transform_sweep(
         (audited r-closeness for the uniform prior, Statement 11's setting), ``r_measured_prior`` (for
         ``prior``), ``condition8`` (the audited largest posterior ratio of two labels, condition (8)) and
         ``seconds`` (SafetyTransform's fit).
-    rows : list of lists
-        Result rows, per gamma ``r_closeness`` then ``r_closeness_prior`` (method "safety_transform").
+    rows : list of ResultRow
+        Per gamma ``r_closeness`` then ``r_closeness_prior`` (method "safety_transform").
     """
     fig8, rows = [], []
     for gamma in gammas:
@@ -161,30 +171,31 @@ def safety_transform_sweep(
                 "seconds": seconds,
             }
         )
-        rows.append([dataset, "nbc", "safety_transform", gamma, 0, "r_closeness", measured, n_train, 0, ""])
-        rows.append(
-            [
-                dataset,
-                "nbc",
-                "safety_transform",
-                gamma,
-                0,
-                "r_closeness_prior",
-                measured_prior,
-                n_train,
-                0,
-                f"prior {prior[0]} on label 0",
-            ]
-        )
+        note = f"prior {prior[0]} on label 0"
+        for metric, value, why in (("r_closeness", measured, ""), ("r_closeness_prior", measured_prior, note)):
+            rows.append(ResultRow(dataset, "nbc", "safety_transform", gamma, 0, metric, value, n_train, 0, why))
     return pd.DataFrame(fig8), rows
 
 
 def exact_audits(views: NBCViews, policy: Sequence[float], *, gamma: float, random_state=None) -> dict:
-    """Exact audit (eq. (4) of seed 004) of the original views and of SafetyTransform(gamma)'s output.
+    """Exact audit (eq. (4) of MZ09) of the original views and of SafetyTransform(gamma)'s output.
 
-    ``policy`` is ``(L1, L2)`` of Definition 1. Returns ``r_closeness_original``, ``breaches_original``,
-    ``breaches_published`` (L1-to-L2 breaches), ``exact_audit_seconds`` and ``exact_audit_rows`` (time and
-    size of the original views' audit).
+    Parameters
+    ----------
+    views : NBCViews
+        The original views.
+    policy : (float, float)
+        ``(L1, L2)`` of Definition 1.
+    gamma : float
+        SafetyTransform's gamma.
+    random_state : int, RandomState or None
+        SafetyTransform's.
+
+    Returns
+    -------
+    dict
+        ``r_closeness_original``, ``breaches_original``, ``breaches_published`` (L1-to-L2 breaches),
+        ``exact_audit_seconds`` and ``exact_audit_rows`` (time and size of the original views' audit).
     """
     start = time.perf_counter()
     original = audit(views, L1=policy[0], L2=policy[1])
@@ -215,13 +226,24 @@ def _stage(result: ESTResult) -> str:
 
 
 def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, random_state=None) -> pd.DataFrame:
-    """Figure 8 of seed 004 as the paper defines it: EST's achieved r-closeness on Adult for each gamma.
+    """Figure 8 of MZ09 as the paper defines it: EST's achieved r-closeness on Adult for each gamma.
 
     Section 8.1: "By running SafetyTransform for 1 < gamma <= 283, we measured the actual r-closeness that is
     achieved by EST for this dataset" against the data's prior (F~ about 3: 75% on <=50K). EST calls
     SafetyTransform with gamma = r on the split labels (Figure 7); its output is audited exactly against
     ``prior``. A failed EST is kept as a failure (``success`` False, ``achieved_r`` NaN, ``stage`` and
     ``reason``), never replaced by another algorithm's number.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The original views.
+    gammas : sequence of float
+        The r (= gamma) EST is asked for, one run each.
+    prior : mapping
+        Label -> prior probability.
+    random_state : int, RandomState or None
+        Given to every EST.
 
     Returns
     -------
@@ -246,12 +268,26 @@ def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, ran
 
 
 def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_state=None) -> tuple[pd.DataFrame, dict]:
-    """Corollary 4 does not imply condition (8) (seed 004): :func:`privnb.nbc.corollary4_counterexamples` with
+    """Corollary 4 does not imply condition (8) (MZ09): :func:`privnb.nbc.corollary4_counterexamples` with
     the audited r-closeness criterion and with condition (8) itself.
 
-    Returns the counterexamples (r criterion) and ``counterexample_rows``, ``counterexample_gamma``,
-    ``counterexample_r`` (the audit's), ``counterexample_condition8``, ``counterexample_views`` (p, a, b) of the
-    smallest found, ``condition8_rows`` (the smallest condition (8) failure) and ``counterexamples_found``.
+    Parameters
+    ----------
+    n_views : int
+        Random view sets tried.
+    max_count : int
+        The largest count drawn.
+    random_state : int, RandomState or None
+        The search's.
+
+    Returns
+    -------
+    found : DataFrame
+        The counterexamples (r criterion).
+    metrics : dict
+        ``counterexample_rows``, ``counterexample_gamma``, ``counterexample_r`` (the audit's),
+        ``counterexample_condition8``, ``counterexample_views`` (p, a, b) of the smallest found,
+        ``condition8_rows`` (the smallest condition (8) failure) and ``counterexamples_found``.
     """
     found = corollary4_counterexamples(n_views, max_count=max_count, random_state=random_state)
     small = corollary4_counterexamples(
@@ -272,9 +308,9 @@ def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_s
 
 @dataclass
 class ESTExperiment:
-    """EST on Adult (Section 8 of seed 004) and the numbers that explain its outcome (:func:`est_experiment`).
+    """EST on Adult (Section 8 of MZ09) and the numbers that explain its outcome (:func:`est_experiment`).
 
-    Attributes
+    Parameters
     ----------
     result : ESTResult
         EST with the given prior and r; ``seconds`` its wall time.
@@ -361,11 +397,28 @@ class ESTExperiment:
 def est_experiment(
     views: NBCViews, prior: Mapping, r: float, *, r_above: float = 2.5, random_state=None
 ) -> ESTExperiment:
-    """EST (Figure 7 of seed 004) on ``views`` with ``prior`` and ``r``, timed (the paper: 2.92 s in C++).
+    """EST (Figure 7 of MZ09) on ``views`` with ``prior`` and ``r``, timed (the paper: 2.92 s in C++).
 
     Also runs EST at ``r_above`` with the same prior and at ``r`` with the uniform prior, and computes
     Lemma 12's S_M, the true smallest score ratio and the r that Statement 14's limit form needs with
     either (Section 7). Every EST gets ``random_state`` as is.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The original views.
+    prior : mapping
+        Label -> prior probability.
+    r : float
+        The r-closeness asked for.
+    r_above : float
+        A second r, above the prior floor.
+    random_state : int, RandomState or None
+        Given to every EST.
+
+    Returns
+    -------
+    ESTExperiment
     """
     start = time.perf_counter()
     result = est(views, prior, r, random_state=random_state)
@@ -393,73 +446,3 @@ def est_experiment(
         above=est(views, prior, r_above, random_state=random_state),
         uniform=est(views, {0: 0.5, 1: 0.5}, r, random_state=random_state),
     )
-
-
-def _scores(pred, y_test) -> dict:
-    pred = np.asarray(pred, dtype=int)
-    return {"accuracy": float((pred == y_test).mean()), "recall": float(pred[y_test == 1].mean())}
-
-
-def figure9(
-    frame: pd.DataFrame,
-    attributes: Sequence[str],
-    k_values: Sequence[int],
-    *,
-    test_size: float = 0.5,
-    gamma: float = 2,
-    class_column: str = "income",
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-    dataset: str = "adult",
-    random_state=None,
-) -> tuple[pd.DataFrame, list[list]]:
-    """Figure 9 of seed 004 (Section 8.2): NBC accuracy and recall (of class 1) trained on k-anonymized data.
-
-    A stratified split (``test_size``); full-domain k-anonymity (Incognito's lattice, Adult's ARX
-    hierarchies, intervals :data:`EDUCATION_NUM_CUTS` for education-num) over ``attributes`` of the
-    training half; the NBC trained on the released rows is tested on the test half recoded to the same
-    generalization. The original NBC and the published one (SafetyTransform(gamma), NBC-equivalent)
-    are scored too. ``hierarchies`` (attribute -> Hierarchy) replaces Adult's for other data, ``dataset`` names
-    the data set in the result rows.
-
-    Returns
-    -------
-    fig9 : DataFrame
-        ``method`` ("original", then "generalized" per k), ``k`` (NaN for the original), ``n_suppressed``,
-        ``accuracy``, ``recall``.
-    rows : list of lists
-        Result rows: per fig9 row accuracy then recall; after each original score the published one.
-    """
-    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=random_state)
-    y_test = test[class_column].to_numpy()
-    original = NBCViews.from_frame(train, attributes, class_column)
-    published = safety_transform(original, gamma, random_state=random_state)
-    scores_published = _scores(published.predict(test), y_test)
-    fig9 = [{"method": "original", "k": np.nan, "n_suppressed": 0, **_scores(original.predict(test), y_test)}]
-    if hierarchies is None:
-        hierarchies = adult_hierarchies()
-        hierarchies["education-num"] = Hierarchy.intervals(1, 16, cuts=EDUCATION_NUM_CUTS, name="education-num")
-    for k in k_values:
-        gen = FullDomainGeneralizer(attributes, k, {a: hierarchies[a] for a in attributes}).fit(train)
-        released = gen.transform(train).drop(index=gen.suppressed_)
-        model = NBCViews.from_frame(released, attributes, class_column)
-        fig9.append(
-            {
-                "method": "generalized",
-                "k": k,
-                "n_suppressed": len(gen.suppressed_),
-                **_scores(model.predict(gen.transform(test)), y_test),
-            }
-        )
-    fig9 = pd.DataFrame(fig9)
-    rows = []
-    for rec in fig9.to_dict("records"):
-        method = rec["method"] if rec["method"] == "generalized" else "original"
-        for metric in ("accuracy", "recall"):
-            rows.append(
-                [dataset, "nbc", method, rec["k"], 0, metric, rec[metric], len(train), int(rec["n_suppressed"]), ""]
-            )
-            if method == "original":
-                rows.append(
-                    [dataset, "nbc", "published", np.nan, 0, metric, scores_published[metric], len(train), 0, ""]
-                )
-    return fig9, rows

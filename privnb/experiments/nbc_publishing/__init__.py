@@ -1,0 +1,75 @@
+"""MZ09 (Mozafari & Zaniolo, publishing a Naive Bayes classifier without accuracy loss), Section 8 on Adult or
+a table card: the experiments of notebook 04, their headline metrics and the paper's claims as records.
+
+- :mod:`.release`: Corollary 4's gamma, SafetyTransform audited per gamma, Figure 8 (EST), the counterexample
+  to Corollary 4, EST with the paper's prior and r.
+- :mod:`.figure9`: Figure 9, NBCs trained on k-anonymized rows beside the published one and the majority class.
+- :mod:`.claims`: headline metrics and :data:`NBC_CLAIMS`, evaluated by :func:`claims_table`.
+- :mod:`.data`: a data card's table prepared for NBC views (:func:`nbc_data`), and what notebook 04 needs.
+"""
+
+from .claims import (
+    NBC_CLAIMS,
+    ClaimEvidence,
+    Reading,
+    claims_evidence,
+    claims_table,
+    figure8_est_metrics,
+    figure8_metrics,
+    figure9_metrics,
+)
+from .data import NBCData, nbc_data, requirements_table
+from .figure9 import (
+    EDUCATION_NUM_CUTS,
+    FIGURE9_METRICS,
+    NBCTraining,
+    accuracy,
+    adult_figure9_hierarchies,
+    figure9,
+    figure9_table,
+    figure9_views,
+    recall,
+)
+from .release import (
+    PAPER_PRIOR_NEGATIVE,
+    ESTExperiment,
+    adult_nbc_frame,
+    corollary4_report,
+    counterexample_report,
+    est_experiment,
+    exact_audits,
+    figure8_est,
+    safety_transform_sweep,
+)
+
+__all__ = [
+    "NBC_CLAIMS",
+    "ClaimEvidence",
+    "Reading",
+    "claims_evidence",
+    "claims_table",
+    "figure8_est_metrics",
+    "figure8_metrics",
+    "figure9_metrics",
+    "NBCData",
+    "nbc_data",
+    "requirements_table",
+    "EDUCATION_NUM_CUTS",
+    "FIGURE9_METRICS",
+    "NBCTraining",
+    "accuracy",
+    "adult_figure9_hierarchies",
+    "figure9",
+    "figure9_table",
+    "figure9_views",
+    "recall",
+    "PAPER_PRIOR_NEGATIVE",
+    "ESTExperiment",
+    "adult_nbc_frame",
+    "corollary4_report",
+    "counterexample_report",
+    "est_experiment",
+    "exact_audits",
+    "figure8_est",
+    "safety_transform_sweep",
+]
