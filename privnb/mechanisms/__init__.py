@@ -1,6 +1,6 @@
 """Privacy mechanisms: data in, protected data out, no learner imported. Anatomy and its pruning, full-domain
-and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, randomization flipping and
-the DP release.
+and Mondrian k-anonymity with their hierarchies and privacy models, MDAV microaggregation, k-anonymity by
+containment, randomization flipping and the DP release; the utility of a release.
 """
 
 from .anatomy import (
@@ -44,6 +44,8 @@ from .full_domain import FullDomainGeneralizer, adult_hierarchies
 from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
+from .mdav import MDAVMicroaggregator, mdav_groups
+from .model_checks import ModelCheck, NodeJudge, search_with_models
 from .mondrian import MondrianGeneralizer
 from .privacy_models import (
     BasicBetaLikeness,
@@ -117,4 +119,9 @@ __all__ = [
     "EnhancedBetaLikeness",
     "SensitiveCounts",
     "sensitive_counts",
+    "ModelCheck",
+    "NodeJudge",
+    "search_with_models",
+    "MDAVMicroaggregator",
+    "mdav_groups",
 ]
