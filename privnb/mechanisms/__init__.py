@@ -59,6 +59,7 @@ from .privacy_models import (
     sensitive_counts,
 )
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
+from .utility import UTILITY_COLUMNS, certainty_penalty, non_uniform_entropy, release_utility
 
 __all__ = [
     "Mechanism",
@@ -124,4 +125,8 @@ __all__ = [
     "search_with_models",
     "MDAVMicroaggregator",
     "mdav_groups",
+    "UTILITY_COLUMNS",
+    "release_utility",
+    "certainty_penalty",
+    "non_uniform_entropy",
 ]
