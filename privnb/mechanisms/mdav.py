@@ -50,28 +50,30 @@ def mdav_groups(points, k: int) -> np.ndarray:
     if n < k:
         raise ValueError(f"MDAV needs at least k = {k} records, got {n} sample(s)")
     group = np.full(n, -1, dtype=np.intp)
-    remaining = np.arange(n)
+    ids, left = np.arange(n), points  # the remaining records, kept compact and in row order
 
-    def form(seed: int, label: int) -> np.ndarray:
-        others = remaining[remaining != seed]
-        nearest = others[np.argsort(_squared_distances(points[others], points[seed]), kind="stable")[: k - 1]]
-        group[seed] = label
-        group[nearest] = label
-        return remaining[group[remaining] < 0]
+    def form(seed: int, label: int) -> None:
+        """Group the remaining record at position ``seed`` with its k-1 nearest (ties: lowest positions)."""
+        nonlocal ids, left
+        distance = _squared_distances(left, left[seed])
+        distance[seed] = -1.0  # the seed first, whatever ties it has
+        cut = np.partition(distance, k - 1)[k - 1]
+        take = distance < cut
+        take[np.flatnonzero(distance == cut)[: k - int(take.sum())]] = True
+        group[ids[take]] = label
+        ids, left = ids[~take], left[~take]
 
     label = 0
-    while len(remaining) >= 3 * k:
-        rows = points[remaining]
-        r = int(remaining[np.argmax(_squared_distances(rows, rows.mean(axis=0)))])
-        remaining = form(r, label)
-        s = int(remaining[np.argmax(_squared_distances(points[remaining], points[r]))])
-        remaining = form(s, label + 1)
+    while len(ids) >= 3 * k:
+        r = int(np.argmax(_squared_distances(left, left.mean(axis=0))))
+        far = left[r].copy()
+        form(r, label)
+        form(int(np.argmax(_squared_distances(left, far))), label + 1)
         label += 2
-    if len(remaining) >= 2 * k:
-        rows = points[remaining]
-        remaining = form(int(remaining[np.argmax(_squared_distances(rows, rows.mean(axis=0)))]), label)
+    if len(ids) >= 2 * k:
+        form(int(np.argmax(_squared_distances(left, left.mean(axis=0)))), label)
         label += 1
-    group[remaining] = label
+    group[ids] = label
     return group
 
 
