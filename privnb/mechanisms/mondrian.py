@@ -264,7 +264,19 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
         return labels, mids
 
     def fit(self, frame: pd.DataFrame, y=None) -> MondrianGeneralizer:
-        """Partition ``frame`` and record the split tree."""
+        """Partition ``frame`` and record the split tree.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows (with the sensitive column when there are privacy models).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        MondrianGeneralizer
+        """
         frame, qi = check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
         k = check_int(self.k, "k")
         n, d = len(frame), len(qi)
