@@ -58,6 +58,7 @@ from privnb.mechanisms import (
     AnatomyPruner,
     FullDomainGeneralizer,
     Hierarchy,
+    MDAVMicroaggregator,
     MondrianGeneralizer,
     SensitiveDropper,
 )
@@ -129,6 +130,7 @@ ESTIMATORS = [
     ProtectedTraining(AnatomyPruner(0, 2, random_state=0), LogisticRegression()),
     ProtectedTraining(MondrianGeneralizer([0], 2), LogisticRegression()),
     ProtectedTraining(FullDomainGeneralizer([0], 2, WIDE), LogisticRegression()),
+    ProtectedTraining(MDAVMicroaggregator([0], 2), LogisticRegression()),
     PrunedTraining(LogisticRegression(), sensitive=0, l=2, random_state=0),
     GeneralizedTraining(LogisticRegression(), quasi_identifiers=[0], k=2, method="mondrian"),
     GeneralizedTraining(LogisticRegression(), quasi_identifiers=[0], k=2, hierarchies=WIDE),
@@ -138,6 +140,7 @@ ESTIMATORS = [
     FrameEncoder(scheme="standard"),
     FullDomainGeneralizer([0], 2, WIDE),
     MondrianGeneralizer([0], 2),
+    MDAVMicroaggregator([0], 2),
     CollapseDuplicates(SVC(kernel="linear")),
     NystroemSVM(n_components=20),
     KernelBank({"SVC": SVC(kernel="linear"), "SVM": SVC()}),

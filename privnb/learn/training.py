@@ -406,6 +406,11 @@ class GeneralizedTraining(TrainingView):
         Share of rows full-domain generalization may suppress.
     utility : {"discernibility", "loss"}
         How full-domain generalization chooses among minimal nodes.
+    sensitive : str, optional
+        The sensitive column the privacy models judge (both methods).
+    privacy_models : sequence of PrivacyModel
+        Models every released class satisfies beside k-anonymity (both methods; see
+        :class:`privnb.mechanisms.FullDomainGeneralizer`).
 
     Attributes
     ----------
@@ -424,6 +429,8 @@ class GeneralizedTraining(TrainingView):
         orders=None,
         max_suppression=0.02,
         utility="discernibility",
+        sensitive=None,
+        privacy_models=(),
     ):
         self.estimator = estimator
         self.quasi_identifiers = quasi_identifiers
@@ -434,6 +441,8 @@ class GeneralizedTraining(TrainingView):
         self.orders = orders
         self.max_suppression = max_suppression
         self.utility = utility
+        self.sensitive = sensitive
+        self.privacy_models = privacy_models
 
     generalizer_ = _fitted_mechanism(None, "The fitted generalizer.")
 
@@ -456,9 +465,17 @@ class GeneralizedTraining(TrainingView):
                 self.hierarchies,
                 max_suppression=self.max_suppression,
                 utility=self.utility,
+                sensitive=self.sensitive,
+                privacy_models=self.privacy_models,
             )
         if self.method == "mondrian":
             return MondrianGeneralizer(
-                self.quasi_identifiers, self.k, kinds=self.kinds, hierarchies=self.hierarchies, orders=self.orders
+                self.quasi_identifiers,
+                self.k,
+                kinds=self.kinds,
+                hierarchies=self.hierarchies,
+                orders=self.orders,
+                sensitive=self.sensitive,
+                privacy_models=self.privacy_models,
             )
         raise ValueError(f"method must be 'full-domain' or 'mondrian', got {self.method!r}.")

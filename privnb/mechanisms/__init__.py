@@ -1,6 +1,6 @@
 """Privacy mechanisms: data in, protected data out, no learner imported. Anatomy and its pruning, full-domain
-and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, randomization flipping and
-the DP release.
+and Mondrian k-anonymity with their hierarchies and privacy models, MDAV microaggregation, k-anonymity by
+containment, randomization flipping and the DP release; the utility of a release.
 """
 
 from privnb.data import Hierarchy, adult_hierarchies, format_interval, hierarchies_from_card  # the same objects
@@ -45,6 +45,8 @@ from .flipping import Flipping, randomized_flipping
 from .full_domain import FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
 from .lattice import FullDomainLattice
+from .mdav import MDAVMicroaggregator, mdav_groups
+from .model_checks import ModelCheck, NodeJudge, search_with_models
 from .mondrian import MondrianGeneralizer
 from .privacy_models import (
     BasicBetaLikeness,
@@ -58,6 +60,7 @@ from .privacy_models import (
     sensitive_counts,
 )
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
+from .utility import UTILITY_COLUMNS, certainty_penalty, non_uniform_entropy, release_utility
 
 __all__ = [
     "Mechanism",
@@ -117,4 +120,13 @@ __all__ = [
     "EnhancedBetaLikeness",
     "SensitiveCounts",
     "sensitive_counts",
+    "ModelCheck",
+    "NodeJudge",
+    "search_with_models",
+    "MDAVMicroaggregator",
+    "mdav_groups",
+    "UTILITY_COLUMNS",
+    "release_utility",
+    "certainty_penalty",
+    "non_uniform_entropy",
 ]

@@ -13,6 +13,7 @@ from sklearn.exceptions import NotFittedError
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
+from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
 from privnb.validation import check_int, validated_rows
 
 
@@ -49,6 +50,20 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     max_suppression : float in [0, 1)
         Largest share of rows that may be suppressed.
     utility : {"discernibility", "loss"}
+        How to choose among the minimal nodes.
+    sensitive : str, optional
+        The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
+        quasi-identifier).
+    privacy_models : sequence of PrivacyModel
+        Models every released class must satisfy beside k-anonymity (ARX's ``addPrivacyModel``): any of
+        :mod:`privnb.mechanisms.privacy_models`' l-diversity, t-closeness and beta-likeness models, judged
+        against the training frame's sensitive distribution. At a node, classes with fewer than k rows or
+        failing a model are suppressed, and the node is acceptable when they are within the budget.
+        Distinct l-diversity keeps this monotone and Flash's search exact; with the other models the search
+        classifies k-anonymity (and distinct l-diversity) by Flash, then evaluates the models exactly on
+        every node left (:mod:`privnb.mechanisms.model_checks`); both are exact. The minimal nodes are then
+        the acceptable nodes with no acceptable immediate predecessor. An l-diversity model with l above
+        the training rows' distinct sensitive values raises :class:`NotLDiverseError`.
 
     Attributes
     ----------
@@ -59,6 +74,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     generalized_ : DataFrame, the k-anonymous release: suppressed rows dropped, quasi-identifiers
         replaced by their labels at ``node_``, other columns unchanged.
     n_checks_ : int, nodes the search for this k checked; lattice_size_ : int.
+    search_ : str, ``"flash"`` or ``"flash+exhaustive"`` (with models that are not monotone).
     hierarchies_ : dict attribute -> Hierarchy.
     n_suppressed_ : int, rows :meth:`fit_resample` dropped.
     n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -69,12 +85,24 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     named by position, so quasi-identifiers are then positions.
     """
 
-    def __init__(self, quasi_identifiers, k, hierarchies, *, max_suppression=0.02, utility="discernibility"):
+    def __init__(
+        self,
+        quasi_identifiers,
+        k,
+        hierarchies,
+        *,
+        max_suppression=0.02,
+        utility="discernibility",
+        sensitive=None,
+        privacy_models=(),
+    ):
         self.quasi_identifiers = quasi_identifiers
         self.k = k
         self.hierarchies = hierarchies
         self.max_suppression = max_suppression
         self.utility = utility
+        self.sensitive = sensitive
+        self.privacy_models = privacy_models
 
     def _validate(self, frame):
         frame, qi = check_frame(frame, self.quasi_identifiers)
@@ -97,24 +125,44 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         return frame, qi, k, hierarchies
 
     def fit(self, frame: pd.DataFrame, y=None) -> FullDomainGeneralizer:
-        """Search the lattice of ``frame``'s quasi-identifiers and pick the release."""
+        """Search the lattice of ``frame``'s quasi-identifiers and pick the release.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows (with the sensitive column when there are privacy models).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        FullDomainGeneralizer
+        """
         frame, qi, k, hier = self._validate(validated_rows(self, frame, reset=True))
+        models = check_models(self.sensitive, self.privacy_models)
+        check = ModelCheck(frame, qi, self.sensitive, models, k) if models else None
         if len(frame) < k:
             raise ValueError(
                 f"no generalization makes {len(frame)} sample(s) {k}-anonymous: k-anonymity needs at least k rows"
             )
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
-        nodes, anon, n_checks = lattice.classify(k)
-        if not anon.any():
+        if check is None:
+            judge, search = None, "flash"
+            nodes, ok, n_checks = lattice.classify(k)
+        else:
+            judge = NodeJudge(lattice, check)
+            nodes, ok, n_checks, search = search_with_models(lattice, judge)
+        if not ok.any():
+            with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
             raise ValueError(
-                f"no generalization makes these {lattice.n} rows {k}-anonymous within the "
+                f"no generalization makes these {lattice.n} rows {k}-anonymous{with_models} within the "
                 f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k"
             )
         rows = []
-        for m in nodes[minimal_nodes(nodes, lattice.heights, anon)].tolist():
-            n_sup, score = lattice.summary(m, k)
+        for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
+            n_sup, score = lattice.summary(m, k) if judge is None else judge.summary(m)
             if self.utility == "loss":
-                score = lattice.loss(m, k)
+                score = lattice.loss(m, k) if judge is None else judge.loss(m)
             rows.append([*m, sum(m), n_sup, score])
         table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
         table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
@@ -123,9 +171,11 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         self.quasi_identifiers_ = qi
         self.lattice_size_ = len(nodes)
         self.n_checks_ = n_checks
+        self.search_ = search
         self.minimal_nodes_ = table
         self.node_ = {a: int(table.loc[0, a]) for a in qi}
-        small = lattice.suppressed_rows([self.node_[a] for a in qi], k)
+        node = [self.node_[a] for a in qi]
+        small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
         self.suppressed_ = frame.index[small]
         self.generalized_ = self.generalize(frame.loc[~small])
         return self

@@ -66,6 +66,7 @@ class _GroupSizes:
         self.maps = maps
         self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
         group, counts = group_sizes(combine_codes(raw, [s[0] for s in self.n_groups]))
+        self.entry = group  # the entry of each row
         self.codes = _scatter(group, len(counts), raw)  # level-0 code of each entry
         self.weights = counts.astype(float)
         heights = [len(levels) for levels in maps]
@@ -392,7 +393,7 @@ class FullDomainLattice:
         self.anonymous[k] = anon
         return nodes, anon, n_checks
 
-    def loss(self, node, k: int) -> float:
+    def loss(self, node, k: int, kept: np.ndarray | None = None) -> float:
         """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1.
 
         Parameters
@@ -401,15 +402,81 @@ class FullDomainLattice:
             One generalization level per quasi-identifier.
         k : int
             The anonymity level.
+        kept : ndarray of bool, optional
+            Which entries (raw combinations) are released; default those in classes of at least k rows.
         """
-        key, span = self.sizes.groups(node)
-        group, size = group_sizes(key, self.sizes.weights, span=span)
-        rows_kept = self.sizes.weights * (size >= k)[group]
+        if kept is None:
+            key, span = self.sizes.groups(node)
+            group, size = group_sizes(key, self.sizes.weights, span=span)
+            kept = (size >= k)[group]
+        rows_kept = self.sizes.weights * kept
         d = len(self.maps)
         loss = math.fsum(
             float(self.shares[i][node[i]][self.maps[i][node[i]][self.sizes.codes[i]]] @ rows_kept) for i in range(d)
         )
-        return (loss + self.summary(node, k)[0] * d) / (self.n * d)
+        return (loss + (self.n - float(rows_kept.sum())) * d) / (self.n * d)
+
+    @property
+    def entry_of_row(self) -> np.ndarray:
+        """The entry (distinct raw quasi-identifier combination) of each row."""
+        return self.sizes.entry
+
+    def entry_counts(self, codes: np.ndarray, n_values: int) -> np.ndarray:
+        """The entry-by-value count matrix of a column coded ``0..n_values-1`` (a sensitive attribute).
+
+        Parameters
+        ----------
+        codes : ndarray of int
+            Each row's value code.
+        n_values : int
+            The number of codes.
+
+        Returns
+        -------
+        ndarray of shape (n_entries, n_values)
+        """
+        counts = np.zeros((len(self.sizes.weights), n_values), dtype=np.int64)
+        np.add.at(counts, (self.sizes.entry, codes), 1)
+        return counts
+
+    def class_counts(self, node, entry_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class of each entry, the class-by-value counts) at ``node``: ``entry_counts`` summed per class.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        entry_counts : ndarray of shape (n_entries, n_values)
+            From :meth:`entry_counts`.
+
+        Returns
+        -------
+        (ndarray, ndarray of shape (n_classes, n_values))
+        """
+        key, span = self.sizes.groups(list(node))
+        group, size = group_sizes(key, span=span)
+        counts = np.empty((len(size), entry_counts.shape[1]), dtype=np.int64)
+        for j in range(entry_counts.shape[1]):
+            counts[:, j] = np.bincount(group, weights=entry_counts[:, j], minlength=len(size))
+        return group, counts
+
+    def classify_by(self, accept, excluded: np.ndarray) -> tuple[np.ndarray, int]:
+        """(truth per node, checks made) of a monotone predicate by Flash's search.
+
+        Parameters
+        ----------
+        accept : callable
+            ``accept(levels) -> bool``, monotone (true at a node implies true above it).
+        excluded : ndarray of bool
+            Nodes known false (e.g. not k-anonymous), in :meth:`classify`'s node order.
+
+        Returns
+        -------
+        (ndarray of bool, int)
+        """
+        status = np.where(excluded, _NOT, _UNKNOWN).astype(np.int8)
+        _, truth, n_checks = _classify_lattice(self.heights, accept, status)
+        return truth, n_checks
 
     def suppressed_rows(self, node, k: int) -> np.ndarray:
         """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``.

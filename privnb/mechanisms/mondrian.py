@@ -12,6 +12,7 @@ from sklearn.exceptions import NotFittedError
 from privnb.data.labels import TOP, format_interval
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
+from privnb.mechanisms.model_checks import ModelCheck, check_models
 from privnb.validation import check_int, infer_kind, validated_rows
 
 
@@ -69,13 +70,14 @@ class _Tree:
         return t
 
 
-def _median_split(col: np.ndarray, k: int):
-    """Median cut of one region on integer ranks: (threshold, rows going left) or None."""
+def _median_split(col: np.ndarray, idx: np.ndarray, allowed):
+    """Median cut of one region on integer ranks: (threshold, rows going left) or None when neither
+    side of it is ``allowed`` (``allowed(rows)``: k rows and every privacy model).
+    """
     n = len(col)
     m = np.partition(col, (n - 1) // 2)[(n - 1) // 2]
     for left in (col <= m, col < m):
-        n_left = int(left.sum())
-        if n_left >= k and n - n_left >= k:
+        if 0 < int(left.sum()) < n and allowed(idx[left]) and allowed(idx[~left]):
             return int(col[left].max()), left
     return None
 
@@ -91,26 +93,29 @@ def _lowest_cover(levels: list[np.ndarray], idx: np.ndarray, state: tuple[int, i
     return level, group
 
 
-def _hier_split(levels: list[np.ndarray], idx: np.ndarray, state: tuple[int, int], k: int):
-    """Multi-way cut into child nodes: (child level, [(child, mask)]) or None."""
+def _hier_split(levels: list[np.ndarray], idx: np.ndarray, state: tuple[int, int], allowed):
+    """Multi-way cut into child nodes: (child level, [(child, mask)]) or None unless every part is
+    ``allowed``.
+    """
     level, _ = state
     if level == 0:
         return None
     child = levels[level - 1][idx]
-    counts = np.bincount(child)
-    present = np.flatnonzero(counts)
-    if (counts[present] < k).any():
+    parts = [(int(c), child == c) for c in np.flatnonzero(np.bincount(child))]
+    if not all(allowed(idx[mask]) for _, mask in parts):
         return None
-    return level - 1, [(int(c), child == c) for c in present]
+    return level - 1, parts
 
 
 class MondrianGeneralizer(TransformerMixin, Mechanism):
     """Strict multidimensional k-anonymity by Mondrian partitioning (LeFevre et al. 2006).
 
     Starting from the whole table, a region is cut on the quasi-identifier of largest
-    normalized width for which an allowable cut exists (every part >= ``k`` rows), and the
+    normalized width for which an allowable cut exists (every part >= ``k`` rows and satisfying
+    every one of ``privacy_models``, as in LeFevre et al.'s Mondrian with l-diversity), and the
     parts are cut again; regions that cannot be cut are the released groups. Nothing is
-    suppressed (needs ``n >= k``).
+    suppressed (needs ``n >= k``, and the whole table must satisfy the models: else
+    :class:`NotLDiverseError` for an l-diversity model, ValueError for another).
 
     - numeric: width = the region's value range / the table's; cut at the median value ``m``:
       rows ``<= m`` go left; if a side then has fewer than ``k`` rows, the cut ``< m`` is tried.
@@ -137,6 +142,12 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
     hierarchies : mapping attribute -> Hierarchy (or ARX table), optional
         Used for nominal and ordinal attributes (numeric ones are always cut at medians).
     orders : mapping ordinal attribute -> its values in domain order, optional
+    sensitive : str, optional
+        The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
+        quasi-identifier).
+    privacy_models : sequence of PrivacyModel
+        Models every released region must satisfy beside k-anonymity (ARX's ``addPrivacyModel``),
+        judged against the training frame's sensitive distribution.
 
     Attributes
     ----------
@@ -152,12 +163,25 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
     columns (unchanged); an array's columns are named by position, so quasi-identifiers are then positions.
     """
 
-    def __init__(self, quasi_identifiers, k, *, kinds=None, hierarchies=None, orders=None):
+    def __init__(
+        self, quasi_identifiers, k, *, kinds=None, hierarchies=None, orders=None, sensitive=None, privacy_models=()
+    ):
         self.quasi_identifiers = quasi_identifiers
         self.k = k
         self.kinds = kinds
         self.hierarchies = hierarchies
         self.orders = orders
+        self.sensitive = sensitive
+        self.privacy_models = privacy_models
+
+    def _allowed(self, frame: pd.DataFrame, qi: list, k: int):
+        """The test of a cut's part: ``allowed(rows)`` (positions), k rows and every privacy model."""
+        models = check_models(self.sensitive, self.privacy_models)
+        if not models:
+            return lambda rows: len(rows) >= k
+        check = ModelCheck(frame, qi, self.sensitive, models, k)
+        check.check_table()
+        return check.part_ok
 
     def _attributes(self, frame: pd.DataFrame, qi: list[str]) -> list[dict]:
         kinds, hierarchies, orders = (dict(m or {}) for m in (self.kinds, self.hierarchies, self.orders))
@@ -240,13 +264,26 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
         return labels, mids
 
     def fit(self, frame: pd.DataFrame, y=None) -> MondrianGeneralizer:
-        """Partition ``frame`` and record the split tree."""
+        """Partition ``frame`` and record the split tree.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows (with the sensitive column when there are privacy models).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        MondrianGeneralizer
+        """
         frame, qi = check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
         k = check_int(self.k, "k")
         n, d = len(frame), len(qi)
         if n < k:
             raise ValueError(f"{n} rows ({n} sample(s)) cannot be made {k}-anonymous; need at least k rows")
         attrs = self._attributes(frame, qi)
+        allowed = self._allowed(frame, qi, k)
         ranks = np.column_stack([self._ranks(at, frame[at["name"]]) for at in attrs])
         hier = {
             j: [at["h"].codes(frame[at["name"]].to_numpy(), lv) for lv in range(at["h"].n_levels)]
@@ -294,9 +331,9 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
                     break
                 if j in hier:
                     hstate = {**hstate, j: _lowest_cover(hier[j], idx, hstate[j])}
-                    cut = _hier_split(hier[j], idx, hstate[j], k)
+                    cut = _hier_split(hier[j], idx, hstate[j], allowed)
                 else:
-                    cut = _median_split(sub[:, j], k)
+                    cut = _median_split(sub[:, j], idx, allowed)
                 if cut is not None:
                     break
             if cut is None or j in hier:  # a leaf, or a node where rows of empty branches stop

@@ -1,0 +1,310 @@
+"""Privacy models inside the generalizers (as ARX's ``addPrivacyModel``): which classes of a candidate
+release satisfy k-anonymity and every model, and the full-domain search with models.
+
+:class:`ModelCheck` holds the training frame's sensitive column once (its value codes and its distribution,
+the "overall" distribution every model compares a class with) and judges a class-by-value count matrix.
+:func:`search_with_models` finds the acceptable nodes of a :class:`~privnb.mechanisms.FullDomainLattice`
+when classes failing k-anonymity or a model are suppressed: a node is acceptable when the suppressed rows
+are within the budget.
+
+Monotonicity with suppression. Generalizing one step merges classes. A merged class holding one class that
+passed k-anonymity and distinct l-diversity passes both (it has at least as many rows and distinct values),
+so the rows a node suppresses for them only shrink upwards: the property is monotone and Flash's search
+(:meth:`FullDomainLattice.classify_by`) is exact. Entropy and recursive (c,l)-diversity, t-closeness and
+beta-likeness are not: a passing class merged with a failing one (suppressed below) can fail, and then its
+rows are suppressed above though not below. For these the search classifies k-anonymity (and any distinct
+l-diversity) with Flash, which bounds the acceptable nodes from above (an acceptable node suppresses at
+least the rows of its small classes), and then evaluates the models exactly on every node of that bound.
+Both searches are exact: every lattice node is classified.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from privnb.mechanisms.anatomy import NotLDiverseError
+from privnb.mechanisms.privacy_models import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    TCloseness,
+    sensitive_counts,
+)
+
+__all__ = ["ModelCheck", "NodeJudge", "search_with_models"]
+
+L_DIVERSITY = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)
+
+
+class ModelCheck:
+    """k-anonymity and privacy models judged on the classes of a candidate release of one training frame.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The training rows; it holds the sensitive column.
+    quasi_identifiers : sequence of str
+        The generalized columns (the sensitive column may not be one of them).
+    sensitive : str
+        The sensitive column (no missing values).
+    privacy_models : sequence of PrivacyModel
+        The models every released class must satisfy, beside k-anonymity.
+    k : int
+        The least class size.
+
+    Attributes
+    ----------
+    codes : ndarray of int
+        Each row's sensitive value code (the position in ``values``).
+    values : ndarray
+        The sensitive values, sorted (numbers by value: the order of the ordered distance).
+    overall : ndarray
+        The training frame's sensitive distribution.
+    models : tuple of PrivacyModel
+        The models (a hierarchical t-closeness given ``values`` when it had none).
+    """
+
+    def __init__(self, frame: pd.DataFrame, quasi_identifiers, sensitive, privacy_models, k: int):
+        models = check_models(sensitive, privacy_models)
+        if sensitive not in frame.columns:
+            raise ValueError(
+                f"the sensitive column {sensitive!r} is not a column of the frame (columns: {list(frame.columns)})"
+            )
+        if sensitive in list(quasi_identifiers):
+            raise ValueError(
+                f"the sensitive column {sensitive!r} is also a quasi-identifier; it must not be generalized"
+            )
+        if frame[sensitive].isna().any():
+            raise ValueError(f"the sensitive column {sensitive!r} has missing values; drop or impute them first")
+        counts = sensitive_counts(frame.assign(_all=0), ["_all"], sensitive)
+        self.values, self.codes = counts.values, pd.Categorical(frame[sensitive], categories=counts.values).codes
+        self.overall = counts.overall
+        self.k = k
+        self.models = tuple(
+            dataclasses.replace(m, values=self.values)
+            if isinstance(m, TCloseness) and m.distance == "hierarchical" and m.values is None
+            else m
+            for m in models
+        )
+        for m in self.models:
+            if isinstance(m, L_DIVERSITY) and m.l > len(self.values):
+                raise NotLDiverseError(
+                    f"{m.name} with l = {m.l} needs at least {m.l} distinct values of {sensitive!r}; "
+                    f"the training rows hold {len(self.values)}"
+                )
+
+    @property
+    def monotone(self) -> bool:
+        """Whether suppressing failing classes keeps acceptability monotone (only distinct l-diversity)."""
+        return all(isinstance(m, DistinctLDiversity) for m in self.models)
+
+    def restricted(self, models) -> ModelCheck:
+        """The same check with only ``models``.
+
+        Parameters
+        ----------
+        models : sequence of PrivacyModel
+            Some of this check's models.
+
+        Returns
+        -------
+        ModelCheck
+        """
+        out = copy.copy(self)
+        out.models = tuple(models)
+        return out
+
+    def class_ok(self, counts: np.ndarray) -> np.ndarray:
+        """Which classes have at least k rows and satisfy every model.
+
+        Parameters
+        ----------
+        counts : ndarray of shape (n_classes, n_values)
+            Sensitive counts per class, columns in ``values``' order.
+
+        Returns
+        -------
+        ndarray of bool
+        """
+        ok = counts.sum(axis=1) >= self.k
+        for m in self.models:
+            ok &= m.class_holds(counts, self.overall)
+        return ok
+
+    def part_ok(self, rows: np.ndarray) -> bool:
+        """Whether the rows ``rows`` (positions in the frame) form an acceptable class (Mondrian's cuts).
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            Positions of the class's rows.
+
+        Returns
+        -------
+        bool
+        """
+        counts = np.bincount(self.codes[rows], minlength=len(self.values))[None, :]
+        return bool(self.class_ok(counts)[0])
+
+    def check_table(self) -> None:
+        """Raise when the whole table, the coarsest class, fails a model (no release can satisfy it then)."""
+        counts = np.bincount(self.codes, minlength=len(self.values))[None, :]
+        for m in self.models:
+            if not m.class_holds(counts, self.overall)[0]:
+                error = NotLDiverseError if isinstance(m, L_DIVERSITY) else ValueError
+                raise error(f"the whole training table fails {m}; no partition can satisfy it")
+
+
+def check_models(sensitive, privacy_models) -> tuple[PrivacyModel, ...]:
+    """The privacy models as a tuple, or a ValueError saying what is wrong.
+
+    Parameters
+    ----------
+    sensitive : str or None
+        The sensitive column (needed when there are models).
+    privacy_models : sequence of PrivacyModel
+        The models.
+
+    Returns
+    -------
+    tuple of PrivacyModel
+    """
+    if isinstance(privacy_models, PrivacyModel) or not isinstance(privacy_models, Sequence):
+        raise ValueError(
+            "privacy_models must be a sequence of privacy models (e.g. [DistinctLDiversity(3)]), "
+            f"got {privacy_models!r}"
+        )
+    bad = [m for m in privacy_models if not isinstance(m, PrivacyModel)]
+    if bad:
+        raise ValueError(f"privacy_models holds {bad}, which are not privnb.mechanisms privacy models")
+    if privacy_models and sensitive is None:
+        raise ValueError("privacy models judge a sensitive column: pass sensitive=<column>")
+    return tuple(privacy_models)
+
+
+class NodeJudge:
+    """The classes of a full-domain lattice node, with their sensitive counts and which of them are suppressed.
+
+    The rows' raw quasi-identifier combinations (the lattice's entries) are counted once per sensitive value
+    (an entry-by-value matrix); a node's class counts are its entries' rows summed per class.
+
+    Parameters
+    ----------
+    lattice : FullDomainLattice
+        The training frame's lattice.
+    check : ModelCheck
+        The models and k.
+    entry_counts : ndarray of shape (n_entries, n_values), optional
+        The entry-by-value counts, when already built for ``check``'s sensitive column.
+    """
+
+    def __init__(self, lattice, check: ModelCheck, entry_counts=None):
+        self.lattice, self.check = lattice, check
+        if entry_counts is None:
+            entry_counts = lattice.entry_counts(check.codes, len(check.values))
+        self.entry_counts = entry_counts
+
+    def judge(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(class of each entry, each class's size, which classes are suppressed) at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+
+        Returns
+        -------
+        (ndarray, ndarray, ndarray of bool)
+        """
+        group, counts = self.lattice.class_counts(node, self.entry_counts)
+        return group, counts.sum(axis=1), ~self.check.class_ok(counts)
+
+    def summary(self, node) -> tuple[int, float]:
+        """(suppressed rows, discernibility) at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+
+        Returns
+        -------
+        (int, float)
+        """
+        _, size, failing = self.judge(node)
+        n_sup = int(size[failing].sum())
+        kept = size[~failing].astype(float)
+        return n_sup, float(kept @ kept) + self.lattice.n * n_sup
+
+    def loss(self, node) -> float:
+        """The loss metric at ``node`` with this check's suppression.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+
+        Returns
+        -------
+        float
+        """
+        group, _, failing = self.judge(node)
+        return self.lattice.loss(node, self.check.k, kept=~failing[group])
+
+    def suppressed_rows(self, node) -> np.ndarray:
+        """Boolean mask of the training rows suppressed at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+
+        Returns
+        -------
+        ndarray of bool
+        """
+        group, _, failing = self.judge(node)
+        return failing[group][self.lattice.entry_of_row]
+
+
+def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarray, int, str]:
+    """Every node's acceptability with the models: (nodes, acceptable, nodes checked, search used).
+
+    Parameters
+    ----------
+    lattice : FullDomainLattice
+        The training frame's lattice.
+    judge : NodeJudge
+        The models, k and the entry-by-value counts.
+
+    Returns
+    -------
+    (ndarray, ndarray of bool, int, str)
+        The search is ``"flash"`` (monotone models: Flash's search with the models' predicate) or
+        ``"flash+exhaustive"`` (Flash for k-anonymity and distinct l-diversity, then every node it leaves
+        evaluated). Both classify every node exactly.
+    """
+    k = judge.check.k
+
+    def accept(node) -> bool:
+        return judge.summary(node.tolist())[0] <= lattice.budget
+
+    nodes, anon, n_checks = lattice.classify(k)
+    distinct = [m for m in judge.check.models if isinstance(m, DistinctLDiversity)]
+    if judge.check.monotone:
+        acceptable, more = lattice.classify_by(accept, ~anon)
+        return nodes, acceptable, n_checks + more, "flash"
+    if distinct:  # a monotone bound first: k-anonymity and distinct l-diversity with suppression
+        bound = NodeJudge(lattice, judge.check.restricted(distinct), judge.entry_counts)
+        anon, more = lattice.classify_by(lambda node: bound.summary(node.tolist())[0] <= lattice.budget, ~anon)
+        n_checks += more
+    acceptable = anon.copy()
+    for i in np.flatnonzero(anon):
+        acceptable[i] = accept(nodes[i])
+    return nodes, acceptable, n_checks + int(anon.sum()), "flash+exhaustive"
