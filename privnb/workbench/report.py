@@ -8,14 +8,16 @@ import html
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from privnb.files import atomic_path, write_text
-from privnb.workbench.spec import _read_json
+from privnb.workbench.notebooks import HEADLINE_KEY
+from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8
 
@@ -25,13 +27,13 @@ _MAX_MEAN_ROWS = 200
 
 def _point_records(sweep_dir: Path) -> tuple[dict, list[dict]]:
     """The sweep's spec and its points' latest records (each point's point.json wins over points.json)."""
-    index = _read_json(sweep_dir / "points.json")
+    index = read_json(sweep_dir / "points.json")
     if index is None:
         raise ValueError(f"{sweep_dir} is not a sweep folder: it has no points.json")
     records = []
     for entry in index["points"]:
         try:
-            record = _read_json(sweep_dir / entry["point"] / "point.json") or entry
+            record = read_json(sweep_dir / entry["point"] / "point.json") or entry
         except ValueError:  # a damaged point.json: the sweep's own list still says what happened
             record = entry
         records.append({**record, "cached": entry.get("cached", False)})
@@ -79,8 +81,17 @@ def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a failure to write ``path`` (a read-only folder, a full disk) into a ValueError naming it."""
+    try:
+        yield
+    except OSError as error:
+        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+
+
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    with atomic_path(path) as tmp:
+    with _writing(path), atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False)
 
 
@@ -217,16 +228,9 @@ def _verdicts(claims: pd.DataFrame) -> str:
 
 def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     spec, records = _point_records(sweep_dir)
-    rewrite = _relativizer(sweep_dir, spec)
-    metrics = {r["point"]: _read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
+    metrics = {r["point"]: read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
     claims = {r["point"]: _claims(sweep_dir / r["point"]) for r in records if r["status"] == "ok"}
     claims = {pid: table for pid, table in claims.items() if table is not None}
-    keys = list(
-        dict.fromkeys(
-            k for m in metrics.values() for k, v in m.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-        )
-    )
-    shown = keys[:_HEADLINE_COLUMNS]
     n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
     blocks = [
         ("h1", f"Sweep {spec['name']}"),
@@ -238,45 +242,95 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
                 f"{len(results)} result rows in results.parquet."
             ),
         ),
+        *_headline_blocks(spec, records, metrics, claims),
+        *_claims_blocks(claims),
+        *_about_blocks(spec, records, sweep_dir),
     ]
-    if shown or claims:
+    means = _mean_table(results)
+    if means is not None:
+        blocks += [("h2", "Mean over folds"), means]
+        if len(means[2]) == _MAX_MEAN_ROWS:
+            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+    return blocks + _failure_blocks(records, _relativizer(sweep_dir, spec)) + _figure_blocks(records, sweep_dir)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def headline_keys(metrics: list[dict]) -> list[str]:
+    """The numeric metric keys of a sweep's points, headline keys first.
+
+    A notebook names its headline numbers with ``write_artifacts(..., headline=[...])`` (the ``"headline"``
+    list in metrics.json); those keys come first, in the order the points name them, then every other numeric
+    key in the order the points list them. A point without a headline list only adds its keys after.
+
+    Parameters
+    ----------
+    metrics : list of dict
+        Each point's metrics.json.
+    """
+    named = [k for m in metrics if isinstance(m.get(HEADLINE_KEY), list) for k in m[HEADLINE_KEY]]
+    numeric = [k for m in metrics for k, v in m.items() if k != HEADLINE_KEY and _is_number(v)]
+    present = set(numeric)
+    return list(dict.fromkeys([*(k for k in named if k in present), *numeric]))
+
+
+def _headline_blocks(spec: dict, records: list[dict], metrics: dict, claims: dict) -> list[tuple]:
+    keys = headline_keys([metrics[r["point"]] for r in records])
+    shown = keys[:_HEADLINE_COLUMNS]
+    if not (shown or claims):
+        return []
+    rows = [
+        [
+            r["point"],
+            *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+            *(_fmt(metrics[r["point"]].get(k)) for k in shown),
+            *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
+        ]
+        for r in records
+    ]
+    blocks = [
+        ("h2", "Headline numbers"),
+        ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else [])], rows),
+    ]
+    if len(keys) > len(shown):
+        blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}."))
+    return blocks
+
+
+def _claims_blocks(claims: dict) -> list[tuple]:
+    if not claims:
+        return []
+    blocks = [("h2", "Claims: the paper against privnb")]
+    for pid, table in claims.items():
         blocks += [
-            ("h2", "Headline numbers"),
+            ("h3", f"{pid}: {_verdicts(table)}"),
             (
                 "table",
-                ["point", *spec["grid"], *shown, *(["claims"] if claims else [])],
-                [
-                    [
-                        r["point"],
-                        *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
-                        *(_fmt(metrics[r["point"]].get(k)) for k in shown),
-                        *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
-                    ]
-                    for r in records
-                ],
+                [str(c) for c in table.columns],
+                [[_fmt(v) for v in row] for row in table.itertuples(index=False)],
             ),
+            ("p", Link("claims.csv", f"{pid}/claims.csv")),
         ]
-        if len(keys) > len(shown):
-            blocks.append(
-                ("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}.")
-            )
-    if claims:
-        blocks.append(("h2", "Claims: the paper against privnb"))
-        for pid, table in claims.items():
-            blocks += [
-                ("h3", f"{pid}: {_verdicts(table)}"),
-                (
-                    "table",
-                    [str(c) for c in table.columns],
-                    [[_fmt(v) for v in row] for row in table.itertuples(index=False)],
-                ),
-                ("p", Link("claims.csv", f"{pid}/claims.csv")),
-            ]
+    return blocks
+
+
+def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tuple]:
+    blocks = [("h2", "About this sweep")]
     if spec.get("description"):
-        blocks += [("h2", "About this sweep"), ("p", spec["description"])]
-    else:
-        blocks.append(("h2", "About this sweep"))
-    blocks += [
+        blocks.append(("p", spec["description"]))
+    rows = [
+        [
+            r["point"],
+            *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+            _status(r),
+            _fmt(r.get("duration_s")),
+            Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
+        ]
+        for r in records
+    ]
+    return blocks + [
         (
             "p",
             [
@@ -286,43 +340,34 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
         ),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
         ("h2", "Points"),
-        (
-            "table",
-            ["point", *spec["grid"], "status", "time (s)", "notebook"],
-            [
-                [
-                    r["point"],
-                    *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
-                    _status(r),
-                    _fmt(r.get("duration_s")),
-                    Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
-                ]
-                for r in records
-            ],
-        ),
+        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook"], rows),
     ]
-    means = _mean_table(results)
-    if means is not None:
-        blocks += [("h2", "Mean over folds"), means]
-        if len(means[2]) == _MAX_MEAN_ROWS:
-            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+
+
+def _failure_blocks(records: list[dict], rewrite) -> list[tuple]:
     failed = [r for r in records if r["status"] != "ok"]
-    if failed:
-        blocks.append(("h2", "Failed and skipped points"))
-        for record in failed:
-            blocks += [
-                ("h3", f"{record['point']} ({record['status']})"),
-                ("p", rewrite(record.get("error") or "(no message)")),
-            ]
-            if record.get("traceback"):
-                blocks.append(("code", rewrite(record["traceback"])))
+    if not failed:
+        return []
+    blocks = [("h2", "Failed and skipped points")]
+    for record in failed:
+        blocks += [
+            ("h3", f"{record['point']} ({record['status']})"),
+            ("p", rewrite(record.get("error") or "(no message)")),
+        ]
+        if record.get("traceback"):
+            blocks.append(("code", rewrite(record["traceback"])))
+    return blocks
+
+
+def _figure_blocks(records: list[dict], sweep_dir: Path) -> list[tuple]:
     figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
-    if any(f for _, f in figures):
-        blocks.append(("h2", "Figures"))
-        for pid, files in figures:
-            if files:
-                blocks.append(("h3", pid))
-                blocks += [("img", f.stem, f"{pid}/figures/{f.name}") for f in files]
+    if not any(files for _, files in figures):
+        return []
+    blocks = [("h2", "Figures")]
+    for pid, files in figures:
+        if files:
+            blocks.append(("h3", pid))
+            blocks += [("img", f.stem, f"{pid}/figures/{f.name}") for f in files]
     return blocks
 
 
@@ -407,16 +452,16 @@ def render_html(blocks: Sequence[tuple]) -> str:
         else:
             header, rows = body
             parts.append(
-                "<table>\n<tr>"
+                '<div class="wide"><table>\n<tr>'
                 + "".join(_cell_html(c, "th") for c in header)
                 + "</tr>\n"
                 + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
-                + "\n</table>"
+                + "\n</table></div>"
             )
     style = (
         "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
-        "pre{background:#f6f6f6;padding:.5em;overflow:auto}"
+        "pre{background:#f6f6f6;padding:.5em;overflow:auto}.wide{overflow-x:auto;max-width:100%}"
     )
     return (
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
@@ -425,5 +470,6 @@ def render_html(blocks: Sequence[tuple]) -> str:
 
 
 def _write_report(folder: Path, blocks: list[tuple]) -> None:
-    write_text(folder / "report.md", render_markdown(blocks))
-    write_text(folder / "report.html", render_html(blocks))
+    for name, render in (("report.md", render_markdown), ("report.html", render_html)):
+        with _writing(folder / name):
+            write_text(folder / name, render(blocks))
