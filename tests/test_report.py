@@ -153,3 +153,25 @@ def test_wide_tables_scroll_inside_the_page():
     page = render_html([("h1", "T"), ("table", [f"column {i}" for i in range(40)], [["1"] * 40])])
     assert '<div class="wide"><table>' in page and "</table></div>" in page
     assert ".wide{overflow-x:auto" in page
+
+
+def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, monkeypatch):
+    from privnb.workbench import report, write_index
+
+    source = tmp_path / "package_static"
+    (source / "jax").mkdir(parents=True)
+    (source / "MathJax.js").write_text("/* MathJax */")
+    (source / "jax" / "input.js").write_text("/* a part MathJax loads on demand */")
+    monkeypatch.setattr(report, "mathjax_source", lambda: source)
+    out = tmp_path / "results"
+    records = [write_point(out / "toy.quick", "x=1", 1, metrics={"error": 0.25})]
+    hand_made_sweep(out / "toy.quick", records)
+    write_index(out)
+    assert (out / "_static" / "mathjax" / "jax" / "input.js").exists()
+    page = (out / "toy.quick" / "report.html").read_text()
+    assert '<script src="../_static/mathjax/MathJax.js"></script>' in page and "inlineMath" in page
+    assert '<script src="_static/mathjax/MathJax.js"></script>' in (out / "report.html").read_text()
+    assert "http" not in page  # nothing from a CDN
+
+    monkeypatch.setattr(report, "mathjax_source", lambda: None)  # not installed: the page still renders
+    assert "<script" not in report.render_html([("h1", "T"), ("p", "$x^2$")], report.mathjax_url(out, out))

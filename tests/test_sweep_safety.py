@@ -381,14 +381,15 @@ def test_killing_the_sweep_kills_its_workers_and_kernels_and_a_new_run_owns_the_
         f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}', hold_at: 1}}\ngrid: {{x: [1]}}\n",
     )
     out = tmp_path / "results"
-    process = sweep_process(spec, out, 2)
+    command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--workers", "2"]
+    process = subprocess.Popen([*command, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     held = out / "hold.quick" / "x=1"
     try:
         kernel, worker = map(
             int, wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "x=1 to start").split()
         )
         process.kill()
-        process.communicate(timeout=60)
+        process.wait(timeout=60)
         wait_for(lambda: not alive(worker), "the killed sweep's worker to die", 30)
         wait_for(lambda: not alive(kernel), "the killed sweep's kernel to die", 30)
     finally:

@@ -100,7 +100,7 @@ def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
     sweep_dir = Path(sweep_dir)
     results = collect_results(sweep_dir)
     _write_parquet(results, sweep_dir / "results.parquet")
-    _write_report(sweep_dir, _sweep_report(sweep_dir, results))
+    _write_report(sweep_dir, _sweep_report(sweep_dir, results), mathjax_url(sweep_dir.parent, sweep_dir))
 
 
 def sweep_folders(out: str | os.PathLike) -> list[Path]:
@@ -116,7 +116,7 @@ def write_index(out: str | os.PathLike) -> None:
     tables = [t for t in tables if len(t)]
     combined = _parquet_safe(pd.concat(tables, ignore_index=True)) if tables else _empty_results()
     _write_parquet(combined, out / "results.parquet")
-    _write_report(out, _index_report(folders, len(combined)))
+    _write_report(out, _index_report(folders, len(combined)), mathjax_url(out, out))
 
 
 def _empty_results() -> pd.DataFrame:
@@ -432,8 +432,17 @@ def _cell_html(cell, tag: str = "td") -> str:
     return f"<{tag}>{text}</{tag}>"
 
 
-def render_html(blocks: Sequence[tuple]) -> str:
-    """Render report blocks to a standalone HTML page (figures linked relative to the page)."""
+def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
+    """Render report blocks to a standalone HTML page (figures linked relative to the page).
+
+    Parameters
+    ----------
+    blocks : sequence of tuple
+        The report's blocks (``("h1", text)``, ``("p", text or links)``, ``("table", header, rows)``, ...).
+    mathjax : str, optional
+        URL of ``MathJax.js`` (relative to the page: a local copy, :func:`mathjax_url`); with it, ``$...$``
+        and ``$$...$$`` in the text render as maths offline. None: no maths rendering.
+    """
     title = next((body[0] for kind, *body in blocks if kind == "h1"), "privnb report")
     parts = []
     for kind, *body in blocks:
@@ -465,11 +474,66 @@ def render_html(blocks: Sequence[tuple]) -> str:
     )
     return (
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+        f"<style>{style}</style>{_mathjax_tags(mathjax)}</head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
     )
 
 
-def _write_report(folder: Path, blocks: list[tuple]) -> None:
-    for name, render in (("report.md", render_markdown), ("report.html", render_html)):
-        with _writing(folder / name):
-            write_text(folder / name, render(blocks))
+_MATHJAX_CONFIG = (
+    "MathJax.Hub.Config({extensions:['tex2jax.js'],jax:['input/TeX','output/SVG'],"
+    "TeX:{extensions:['AMSmath.js','AMSsymbols.js']},"
+    "tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
+)
+
+
+def _mathjax_tags(url: str | None) -> str:
+    if url is None:
+        return ""
+    return f'<script type="text/x-mathjax-config">{_MATHJAX_CONFIG}</script><script src="{html.escape(url)}"></script>'
+
+
+MATHJAX_FOLDER = "_static/mathjax"
+
+
+def mathjax_source() -> Path | None:
+    """The MathJax 2 files the ``jupyter-server-mathjax`` package ships (its ``static`` folder).
+
+    None when it is not installed (the reports then show maths as written).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("jupyter_server_mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    static = Path(next(iter(spec.submodule_search_locations))) / "static"
+    return static if (static / "MathJax.js").is_file() else None
+
+
+def mathjax_url(out: str | os.PathLike, folder: str | os.PathLike) -> str | None:
+    """The URL of a local MathJax for the HTML pages in ``folder``: copied once into
+    ``out/_static/mathjax`` (the results folder) and linked relative to the page, so that reports render
+    their maths offline. None when no MathJax is installed (:func:`mathjax_source`).
+
+    Parameters
+    ----------
+    out : path
+        The results folder (holds ``_static``).
+    folder : path
+        The folder of the page that links it.
+    """
+    source = mathjax_source()
+    if source is None:
+        return None
+    target = Path(out) / MATHJAX_FOLDER
+    if not (target / "MathJax.js").is_file():
+        import shutil
+
+        with _writing(target):
+            shutil.copytree(source, target, dirs_exist_ok=True)
+    return _relative(target / "MathJax.js", Path(folder))
+
+
+def _write_report(folder: Path, blocks: list[tuple], mathjax: str | None) -> None:
+    with _writing(folder / "report.md"):
+        write_text(folder / "report.md", render_markdown(blocks))
+    with _writing(folder / "report.html"):
+        write_text(folder / "report.html", render_html(blocks, mathjax))
