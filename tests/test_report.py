@@ -169,8 +169,11 @@ def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, 
     write_index(out)
     assert (out / "_static" / "mathjax" / "jax" / "input.js").exists()
     page = (out / "toy.quick" / "report.html").read_text()
-    assert '<script src="../_static/mathjax/MathJax.js"></script>' in page and "inlineMath" in page
-    assert '<script src="_static/mathjax/MathJax.js"></script>' in (out / "report.html").read_text()
+    assert (
+        '<script src="../_static/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"></script>' in page
+        and "inlineMath" in page
+    )
+    assert '<script src="_static/mathjax/MathJax.js?config=' in (out / "report.html").read_text()
     assert "http" not in page  # nothing from a CDN
 
     monkeypatch.setattr(report, "mathjax_source", lambda: None)  # not installed: the page still renders

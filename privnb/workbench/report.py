@@ -478,17 +478,16 @@ def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
     )
 
 
-_MATHJAX_CONFIG = (
-    "MathJax.Hub.Config({extensions:['tex2jax.js'],jax:['input/TeX','output/SVG'],"
-    "TeX:{extensions:['AMSmath.js','AMSsymbols.js']},"
-    "tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
-)
+_MATHJAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
 
 
 def _mathjax_tags(url: str | None) -> str:
     if url is None:
         return ""
-    return f'<script type="text/x-mathjax-config">{_MATHJAX_CONFIG}</script><script src="{html.escape(url)}"></script>'
+    return (
+        f'<script type="text/x-mathjax-config">{_MATHJAX_CONFIG}</script>'
+        f'<script src="{html.escape(url)}?config=TeX-AMS-MML_HTMLorMML-full"></script>'
+    )
 
 
 MATHJAX_FOLDER = "_static/mathjax"
