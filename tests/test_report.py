@@ -156,13 +156,13 @@ def test_wide_tables_scroll_inside_the_page():
 
 
 def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, monkeypatch):
-    from privnb.workbench import report, write_index
+    from privnb.workbench import report_pages, write_index
 
     source = tmp_path / "package_static"
     (source / "jax").mkdir(parents=True)
     (source / "MathJax.js").write_text("/* MathJax */")
     (source / "jax" / "input.js").write_text("/* a part MathJax loads on demand */")
-    monkeypatch.setattr(report, "mathjax_source", lambda: source)
+    monkeypatch.setattr(report_pages, "mathjax_source", lambda: source)
     out = tmp_path / "results"
     records = [write_point(out / "toy.quick", "x=1", 1, metrics={"error": 0.25})]
     hand_made_sweep(out / "toy.quick", records)
@@ -176,5 +176,5 @@ def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, 
     assert '<script src="_static/mathjax/MathJax.js?config=' in (out / "report.html").read_text()
     assert "http" not in page  # nothing from a CDN
 
-    monkeypatch.setattr(report, "mathjax_source", lambda: None)  # not installed: the page still renders
-    assert "<script" not in report.render_html([("h1", "T"), ("p", "$x^2$")], report.mathjax_url(out, out))
+    monkeypatch.setattr(report_pages, "mathjax_source", lambda: None)  # not installed: the page still renders
+    assert "<script" not in report_pages.render_html([("h1", "T"), ("p", "$x^2$")], report_pages.mathjax_url(out, out))
