@@ -196,13 +196,26 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     """Run a notebook with its defaults and store only its ``keep_output`` cells' outputs.
 
     This is how a notebook is prepared for a commit. Returns the remaining convention problems.
+
+    Parameters
+    ----------
+    path : path
+        The notebook (rewritten in place).
+    timeout : int
+        Seconds a single cell may run.
     """
     from nbclient import NotebookClient
+
+    from privnb.workbench.kernels import kernel_options
 
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
-        nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        kernel_name="python3",
+        timeout=timeout,
+        resources={"metadata": {"path": str(path.parent)}},
+        **kernel_options(),  # no "KeyboardInterrupt caught in kernel" error at its shutdown
     ).execute()
     clear_unkept_outputs(nb)
     nb.metadata.pop("papermill", None)
