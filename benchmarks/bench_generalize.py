@@ -26,7 +26,7 @@ import pandas as pd
 
 from privnb.data import load_adult
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, adult_hierarchies
-from privnb.mechanisms.lattice import _classify_lattice, _minimal
+from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
 
 ARX_QI = [
     "age",
@@ -95,7 +95,7 @@ def full_domain_adult(full_naive: bool):
             return suppressed(node.tolist()) <= budget
 
         naive, (nodes, anon, _n_checks) = timed(lambda: _classify_lattice(heights, check))
-        minimal = {tuple(v) for v in nodes[_minimal(nodes, heights, anon)].tolist()}
+        minimal = {tuple(v) for v in nodes[minimal_nodes(nodes, heights, anon)].tolist()}
         assert minimal == {tuple(r) for r in gen.minimal_nodes_[qi].itertuples(index=False)}
         print(
             f"  naive (np.unique over the rows at each checked node, same search): {naive:.1f} s "

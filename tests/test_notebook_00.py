@@ -44,7 +44,7 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
     for heading in (f"l = {TINY['l']}: anatomy", f"k = {TINY['k']}: equivalence classes", "SafetyTransform"):
         assert heading in html and heading in text
-    assert "Joined training data D_A" in html and "Equivalence classes by method" in html
+    assert "joined training data D_A" in html and "Equivalence classes by method" in html
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cell.outputs)
 
 

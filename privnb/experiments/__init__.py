@@ -1,7 +1,23 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
-from .claims import count_verdicts, verdict
+from .card_check import CardCheck, card_check
+from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
+from .folds import (
+    COLUMNS,
+    FoldData,
+    PredictionScorer,
+    ResultRow,
+    Score,
+    View,
+    chosen_folds,
+    cross_validate_views,
+    error_rate,
+    folds_and_seeds,
+    majority_view,
+    run_folds,
+    tidy_frame,
+)
 from .knn import cross_validate_knn
 from .knn_claims import (
     KNN_CLAIMS,
@@ -16,6 +32,7 @@ from .knn_claims import (
     theorem_17_within_bounds,
 )
 from .knn_convergence import convergence_curves
+from .labels import method_label, method_sort_key
 from .nbc import (
     EDUCATION_NUM_CUTS,
     ESTExperiment,
@@ -29,16 +46,7 @@ from .nbc import (
     safety_transform_sweep,
 )
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
-from .protocol import (
-    COLUMNS,
-    chosen_folds,
-    cross_validate_views,
-    error_rate,
-    folds_and_seeds,
-    method_label,
-    method_sort_key,
-    tidy_frame,
-)
+from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
 from .selection import (
     C_GRID,
     DP_METHODS,
@@ -74,6 +82,13 @@ __all__ = [
     "chosen_folds",
     "cross_validate_views",
     "tidy_frame",
+    "FoldData",
+    "PredictionScorer",
+    "ResultRow",
+    "Score",
+    "View",
+    "majority_view",
+    "run_folds",
     "SELECTORS",
     "METHODS",
     "LABELS",
@@ -99,6 +114,10 @@ __all__ = [
     "paired_t_test",
     "unpaired_t_test",
     "count_verdicts",
+    "Claim",
+    "CLAIM_COLUMNS",
+    "VERDICTS",
+    "evaluate",
     "verdict",
     "t_test_table",
     "KNN_CLAIMS",
@@ -144,3 +163,5 @@ from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, fronti
 
 __all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
+
+__all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]

@@ -27,7 +27,7 @@ from privnb.attacks import (
     pruning_disclosure,
     random_worlds_rate,
 )
-from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
+from privnb.experiments.folds import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.experiments.selection import SELECTORS, fit_svm
 from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
+from privnb.experiments.folds import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import (

@@ -20,7 +20,7 @@ import pandas as pd
 
 from privnb.bounds import AnatomizedGaussians, expected_rho_squared, simulate_rho_squared
 from privnb.experiments.claims import verdict
-from privnb.experiments.protocol import method_label
+from privnb.experiments.labels import method_label
 from privnb.experiments.ttest import t_test_table
 from privnb.learn.knn import kneighbors
 

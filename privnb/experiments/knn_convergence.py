@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from privnb.experiments.folds import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.experiments.knn import _check_neighbors_ls, ibk_kinds, weka_class_order
-from privnb.experiments.protocol import chosen_folds, error_rate, folds_and_seeds, tidy_frame
 from privnb.learn.encoding import FrameEncoder
 from privnb.learn.knn import check_rules, numeric_ranges, running_range_segments
 from privnb.learn.knn_votes import class_ranks, weka_vote

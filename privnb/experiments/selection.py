@@ -29,7 +29,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
 from privnb.data.binarize import density
-from privnb.experiments.protocol import COLUMNS, tidy_frame
+from privnb.experiments.folds import COLUMNS, tidy_frame
 from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
 from privnb.mechanisms.containment import check_binary, dataset_ac, feature_hamdist
 from privnb.mechanisms.dp_release import dp_select_release, dp_table_release

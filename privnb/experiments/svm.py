@@ -232,7 +232,7 @@ def run_svm_grid(
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
-    from privnb.experiments.protocol import chosen_folds, folds_and_seeds, tidy_frame
+    from privnb.experiments.folds import chosen_folds, folds_and_seeds, tidy_frame
     from privnb.mechanisms.anatomy import NotLDiverseError
 
     if k_anonymity and hierarchies is None:
@@ -319,7 +319,7 @@ def compare_ordinal_centers(
     """
     import pandas as pd
 
-    from privnb.experiments.protocol import chosen_folds, folds_and_seeds
+    from privnb.experiments.folds import chosen_folds, folds_and_seeds
     from privnb.mechanisms.anatomy import NotLDiverseError
 
     bank = KernelBank({CLASSIFIER_NAMES[k]: svm_classifier(k, solver=solver, **options) for k in kernels})

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.bounds import rp2_range_from_data, second_term_share, theorem_4_1_terms
-from privnb.experiments.protocol import method_label
+from privnb.experiments.labels import method_label
 from privnb.learn.svm import CLASSIFIER_NAMES
 
 #: Columns of :func:`theorem_4_1_table` (``theorem_4_1.csv`` of notebook 01).

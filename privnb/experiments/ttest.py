@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privnb.experiments.protocol import method_label, method_sort_key
+from privnb.experiments.labels import method_label, method_sort_key
 
 
 class TTestResult(NamedTuple):

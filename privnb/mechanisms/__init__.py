@@ -12,6 +12,7 @@ from .anatomy import (
     bucketize,
     is_l_diverse,
 )
+from .base import Mechanism, as_rows
 from .containment import (
     CONSTRAINTS,
     Patterns,
@@ -44,9 +45,22 @@ from .grouping import check_columns, is_k_anonymous
 from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
+from .privacy_models import (
+    BasicBetaLikeness,
+    DistinctLDiversity,
+    EnhancedBetaLikeness,
+    EntropyLDiversity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    SensitiveCounts,
+    TCloseness,
+    sensitive_counts,
+)
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
 
 __all__ = [
+    "Mechanism",
+    "as_rows",
     "Anatomy",
     "NotLDiverseError",
     "anatomize",
@@ -94,4 +108,13 @@ __all__ = [
     "Pruning",
     "prune",
     "AnatomyPruner",
+    "PrivacyModel",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "BasicBetaLikeness",
+    "EnhancedBetaLikeness",
+    "SensitiveCounts",
+    "sensitive_counts",
 ]

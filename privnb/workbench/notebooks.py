@@ -146,7 +146,7 @@ def write_artifacts(
     metrics = _with_headline(metrics, headline)
     written = []
     if results is not None:
-        from privnb.experiments.protocol import tidy_frame
+        from privnb.experiments.folds import tidy_frame
 
         with atomic_path(out / "results.parquet") as tmp:
             tidy_frame(results).to_parquet(tmp)

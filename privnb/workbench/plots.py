@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from privnb.experiments.protocol import method_label, method_sort_key
+from privnb.experiments.labels import method_label, method_sort_key
 from privnb.files import atomic_path
 
 

@@ -136,7 +136,7 @@ def write_index(out: str | os.PathLike) -> None:
 
 
 def _empty_results() -> pd.DataFrame:
-    from privnb.experiments.protocol import COLUMNS
+    from privnb.experiments.folds import COLUMNS
 
     return pd.DataFrame(columns=[*COLUMNS, "sweep", "point"])
 
@@ -185,7 +185,7 @@ def _status(record: dict) -> str:
 
 def _mean_table(results: pd.DataFrame) -> tuple | None:
     """Mean value over folds per point, dataset, classifier and metric; one column per view (Org., L=2, ...)."""
-    from privnb.experiments.protocol import method_label, method_sort_key
+    from privnb.experiments.labels import method_label, method_sort_key
 
     if results.empty:
         return None
