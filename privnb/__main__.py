@@ -11,7 +11,7 @@ SIGHUP stopped a sweep (the reports are written for what finished). Every error 
 
 This module lives outside :mod:`privnb.workbench` so that ``privnb --help`` or ``privnb data`` start without
 importing the workbench (nbformat, papermill, matplotlib, sympy): each subcommand imports what it needs when
-it runs. ``python -m privnb`` runs it; :mod:`privnb.workbench.cli` is the same command.
+it runs (``python -m privnb`` runs it too).
 """
 
 from __future__ import annotations

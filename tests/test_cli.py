@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
+from privnb import __main__ as cli
 from privnb import workbench as sweep
-from privnb.workbench import cli, runner
+from privnb.workbench import runner
 
 
 def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatch, capsys):
@@ -141,4 +142,3 @@ def test_the_command_imports_no_notebook_machinery_until_a_subcommand_needs_it()
 
     help_text = subprocess.run([sys.executable, "-m", "privnb", "--help"], capture_output=True, text=True, check=True)
     assert "sweep" in help_text.stdout and "report" in help_text.stdout
-    assert cli.main is __import__("privnb.__main__").__main__.main  # python -m privnb.workbench.cli: the same

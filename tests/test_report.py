@@ -41,7 +41,7 @@ def swept(tmp_path_factory):
     spec.write_text("notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
     out = root / "results"
     done = subprocess.run(
-        [sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
         cwd=root,

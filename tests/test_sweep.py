@@ -322,7 +322,7 @@ def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
 
 def dry_run(spec: Path, out: Path, capsys) -> dict:
     """``privnb sweep --dry-run``: point -> (verdict, reason)."""
-    from privnb.workbench import cli
+    from privnb import __main__ as cli
 
     capsys.readouterr()
     assert cli.main(["sweep", str(spec), "--out", str(out), "--dry-run"]) == 0
@@ -385,7 +385,7 @@ def test_a_spec_of_the_same_name_from_another_folder_is_not_served_the_first_one
     ],
 )
 def test_a_value_of_the_wrong_type_is_refused_before_anything_runs(project, text, message, capsys):
-    from privnb.workbench import cli
+    from privnb import __main__ as cli
 
     spec = write_spec(project, "typed.quick.yaml", text)
     with pytest.raises(ValueError, match=message):
@@ -437,7 +437,7 @@ def test_parallel_points_cap_their_kernels_threads_and_log_no_error(tmp_path):
     nbformat.write(nb, tmp_path / "notebooks" / "threads.ipynb")
     spec = write_spec(tmp_path, "threads.quick.yaml", "notebook: threads.ipynb\ngrid: {x: [1, 2]}\n")
     out = tmp_path / "results"
-    command = [sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out), "--workers", "2"]
+    command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--workers", "2"]
     done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "ERROR" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr

@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
+from privnb import __main__ as cli
 from privnb import workbench as sweep
-from privnb.workbench import cli, runner
+from privnb.workbench import runner
 
 
 def fake_execute(notebook, output_path, parameters, **options):
@@ -287,7 +288,7 @@ def sweep_process(spec: Path, out: Path, workers: int) -> subprocess.Popen:
         [
             sys.executable,
             "-m",
-            "privnb.workbench.cli",
+            "privnb",
             "sweep",
             str(spec),
             "--out",
@@ -400,7 +401,7 @@ def test_killing_the_sweep_kills_its_workers_and_kernels_and_a_new_run_owns_the_
             process.kill()
     hold.unlink()
     rerun = subprocess.run(
-        [sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
     )
