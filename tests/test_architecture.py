@@ -22,6 +22,7 @@ RANK = {
     "learn": 3,
     "experiments": 4,
     "workbench": 5,
+    "__main__": 6,  # the privnb command, above the workbench: it imports the workbench only inside subcommands
 }
 MAX_MODULE_LINES = 550
 MAX_CELL_LINES = 20

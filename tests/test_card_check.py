@@ -13,9 +13,9 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from privnb.__main__ import main
 from privnb.data import CardError, TokenCorpus, load
 from privnb.mechanisms import anatomize, is_l_diverse
-from privnb.workbench.cli import main
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 

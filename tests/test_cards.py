@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
+from privnb.__main__ import main
 from privnb.data import CardError, Dataset, TokenCorpus, builtin_cards, check_card, load
 from privnb.mechanisms import Hierarchy, hierarchies_from_card
-from privnb.workbench.cli import main
 
 CARD = {
     "name": "clinic",

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
+from privnb import __main__ as cli
 from privnb import workbench as sweep
-from privnb.workbench import cli, runner
+from privnb.workbench import runner
 
 
 def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatch, capsys):
@@ -123,3 +124,21 @@ def test_notebooks_command_reports_conventions(tmp_path, capsys):
     assert cli.main(["notebooks", str(good), str(bad)]) == 1
     out = capsys.readouterr().out
     assert f"{good}: ok" in out and "exactly one cell tagged 'parameters'" in out
+
+
+def test_the_command_imports_no_notebook_machinery_until_a_subcommand_needs_it():
+    """The command (``python -m privnb``, the console script) and ``privnb --help`` load no papermill,
+    nbformat, jsonschema or matplotlib."""
+    import subprocess
+
+    heavy = ("papermill", "nbformat", "jsonschema", "nbclient", "matplotlib")
+    code = (
+        "import sys\nfrom privnb.__main__ import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
+
+    help_text = subprocess.run([sys.executable, "-m", "privnb", "--help"], capture_output=True, text=True, check=True)
+    assert "sweep" in help_text.stdout and "report" in help_text.stdout

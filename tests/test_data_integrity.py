@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from test_datasets import ADULT_LINES, ADULT_TEST, pin, write  # tests/ is on sys.path under pytest
 
+from privnb import __main__ as cli
 from privnb import data as datasets
 from privnb.data import DataUnavailableError, describe_data, sources
 from privnb.data.sources import DataIntegrityError
-from privnb.workbench import cli
 
 SHARED = Path(os.environ.get("PRIVNB_DATA", "/nonexistent"))
 

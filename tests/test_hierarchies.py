@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import privnb.data.cards as cards_module
 from privnb import mechanisms
+from privnb.__main__ import main
 from privnb.attacks import equivalence_classes
 from privnb.data import (
     MAX_GROUPS,
@@ -29,7 +30,6 @@ from privnb.data import (
 )
 from privnb.experiments import data_support
 from privnb.mechanisms import MondrianGeneralizer
-from privnb.workbench.cli import main
 
 
 @pytest.fixture

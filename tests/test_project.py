@@ -50,4 +50,4 @@ def test_dev_extra_has_the_test_tools():
 
 
 def test_console_script_points_at_cli_main():
-    assert _pyproject()["project"]["scripts"]["privnb"] == "privnb.workbench.cli:main"
+    assert _pyproject()["project"]["scripts"]["privnb"] == "privnb.__main__:main"

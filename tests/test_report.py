@@ -2,6 +2,7 @@
 relative to the report (never the machine's absolute paths), and a sweep log free of the kernel's
 "TCP without encryption" warnings."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privnb.workbench.notebooks import kernel_options
+from privnb.workbench.kernels import kernel_options
 
 BODY = """
 import json, pathlib
@@ -40,7 +41,7 @@ def swept(tmp_path_factory):
     spec.write_text("notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
     out = root / "results"
     done = subprocess.run(
-        [sys.executable, "-m", "privnb.workbench.cli", "sweep", str(spec), "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
         cwd=root,
@@ -95,3 +96,85 @@ def test_each_points_claims_table_with_its_verdict_counts(swept):
     assert "[claims.csv](x=1/claims.csv)" in markdown
     html = (out / "toy.quick" / "report.html").read_text()
     assert "<th>verdict</th>" in html and '<a href="x=1/claims.csv">' in html
+
+
+def write_point(sweep_dir, pid: str, x: int, **artifacts) -> dict:
+    """A finished point of a hand-made sweep folder, its artifacts written by the notebook helper."""
+    from privnb.workbench import write_artifacts
+
+    (sweep_dir / pid).mkdir(parents=True)
+    write_artifacts(sweep_dir / pid, **artifacts)
+    return {"point": pid, "parameters": {"x": x}, "status": "ok", "error": "", "duration_s": 1.0}
+
+
+def hand_made_sweep(sweep_dir, records: list[dict]) -> str:
+    from privnb.workbench import write_sweep_outputs
+
+    spec = {"name": "toy.quick", "notebook": str(sweep_dir / "toy.ipynb"), "path": str(sweep_dir / "s.yaml")}
+    spec.update(parameters={}, grid={"x": [1, 2]}, description="")
+    (sweep_dir / "points.json").write_text(json.dumps({"sweep": "toy.quick", "spec": spec, "points": records}))
+    write_sweep_outputs(sweep_dir)
+    return (sweep_dir / "report.md").read_text()
+
+
+def test_a_notebooks_headline_numbers_come_first_in_the_report(tmp_path):
+    constants = {f"theorem_17_c{i}": 1.5 for i in range(4)}
+    records = [
+        write_point(tmp_path, "x=1", 1, metrics={**constants, "error": 0.25, "gap": 0.1}, headline=["error", "gap"]),
+        write_point(tmp_path, "x=2", 2, metrics={**constants, "error": 0.5}),  # no headline: shown all the same
+    ]
+    assert json.loads((tmp_path / "x=1" / "metrics.json").read_text())["headline"] == ["error", "gap"]
+    markdown = hand_made_sweep(tmp_path, records)
+    header = "| point | x | error | gap | theorem_17_c0 | theorem_17_c1 | theorem_17_c2 | theorem_17_c3 |"
+    assert header in markdown
+    assert "| x=1 | 1 | 0.25 | 0.1 | 1.5 |" in markdown and "| x=2 | 2 | 0.5 |  | 1.5 |" in markdown
+
+
+@pytest.mark.parametrize(
+    "metrics, headline, message",
+    [
+        ({"error": 0.1}, ["errror"], r"headline keys \['errror'\] are not in metrics"),
+        (None, ["error"], "pass metrics"),
+        ({"error": 0.1}, "error", "list of metric keys"),
+        ({"headline": 1.0}, None, "may not be named 'headline'"),
+    ],
+)
+def test_a_headline_must_name_metrics(tmp_path, metrics, headline, message):
+    from privnb.workbench import write_artifacts
+
+    with pytest.raises(ValueError, match=message):
+        write_artifacts(tmp_path, metrics=metrics, headline=headline)
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_wide_tables_scroll_inside_the_page():
+    from privnb.workbench import render_html
+
+    page = render_html([("h1", "T"), ("table", [f"column {i}" for i in range(40)], [["1"] * 40])])
+    assert '<div class="wide"><table>' in page and "</table></div>" in page
+    assert ".wide{overflow-x:auto" in page
+
+
+def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, monkeypatch):
+    from privnb.workbench import report_pages, write_index
+
+    source = tmp_path / "package_static"
+    (source / "jax").mkdir(parents=True)
+    (source / "MathJax.js").write_text("/* MathJax */")
+    (source / "jax" / "input.js").write_text("/* a part MathJax loads on demand */")
+    monkeypatch.setattr(report_pages, "mathjax_source", lambda: source)
+    out = tmp_path / "results"
+    records = [write_point(out / "toy.quick", "x=1", 1, metrics={"error": 0.25})]
+    hand_made_sweep(out / "toy.quick", records)
+    write_index(out)
+    assert (out / "_static" / "mathjax" / "jax" / "input.js").exists()
+    page = (out / "toy.quick" / "report.html").read_text()
+    assert (
+        '<script src="../_static/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"></script>' in page
+        and "inlineMath" in page
+    )
+    assert '<script src="_static/mathjax/MathJax.js?config=' in (out / "report.html").read_text()
+    assert "http" not in page  # nothing from a CDN
+
+    monkeypatch.setattr(report_pages, "mathjax_source", lambda: None)  # not installed: the page still renders
+    assert "<script" not in report_pages.render_html([("h1", "T"), ("p", "$x^2$")], report_pages.mathjax_url(out, out))

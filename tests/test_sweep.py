@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from privnb import workbench as sweep
 from privnb.experiments import COLUMNS
 from privnb.workbench import runner
+from privnb.workbench.freshness import point_identity
 
 NOTEBOOK_BODY = """
 import json, pathlib
@@ -191,6 +192,7 @@ def fake_run_point(point, **options):
     record = {
         "point": point.point_id,
         "parameters": point.parameters,
+        **point_identity(point),
         "status": status,
         "error": "boom" if status == "failed" else "",
         "duration_s": 0.0,
@@ -313,3 +315,134 @@ def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
     assert list(results["dataset"]) == ["adult-sample", "bank-sample"]  # the notebook's column is kept
     assert list(results["point_dataset"]) == ["adult", "bank"]
     assert list(results["l"]) == ["2", "x"]  # mixed types across points become strings (parquet-safe)
+
+
+# ---------------------------------------------------------------- what makes a point done
+
+
+def dry_run(spec: Path, out: Path, capsys) -> dict:
+    """``privnb sweep --dry-run``: point -> (verdict, reason)."""
+    from privnb import __main__ as cli
+
+    capsys.readouterr()
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--dry-run"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def test_a_point_is_done_only_for_the_same_parameters_and_notebook_code(project, monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run_point", fake_run_point)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {label: a}\ngrid: {x: [1, 3]}\n")
+    out = project / "results"
+    assert dry_run(spec, out, capsys)["toy.quick/x=1"] == ("to run", "new")
+    sweep.run_sweeps([spec], out=out, progress=False)
+    assert dry_run(spec, out, capsys)["toy.quick/x=1"] == ("done", "done")
+
+    write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\nparameters: {label: b}\ngrid: {x: [1, 3]}\n")
+    assert dry_run(spec, out, capsys)["toy.quick/x=3"] == ("to run", 'parameters differ: label "a"->"b"')
+    runs.clear()
+    summary = sweep.run_sweeps([spec], out=out, progress=False)
+    assert (summary.n_run, runs) == (2, ["x=1", "x=3"])
+    assert json.loads((out / "toy.quick" / "x=1" / "point.json").read_text())["parameters"]["label"] == "b"
+
+    notebook = project / "notebooks" / "toy.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("A note that changes no number."))
+    nbformat.write(nb, notebook)
+    assert dry_run(spec, out, capsys)["toy.quick/x=1"] == ("done", "done")  # prose edits run nothing
+    nb.cells.append(nbformat.v4.new_code_cell("y = 2 * x"))
+    nbformat.write(nb, notebook)
+    assert dry_run(spec, out, capsys)["toy.quick/x=1"][1].startswith("notebook changed")
+    runs.clear()
+    assert sweep.run_sweeps([spec], out=out, progress=False).n_run == 2 and runs == ["x=1", "x=3"]
+
+
+def test_a_spec_of_the_same_name_from_another_folder_is_not_served_the_first_ones_results(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(runner, "run_point", fake_run_point)
+    out = tmp_path / "results"
+    first = write_spec(tmp_path / "a", "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    write_notebook(tmp_path / "a" / "notebooks")
+    sweep.run_sweeps([first], out=out, progress=False)
+    other = write_spec(tmp_path / "b", "toy.quick.yaml", "notebook: other.ipynb\ngrid: {x: [1]}\n")
+    write_notebook(tmp_path / "b" / "notebooks", "other.ipynb")
+    assert dry_run(other, out, capsys)["toy.quick/x=1"] == ("to run", "notebook changed: toy.ipynb -> other.ipynb")
+    runs.clear()
+    assert sweep.run_sweeps([other], out=out, progress=False).n_run == 1 and runs == ["x=1"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "notebook: toy.ipynb\nparameters: {x: two}\n",
+            "parameter 'x' = 'two' is a str.*default .* 1, so it expects int",
+        ),
+        ("notebook: toy.ipynb\ngrid: {x: [1, 2.5]}\n", "parameter 'x' = 2.5 is a float.*expects int"),
+        ("notebook: toy.ipynb\ngrid: {x: [true]}\n", "parameter 'x' = True is a bool.*expects int"),
+        ("notebook: toy.ipynb\ngrid: {label: [a, 3]}\n", "parameter 'label' = 3 is a int.*expects str"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_before_anything_runs(project, text, message, capsys):
+    from privnb import __main__ as cli
+
+    spec = write_spec(project, "typed.quick.yaml", text)
+    with pytest.raises(ValueError, match=message):
+        sweep.load_spec(spec)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["sweep", str(spec), "--out", str(project / "results"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "typed.quick.yaml" in err and "(notebook toy.ipynb)" in err
+    assert not (project / "results").exists()
+
+
+def test_values_that_fit_the_defaults_pass_the_type_check(tmp_path):
+    from privnb.workbench.spec import check_parameter_types
+
+    defaults = {"n": 1, "scale": 1.0, "name": "a", "flag": False, "ls": [2], "opts": {}, "any": None}
+    fine = {"n": 3, "scale": 2, "name": "b", "flag": True, "ls": [3, 4], "opts": {"k": 1}, "any": "x"}
+    check_parameter_types("s.yaml", tmp_path / "nb.ipynb", defaults, fine, {"scale": [0.5, 1]})
+    with pytest.raises(ValueError, match="'scale' = '1' is a str"):
+        check_parameter_types("s.yaml", tmp_path / "nb.ipynb", defaults, {}, {"scale": ["1"]})
+
+
+# ---------------------------------------------------------------- real kernels: threads and a clean log
+
+THREADS_BODY = """
+import json, os, pathlib
+import numpy
+from threadpoolctl import threadpool_info
+out = pathlib.Path(output_dir)
+out.mkdir(parents=True, exist_ok=True)
+names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+threads = max([pool["num_threads"] for pool in threadpool_info()] or [0])
+(out / "metrics.json").write_text(json.dumps({**{n: os.environ.get(n) for n in names}, "threads": threads}))
+"""
+
+
+def test_parallel_points_cap_their_kernels_threads_and_log_no_error(tmp_path):
+    """workers=2: each kernel sees the thread variables at cores // 2 and its BLAS pools obey them; a clean
+    sweep's log has no ERROR line (a kernel was interrupted on its way to a shutdown)."""
+    import os
+    import subprocess
+    import sys
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('x = 1\noutput_dir = "results/toy"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(THREADS_BODY)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "threads.ipynb")
+    spec = write_spec(tmp_path, "threads.quick.yaml", "notebook: threads.ipynb\ngrid: {x: [1, 2]}\n")
+    out = tmp_path / "results"
+    command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--workers", "2"]
+    done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "ERROR" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
+    cap = max(1, len(os.sched_getaffinity(0)) // 2)
+    for point in ("x=1", "x=2"):
+        metrics = json.loads((out / "threads.quick" / point / "metrics.json").read_text())
+        assert metrics["OMP_NUM_THREADS"] == metrics["OPENBLAS_NUM_THREADS"] == metrics["MKL_NUM_THREADS"] == str(cap)
+        assert metrics["threads"] <= cap

@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
+from privnb import __main__ as cli
 from privnb import workbench as sweep
-from privnb.workbench import cli, runner
+from privnb.workbench import runner
 
 
 def fake_execute(notebook, output_path, parameters, **options):
@@ -182,6 +183,53 @@ def test_unusable_out_scheduler_or_notebook_are_one_line_errors(project, capsys,
     assert code == 2 and "missing.ipynb not found" in err
 
 
+def test_an_unknown_kernel_is_bad_usage_before_anything_runs(project, capsys):
+    spec = str(write_spec(project, "toy.quick.yaml", spec_text(fail=False)))
+    out = project / "results"
+    code, err = cli_error(["sweep", spec, "--out", str(out), "--kernel", "nosuch", "--no-progress"], capsys)
+    assert code == 2 and "no Jupyter kernel named 'nosuch'" in err and "python3" in err
+    assert not out.exists()
+
+
+def test_a_report_that_cannot_be_written_is_bad_input_naming_the_path(project, capsys):
+    out = project / "results"
+    spec = write_spec(project, "toy.quick.yaml", spec_text(fail=False))
+    sweep.run_sweeps([spec], out=out, progress=False)
+    in_the_way = out / "toy.quick" / "report.md"
+    in_the_way.unlink()
+    (in_the_way / "sub").mkdir(parents=True)  # a folder where the report goes: writing it fails, even for root
+    code, err = cli_error(["report", str(out)], capsys)
+    assert code == 2 and f"cannot write {in_the_way}:" in err
+    if os.geteuid() != 0:
+        (in_the_way / "sub").rmdir()
+        in_the_way.rmdir()
+        (out / "toy.quick").chmod(0o500)
+        try:
+            code, err = cli_error(["report", str(out)], capsys)
+        finally:
+            (out / "toy.quick").chmod(0o700)
+        assert code == 2 and "cannot write" in err and "Permission denied" in err
+
+
+def test_a_point_of_a_run_that_no_longer_holds_the_folder_writes_no_record(project):
+    out = project / "results"
+    spec = write_spec(project, "toy.quick.yaml", spec_text(fail=False))
+    (point,) = sweep.load_spec(spec).points(out)
+    out.mkdir()
+    with runner.lock_results(out) as owner:
+        assert owner.owns()
+        record = sweep.run_point(point, owner=owner)
+        assert record["status"] == "ok" and status(Path(point.output_dir)) == "ok"
+    assert not owner.owns()  # the run ended: its lock is released and emptied
+    with runner.lock_results(out) as newer:
+        assert newer.run_id != owner.run_id and not owner.owns()
+        (Path(point.output_dir) / "point.json").unlink()
+        record = sweep.run_point(point, owner=owner)  # a process left over from the older run
+    assert record["status"] == "failed" and "another sweep run" in record["error"]
+    assert not (Path(point.output_dir) / "point.json").exists()
+    assert not (Path(point.output_dir) / "notebook.ipynb").exists()
+
+
 def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
     def broken(specs, **options):
         raise KeyError("points")
@@ -240,7 +288,7 @@ def sweep_process(spec: Path, out: Path, workers: int) -> subprocess.Popen:
         [
             sys.executable,
             "-m",
-            "privnb.workbench.cli",
+            "privnb",
             "sweep",
             str(spec),
             "--out",
@@ -255,7 +303,7 @@ def sweep_process(spec: Path, out: Path, workers: int) -> subprocess.Popen:
     )
 
 
-@pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 2), (signal.SIGTERM, 1)])
+@pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 2), (signal.SIGTERM, 1), (signal.SIGHUP, 2)])
 def test_a_signal_stops_the_sweep_keeps_finished_points_and_writes_the_report(tmp_path, signum, workers):
     write_hold_notebook(tmp_path / "notebooks")
     hold = tmp_path / "hold"
@@ -321,3 +369,41 @@ def test_a_worker_killed_from_outside_fails_only_its_own_point(tmp_path):
     assert listed["x=1"]["status"] == "failed" and "SIGKILL" in listed["x=1"]["error"]
     assert listed["x=2"]["status"] == "ok" and listed["x=3"]["status"] == "ok"
     assert "3 points (3 run, 0 already done), 1 failed" in stdout
+
+
+def test_killing_the_sweep_kills_its_workers_and_kernels_and_a_new_run_owns_the_folder(tmp_path):
+    """kill -9 of a sweep with workers: no worker or kernel outlives it to write over the next run."""
+    write_hold_notebook(tmp_path / "notebooks")
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    spec = write_spec(
+        tmp_path,
+        "hold.quick.yaml",
+        f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}', hold_at: 1}}\ngrid: {{x: [1]}}\n",
+    )
+    out = tmp_path / "results"
+    command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--workers", "2"]
+    process = subprocess.Popen([*command, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    held = out / "hold.quick" / "x=1"
+    try:
+        kernel, worker = map(
+            int, wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "x=1 to start").split()
+        )
+        process.kill()
+        process.wait(timeout=60)
+        wait_for(lambda: not alive(worker), "the killed sweep's worker to die", 30)
+        wait_for(lambda: not alive(kernel), "the killed sweep's kernel to die", 30)
+    finally:
+        for pid in (locals().get("worker"), locals().get("kernel")):
+            if pid and alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+    hold.unlink()
+    rerun = subprocess.run(
+        [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert status(held) == "ok" and int((held / "pids").read_text().split()[0]) != kernel

@@ -14,16 +14,8 @@ from .notebooks import (
     write_notebook,
 )
 from .plots import bar_panels, bound_plot, convergence_plot, error_boxplot, save_figure
-from .report import (
-    Link,
-    collect_results,
-    rebuild_reports,
-    render_html,
-    render_markdown,
-    sweep_folders,
-    write_index,
-    write_sweep_outputs,
-)
+from .report import collect_results, rebuild_reports, sweep_folders, write_index, write_sweep_outputs
+from .report_pages import Link, render_html, render_markdown
 from .runner import SweepSummary, run_point, run_sweeps
 from .spec import INJECTED, SPEC_KEYS, Point, SweepSpec, expand_grid, load_spec, point_id, sweep_name
 

@@ -13,6 +13,7 @@ import json
 import math
 import numbers
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
@@ -102,17 +103,47 @@ def write_notebook(nb, path: str | os.PathLike) -> None:
         nbformat.write(nb, tmp)
 
 
+HEADLINE_KEY = "headline"
+
+
 def write_artifacts(
-    output_dir: str | os.PathLike, *, results=None, metrics: dict | None = None, tables: dict | None = None
+    output_dir: str | os.PathLike,
+    *,
+    results=None,
+    metrics: dict | None = None,
+    tables: dict | None = None,
+    headline: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write a notebook's artifacts into ``output_dir``, each file whole or not at all.
 
-    ``results`` (tidy rows, :data:`privnb.experiments.COLUMNS`) go to ``results.parquet``, ``metrics``
-    (headline numbers, a flat dict) to ``metrics.json`` (numpy numbers become Python ones, NaN and
-    infinities become strings), each of ``tables`` (name -> DataFrame) to ``<name>.csv``.
-    Returns the paths written.
+    Parameters
+    ----------
+    output_dir : path
+        The notebook's ``output_dir`` parameter.
+    results : DataFrame or rows, optional
+        Tidy rows (:data:`privnb.experiments.COLUMNS`), written to ``results.parquet``.
+    metrics : dict, optional
+        Headline numbers, a flat dict, written to ``metrics.json`` (numpy numbers become Python ones, NaN
+        and infinities become strings).
+    tables : dict, optional
+        Name -> DataFrame, each written to ``<name>.csv``.
+    headline : sequence of str, optional
+        The keys of ``metrics`` that are this notebook's headline numbers, in the order a sweep's report
+        shows them (before the other metrics); stored in ``metrics.json`` under ``"headline"``.
+
+    Returns
+    -------
+    list of Path
+        The paths written.
+
+    Raises
+    ------
+    ValueError
+        ``headline`` without ``metrics``, a headline key that is not a key of ``metrics``, or a metric named
+        ``"headline"``.
     """
     out = Path(output_dir)
+    metrics = _with_headline(metrics, headline)
     written = []
     if results is not None:
         from privnb.experiments.folds import tidy_frame
@@ -128,6 +159,22 @@ def write_artifacts(
             table.to_csv(tmp, index=False)
         written.append(out / f"{name}.csv")
     return written
+
+
+def _with_headline(metrics: dict | None, headline: Sequence[str] | None) -> dict | None:
+    """``metrics`` with the ``headline`` list of its keys added (checked)."""
+    if metrics is not None and HEADLINE_KEY in metrics:
+        raise ValueError(f"a metric may not be named {HEADLINE_KEY!r}; pass headline=[...] to name headline keys")
+    if headline is None:
+        return metrics
+    if isinstance(headline, str):
+        raise ValueError(f"headline must be a list of metric keys, got the string {headline!r}")
+    if metrics is None:
+        raise ValueError("headline names keys of metrics; pass metrics=... too")
+    unknown = [key for key in headline if key not in metrics]
+    if unknown:
+        raise ValueError(f"headline keys {unknown} are not in metrics (its keys: {sorted(map(str, metrics))})")
+    return {**metrics, HEADLINE_KEY: list(headline)}
 
 
 def _plain(value):
@@ -149,55 +196,28 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     """Run a notebook with its defaults and store only its ``keep_output`` cells' outputs.
 
     This is how a notebook is prepared for a commit. Returns the remaining convention problems.
+
+    Parameters
+    ----------
+    path : path
+        The notebook (rewritten in place).
+    timeout : int
+        Seconds a single cell may run.
     """
     from nbclient import NotebookClient
+
+    from privnb.workbench.kernels import kernel_options
 
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
-        nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        kernel_name="python3",
+        timeout=timeout,
+        resources={"metadata": {"path": str(path.parent)}},
+        **kernel_options(),  # no "KeyboardInterrupt caught in kernel" error at its shutdown
     ).execute()
     clear_unkept_outputs(nb)
     nb.metadata.pop("papermill", None)
     write_notebook(nb, path)
     return convention_problems(nb)
-
-
-_UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
-_SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
-_IPC_KERNEL_MANAGER = None
-
-
-def kernel_options() -> dict:
-    """papermill/nbclient options that run the kernel over local IPC sockets instead of TCP where the socket
-    paths fit: no ports open to the network, and no "Kernel is running over TCP without encryption" warning
-    in a sweep's log for each point. The sockets are ``<runtime dir>/kernel-<uuid>-ipc-<n>``; where that path
-    would be too long for a Unix socket (or off POSIX), ``{}``: TCP as before.
-    """
-    global _IPC_KERNEL_MANAGER
-    if os.name != "posix":
-        return {}
-    from jupyter_core.paths import jupyter_runtime_dir
-
-    if len(jupyter_runtime_dir()) + len(_SOCKET_NAME) > _UNIX_SOCKET_PATH_MAX:
-        return {}
-    if _IPC_KERNEL_MANAGER is None:
-        from jupyter_client.manager import AsyncKernelManager
-        from traitlets import default
-
-        class IPCKernelManager(AsyncKernelManager):
-            @default("transport")
-            def _default_transport(self):
-                return "ipc"
-
-            @default("ip")
-            def _default_ip(self):  # a socket prefix of its own: never "kernel-ipc" in the notebook's folder
-                import uuid
-
-                from jupyter_core.paths import jupyter_runtime_dir
-
-                os.makedirs(jupyter_runtime_dir(), mode=0o700, exist_ok=True)
-                return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4()}-ipc")
-
-        _IPC_KERNEL_MANAGER = IPCKernelManager
-    return {"kernel_manager_class": _IPC_KERNEL_MANAGER}

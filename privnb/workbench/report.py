@@ -4,18 +4,17 @@ Markdown and HTML reports.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from privnb.files import atomic_path, write_text
-from privnb.workbench.spec import _read_json
+from privnb.workbench.notebooks import HEADLINE_KEY
+from privnb.workbench.report_pages import Link, mathjax_url, naming_write_errors, render_html, render_markdown
+from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8
 
@@ -25,13 +24,13 @@ _MAX_MEAN_ROWS = 200
 
 def _point_records(sweep_dir: Path) -> tuple[dict, list[dict]]:
     """The sweep's spec and its points' latest records (each point's point.json wins over points.json)."""
-    index = _read_json(sweep_dir / "points.json")
+    index = read_json(sweep_dir / "points.json")
     if index is None:
         raise ValueError(f"{sweep_dir} is not a sweep folder: it has no points.json")
     records = []
     for entry in index["points"]:
         try:
-            record = _read_json(sweep_dir / entry["point"] / "point.json") or entry
+            record = read_json(sweep_dir / entry["point"] / "point.json") or entry
         except ValueError:  # a damaged point.json: the sweep's own list still says what happened
             record = entry
         records.append({**record, "cached": entry.get("cached", False)})
@@ -46,6 +45,11 @@ def collect_results(sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """Every finished point's ``results.parquet`` rows with columns ``sweep``, ``point`` and the
     point's parameters (named ``point_<name>`` where a parameter shares a tidy column's name, e.g.
     ``dataset``).
+
+    Parameters
+    ----------
+    sweep_dir : path
+        A sweep folder (holding points.json).
     """
     sweep_dir = Path(sweep_dir)
     spec, records = _point_records(sweep_dir)
@@ -80,32 +84,55 @@ def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    with atomic_path(path) as tmp:
+    with naming_write_errors(path), atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False)
 
 
 def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
-    """(Re)write ``results.parquet`` and ``report.{md,html}`` of one sweep folder from what it holds."""
+    """(Re)write ``results.parquet`` and ``report.{md,html}`` of one sweep folder from what it holds.
+
+    Parameters
+    ----------
+    sweep_dir : path
+        A sweep folder (holding points.json).
+
+    Raises
+    ------
+    ValueError
+        A damaged or unreadable point file, or a file that cannot be written (naming it).
+    """
     sweep_dir = Path(sweep_dir)
     results = collect_results(sweep_dir)
     _write_parquet(results, sweep_dir / "results.parquet")
-    _write_report(sweep_dir, _sweep_report(sweep_dir, results))
+    _write_report(sweep_dir, _sweep_report(sweep_dir, results), mathjax_url(sweep_dir.parent, sweep_dir))
 
 
 def sweep_folders(out: str | os.PathLike) -> list[Path]:
-    """The sweep folders (those holding points.json) directly under ``out``, by name."""
+    """The sweep folders (those holding points.json) directly under ``out``, by name.
+
+    Parameters
+    ----------
+    out : path
+        A results folder.
+    """
     return sorted(p.parent for p in Path(out).glob("*/points.json"))
 
 
 def write_index(out: str | os.PathLike) -> None:
-    """Write ``out/results.parquet`` (every sweep's rows) and ``out/report.{md,html}`` (the index)."""
+    """Write ``out/results.parquet`` (every sweep's rows) and ``out/report.{md,html}`` (the index).
+
+    Parameters
+    ----------
+    out : path
+        A results folder.
+    """
     out = Path(out)
     folders = sweep_folders(out)
     tables = [pd.read_parquet(f / "results.parquet") for f in folders if (f / "results.parquet").exists()]
     tables = [t for t in tables if len(t)]
     combined = _parquet_safe(pd.concat(tables, ignore_index=True)) if tables else _empty_results()
     _write_parquet(combined, out / "results.parquet")
-    _write_report(out, _index_report(folders, len(combined)))
+    _write_report(out, _index_report(folders, len(combined)), mathjax_url(out, out))
 
 
 def _empty_results() -> pd.DataFrame:
@@ -117,6 +144,16 @@ def _empty_results() -> pd.DataFrame:
 def rebuild_reports(path: str | os.PathLike) -> list[Path]:
     """Rebuild the tables and reports under ``path``: one sweep folder, or a results folder of sweeps
     (each sweep and the index). Returns the Markdown reports written.
+
+    Parameters
+    ----------
+    path : path
+        A sweep folder or a results folder.
+
+    Raises
+    ------
+    ValueError
+        ``path`` holds no sweep, a point file is damaged, or a report cannot be written (naming the file).
     """
     path = Path(path)
     if (path / "points.json").exists():
@@ -132,12 +169,6 @@ def rebuild_reports(path: str | os.PathLike) -> list[Path]:
         write_sweep_outputs(folder)
     write_index(path)
     return [*(f / "report.md" for f in folders), path / "report.md"]
-
-
-@dataclass(frozen=True)
-class Link:
-    text: str
-    href: str
 
 
 def _fmt(value) -> str:
@@ -217,16 +248,9 @@ def _verdicts(claims: pd.DataFrame) -> str:
 
 def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     spec, records = _point_records(sweep_dir)
-    rewrite = _relativizer(sweep_dir, spec)
-    metrics = {r["point"]: _read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
+    metrics = {r["point"]: read_json(sweep_dir / r["point"] / "metrics.json", {}) for r in records}
     claims = {r["point"]: _claims(sweep_dir / r["point"]) for r in records if r["status"] == "ok"}
     claims = {pid: table for pid, table in claims.items() if table is not None}
-    keys = list(
-        dict.fromkeys(
-            k for m in metrics.values() for k, v in m.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-        )
-    )
-    shown = keys[:_HEADLINE_COLUMNS]
     n_failed, n_skipped = _count(records, "failed"), _count(records, "skipped")
     blocks = [
         ("h1", f"Sweep {spec['name']}"),
@@ -238,45 +262,95 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
                 f"{len(results)} result rows in results.parquet."
             ),
         ),
+        *_headline_blocks(spec, records, metrics, claims),
+        *_claims_blocks(claims),
+        *_about_blocks(spec, records, sweep_dir),
     ]
-    if shown or claims:
+    means = _mean_table(results)
+    if means is not None:
+        blocks += [("h2", "Mean over folds"), means]
+        if len(means[2]) == _MAX_MEAN_ROWS:
+            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+    return blocks + _failure_blocks(records, _relativizer(sweep_dir, spec)) + _figure_blocks(records, sweep_dir)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def headline_keys(metrics: list[dict]) -> list[str]:
+    """The numeric metric keys of a sweep's points, headline keys first.
+
+    A notebook names its headline numbers with ``write_artifacts(..., headline=[...])`` (the ``"headline"``
+    list in metrics.json); those keys come first, in the order the points name them, then every other numeric
+    key in the order the points list them. A point without a headline list only adds its keys after.
+
+    Parameters
+    ----------
+    metrics : list of dict
+        Each point's metrics.json.
+    """
+    named = [k for m in metrics if isinstance(m.get(HEADLINE_KEY), list) for k in m[HEADLINE_KEY]]
+    numeric = [k for m in metrics for k, v in m.items() if k != HEADLINE_KEY and _is_number(v)]
+    present = set(numeric)
+    return list(dict.fromkeys([*(k for k in named if k in present), *numeric]))
+
+
+def _headline_blocks(spec: dict, records: list[dict], metrics: dict, claims: dict) -> list[tuple]:
+    keys = headline_keys([metrics[r["point"]] for r in records])
+    shown = keys[:_HEADLINE_COLUMNS]
+    if not (shown or claims):
+        return []
+    rows = [
+        [
+            r["point"],
+            *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+            *(_fmt(metrics[r["point"]].get(k)) for k in shown),
+            *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
+        ]
+        for r in records
+    ]
+    blocks = [
+        ("h2", "Headline numbers"),
+        ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else [])], rows),
+    ]
+    if len(keys) > len(shown):
+        blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}."))
+    return blocks
+
+
+def _claims_blocks(claims: dict) -> list[tuple]:
+    if not claims:
+        return []
+    blocks = [("h2", "Claims: the paper against privnb")]
+    for pid, table in claims.items():
         blocks += [
-            ("h2", "Headline numbers"),
+            ("h3", f"{pid}: {_verdicts(table)}"),
             (
                 "table",
-                ["point", *spec["grid"], *shown, *(["claims"] if claims else [])],
-                [
-                    [
-                        r["point"],
-                        *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
-                        *(_fmt(metrics[r["point"]].get(k)) for k in shown),
-                        *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
-                    ]
-                    for r in records
-                ],
+                [str(c) for c in table.columns],
+                [[_fmt(v) for v in row] for row in table.itertuples(index=False)],
             ),
+            ("p", Link("claims.csv", f"{pid}/claims.csv")),
         ]
-        if len(keys) > len(shown):
-            blocks.append(
-                ("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}.")
-            )
-    if claims:
-        blocks.append(("h2", "Claims: the paper against privnb"))
-        for pid, table in claims.items():
-            blocks += [
-                ("h3", f"{pid}: {_verdicts(table)}"),
-                (
-                    "table",
-                    [str(c) for c in table.columns],
-                    [[_fmt(v) for v in row] for row in table.itertuples(index=False)],
-                ),
-                ("p", Link("claims.csv", f"{pid}/claims.csv")),
-            ]
+    return blocks
+
+
+def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tuple]:
+    blocks = [("h2", "About this sweep")]
     if spec.get("description"):
-        blocks += [("h2", "About this sweep"), ("p", spec["description"])]
-    else:
-        blocks.append(("h2", "About this sweep"))
-    blocks += [
+        blocks.append(("p", spec["description"]))
+    rows = [
+        [
+            r["point"],
+            *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
+            _status(r),
+            _fmt(r.get("duration_s")),
+            Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
+        ]
+        for r in records
+    ]
+    return blocks + [
         (
             "p",
             [
@@ -286,43 +360,34 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
         ),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
         ("h2", "Points"),
-        (
-            "table",
-            ["point", *spec["grid"], "status", "time (s)", "notebook"],
-            [
-                [
-                    r["point"],
-                    *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
-                    _status(r),
-                    _fmt(r.get("duration_s")),
-                    Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
-                ]
-                for r in records
-            ],
-        ),
+        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook"], rows),
     ]
-    means = _mean_table(results)
-    if means is not None:
-        blocks += [("h2", "Mean over folds"), means]
-        if len(means[2]) == _MAX_MEAN_ROWS:
-            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+
+
+def _failure_blocks(records: list[dict], rewrite) -> list[tuple]:
     failed = [r for r in records if r["status"] != "ok"]
-    if failed:
-        blocks.append(("h2", "Failed and skipped points"))
-        for record in failed:
-            blocks += [
-                ("h3", f"{record['point']} ({record['status']})"),
-                ("p", rewrite(record.get("error") or "(no message)")),
-            ]
-            if record.get("traceback"):
-                blocks.append(("code", rewrite(record["traceback"])))
+    if not failed:
+        return []
+    blocks = [("h2", "Failed and skipped points")]
+    for record in failed:
+        blocks += [
+            ("h3", f"{record['point']} ({record['status']})"),
+            ("p", rewrite(record.get("error") or "(no message)")),
+        ]
+        if record.get("traceback"):
+            blocks.append(("code", rewrite(record["traceback"])))
+    return blocks
+
+
+def _figure_blocks(records: list[dict], sweep_dir: Path) -> list[tuple]:
     figures = [(r["point"], sorted((sweep_dir / r["point"] / "figures").glob("*.png"))) for r in records]
-    if any(f for _, f in figures):
-        blocks.append(("h2", "Figures"))
-        for pid, files in figures:
-            if files:
-                blocks.append(("h3", pid))
-                blocks += [("img", f.stem, f"{pid}/figures/{f.name}") for f in files]
+    if not any(files for _, files in figures):
+        return []
+    blocks = [("h2", "Figures")]
+    for pid, files in figures:
+        if files:
+            blocks.append(("h3", pid))
+            blocks += [("img", f.stem, f"{pid}/figures/{f.name}") for f in files]
     return blocks
 
 
@@ -350,80 +415,8 @@ def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
     ]
 
 
-def _cell_md(cell) -> str:
-    text = f"[{cell.text}]({cell.href})" if isinstance(cell, Link) else cell
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(blocks: Sequence[tuple]) -> str:
-    """Render report blocks to Markdown."""
-    parts = []
-    for kind, *body in blocks:
-        if kind in ("h1", "h2", "h3"):
-            parts.append(f"{'#' * int(kind[1])} {body[0]}")
-        elif kind == "p":
-            text = body[0]
-            parts.append(
-                text if isinstance(text, str) else " ".join(map(_cell_md, text if isinstance(text, list) else [text]))
-            )
-        elif kind == "code":
-            parts.append(f"```\n{body[0].rstrip()}\n```")
-        elif kind == "img":
-            parts.append(f"![{body[0]}]({body[1]})")
-        else:
-            header, rows = body
-            lines = [f"| {' | '.join(map(_cell_md, header))} |", f"|{'---|' * len(header)}"]
-            lines += [f"| {' | '.join(map(_cell_md, row))} |" for row in rows]
-            parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
-
-
-def _cell_html(cell, tag: str = "td") -> str:
-    text = (
-        f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
-        if isinstance(cell, Link)
-        else html.escape(cell)
-    )
-    return f"<{tag}>{text}</{tag}>"
-
-
-def render_html(blocks: Sequence[tuple]) -> str:
-    """Render report blocks to a standalone HTML page (figures linked relative to the page)."""
-    title = next((body[0] for kind, *body in blocks if kind == "h1"), "privnb report")
-    parts = []
-    for kind, *body in blocks:
-        if kind == "p" and not isinstance(body[0], str):
-            cells = body[0] if isinstance(body[0], list) else [body[0]]
-            parts.append("<p>" + " ".join(_cell_html(c, "span") for c in cells) + "</p>")
-        elif kind in ("h1", "h2", "h3", "p"):
-            parts.append(f"<{kind}>{html.escape(body[0])}</{kind}>")
-        elif kind == "code":
-            parts.append(f"<pre>{html.escape(body[0])}</pre>")
-        elif kind == "img":
-            parts.append(
-                f'<figure><img src="{html.escape(body[1])}" alt="{html.escape(body[0])}">'
-                f"<figcaption>{html.escape(body[0])}</figcaption></figure>"
-            )
-        else:
-            header, rows = body
-            parts.append(
-                "<table>\n<tr>"
-                + "".join(_cell_html(c, "th") for c in header)
-                + "</tr>\n"
-                + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
-                + "\n</table>"
-            )
-    style = (
-        "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
-        "pre{background:#f6f6f6;padding:.5em;overflow:auto}"
-    )
-    return (
-        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
-    )
-
-
-def _write_report(folder: Path, blocks: list[tuple]) -> None:
-    write_text(folder / "report.md", render_markdown(blocks))
-    write_text(folder / "report.html", render_html(blocks))
+def _write_report(folder: Path, blocks: list[tuple], mathjax: str | None) -> None:
+    with naming_write_errors(folder / "report.md"):
+        write_text(folder / "report.md", render_markdown(blocks))
+    with naming_write_errors(folder / "report.html"):
+        write_text(folder / "report.html", render_html(blocks, mathjax))

@@ -21,195 +21,86 @@ Results layout under ``out``::
                                      view (Org., L=2, ...), failures with tracebacks, figures (linked)
     results.parquet, report.{md,html}   the index over every sweep folder in ``out``
 
-A point whose ``point.json`` says "ok", whose notebook exists and whose results.parquet (if any) can be
-read is skipped unless ``force``; a failed point is run again. A point's last good results wait in
+A point is done, and skipped unless ``force``, when its ``point.json`` says "ok", its notebook exists, its
+results.parquet (if any) can be read and the record was made with the parameters and notebook code the spec
+asks for now (:mod:`privnb.workbench.freshness`); any other point is run again. A point's last good results wait in
 ``<sweep>/<point>.previous`` while it runs again and survive every failing run. Points run serially, each
 in a process of its own (``workers`` at a time), or on a dask.distributed cluster (``scheduler``: the
 workers must see the same file system and have privnb installed). One sweep at a time writes to ``out``
-(``out/.privnb-sweep.lock``); SIGINT and SIGTERM stop the running points and write the reports.
+(``out/.privnb-sweep.lock``, which names the run: a process left over from a killed sweep never records a
+point over a newer run's); a point's process dies with the sweep, and its kernel with it. SIGINT, SIGTERM
+and SIGHUP stop the running points and write the reports.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import shutil
 import signal
 import time
-import traceback
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench.notebooks import kernel_options
+from privnb.workbench.freshness import point_state
+from privnb.workbench.kernels import die_with_parent, limit_threads
+from privnb.workbench.point_run import lost_record, previous_dir, run_point
 from privnb.workbench.report import write_index, write_sweep_outputs
 from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
     LOCK_NAME,
+    STOP_SIGNALS,
+    StopFlag,
     SweepError,
-    _catch_signals,
-    _check_out,
-    _Stop,
-    _stop_kernels,
+    catch_signals,
+    check_out,
     lock_results,
+    stop_kernels,
 )
-from privnb.workbench.spec import INJECTED, Point, SweepSpec, _read_json, _write_json, load_spec
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-_SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
+from privnb.workbench.spec import Point, SweepSpec, load_spec, read_json, write_json
 
 
 class SweepInterrupted(Exception):
-    """SIGINT or SIGTERM stopped the sweep; finished points are kept and the reports written."""
+    """SIGINT, SIGTERM or SIGHUP stopped the sweep; finished points are kept and the reports written.
+
+    Parameters
+    ----------
+    signum : int
+        The signal.
+    summary : SweepSummary
+        What the sweep did before it stopped.
+    """
 
     def __init__(self, signum: int, summary: SweepSummary):
         self.signum, self.summary = signum, summary
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
 
-def previous_dir(folder: str | os.PathLike) -> Path:
-    """Where a point's last good results wait while it runs again: ``<point>.previous`` beside it."""
-    folder = Path(folder)
-    return folder.with_name(folder.name + ".previous")
-
-
-def _is_good(folder: Path) -> bool:
-    try:
-        record = _read_json(folder / "point.json", {})
-    except ValueError:
-        return False
-    return record.get("status") == "ok"
-
-
-def _set_aside(folder: Path) -> Path:
-    """Empty ``folder`` for a new run, keeping the last good results in ``<point>.previous``.
-
-    A good run in the folder replaces an older ``.previous``; a failed or interrupted one is deleted when
-    ``.previous`` holds good results (so whatever sequence of runs fails, the last good results survive).
-    """
-    previous = previous_dir(folder)
-    if folder.exists():
-        if _is_good(folder) or not _is_good(previous):
-            if previous.exists():
-                shutil.rmtree(previous)
-            if _is_good(folder):
-                os.replace(folder, previous)
-        if folder.exists():
-            shutil.rmtree(folder)
-    if previous.exists() and not _is_good(previous):
-        shutil.rmtree(previous)
-    folder.mkdir(parents=True)
-    return previous
-
-
-def run_point(point: Point, *, kernel_name: str = "python3", cell_timeout: float | None = None) -> dict:
-    """Execute one point with papermill and record the outcome; never raises for a failing notebook.
-
-    The point runs in an empty folder; the last good results of the point (from this or an earlier run)
-    wait in ``<point>.previous`` and are deleted once a run succeeds, so no sequence of failing runs
-    loses them. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
-    debugging); ``point.json`` is written last with ``status`` "ok", "failed" or "skipped" (the
-    notebook raised ``privnb.data.DataUnavailableError``, or ``privnb.experiments.DataUnsupportedError``: the
-    data set lacks what the notebook needs), the ``error`` (exception type and
-    message), the ``traceback`` and the duration.
-    """
-    import papermill
-
-    folder = Path(point.output_dir)
-    _set_aside(folder)
-    partial = folder / ".notebook.part.ipynb"
-    start = time.perf_counter()
-    record = {"point": point.point_id, "parameters": point.parameters, "status": "ok", "error": "", "traceback": ""}
-    try:
-        # A fresh thread starts with empty contextvars, so nbclient makes its own event loop: jupyter_core
-        # caches a loop in a context variable, and dask copies contexts into its task threads.
-        with ThreadPoolExecutor(max_workers=1) as thread:
-            thread.submit(
-                papermill.execute_notebook,
-                point.notebook,
-                str(partial),
-                parameters={**point.parameters, INJECTED: str(folder)},
-                kernel_name=kernel_name,
-                cwd=str(Path(point.notebook).parent),
-                progress_bar=False,
-                execution_timeout=cell_timeout,
-                **kernel_options(),
-            ).result()
-    except Exception as error:  # a failing point is recorded and the sweep goes on
-        record.update(_failure(error))
-    finally:
-        if partial.exists():
-            os.replace(partial, folder / "notebook.ipynb")
-    record.update(
-        duration_s=round(time.perf_counter() - start, 3),
-        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    )
-    _finish(folder, record)
-    return record
-
-
-def _finish(folder: Path, record: dict) -> None:
-    """Write the point's record; drop ``.previous`` after a success, else say where it is."""
-    previous = previous_dir(folder)
-    if record["status"] == "ok":
-        _write_json(folder / "point.json", record)
-        if previous.exists():
-            shutil.rmtree(previous)
-        return
-    if _is_good(previous):
-        record["error"] += f" (the last good results of this point are kept in {previous})"
-    _write_json(folder / "point.json", record)
-
-
-def _failure(error: BaseException) -> dict:
-    ename, evalue = getattr(error, "ename", None), getattr(error, "evalue", None)
-    message = f"{ename}: {evalue}" if ename else f"{type(error).__name__}: {error}"
-    if getattr(error, "exec_count", None) is not None:
-        message += f" (in cell [{error.exec_count}])"
-    # a notebook's error carries the cell's own traceback; anything else, the runner's
-    text = str(error) if ename else "".join(traceback.format_exception(error))
-    # a data set that is neither in PRIVNB_DATA nor downloadable skips the point (IPUMS, say), it is no failure
-    status = "skipped" if ename in _SKIPPED_ERRORS else "failed"
-    return {"status": status, "error": message, "traceback": _ANSI.sub("", text).strip()[-4000:]}
-
-
-def _lost(point: Point, error: BaseException) -> dict:
-    """The record of a point whose worker died before it could write one."""
-    record = {
-        "point": point.point_id,
-        "parameters": point.parameters,
-        **_failure(error),
-        "duration_s": math.nan,
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    Path(point.output_dir).mkdir(parents=True, exist_ok=True)
-    _finish(Path(point.output_dir), record)
-    return record
-
-
 class WorkerDied(RuntimeError):
     """The process running a point ended without a record (killed from outside, out of memory)."""
 
 
-def _worker_main(point: Point, options: dict, connection) -> None:
-    """A point's own process: run it, send the record; SIGTERM stops its kernel and ends it at once."""
+def _worker_main(point: Point, options: dict, connection, parent_pid: int, workers: int) -> None:
+    """A point's own process: run it, send the record; SIGTERM stops its kernel and ends it at once.
+
+    It gets SIGTERM when the sweep dies, however it dies (its kernel polls this process and follows it), and
+    caps the BLAS / OpenMP threads of its kernel at its share of the cores.
+    """
 
     def stop(signum, frame):
-        _stop_kernels()
+        stop_kernels()
         os._exit(128 + signum)
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep decides; a terminal's Ctrl-C reaches us too
+    for signum in STOP_SIGNALS:  # the sweep decides; a terminal's Ctrl-C and hang-up reach us too
+        signal.signal(signum, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, stop)
+    die_with_parent(parent_pid, signal.SIGTERM)
+    limit_threads(workers)
     connection.send(run_point(point, **options))
     connection.close()
 
 
 def _execute(
-    points: list[Point], *, workers: int, scheduler, options: dict, stop: _Stop
+    points: list[Point], *, workers: int, scheduler, options: dict, stop: StopFlag
 ) -> Iterator[tuple[Point, dict]]:
     """Run points serially, in processes of their own or on a dask cluster; yield them as they finish."""
     if not points:
@@ -245,7 +136,10 @@ def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, 
                 point = queue.pop(0)
                 receive, send = context.Pipe(duplex=False)
                 process = context.Process(
-                    target=_worker_main, args=(point, options, send), daemon=True, name=f"privnb point {point.point_id}"
+                    target=_worker_main,
+                    args=(point, options, send, os.getpid(), workers),
+                    daemon=True,
+                    name=f"privnb point {point.point_id}",
                 )
                 process.start()
                 send.close()
@@ -257,7 +151,7 @@ def _execute_processes(points, workers, options, stop) -> Iterator[tuple[Point, 
                 if record is None:
                     code = process.exitcode
                     how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exit status {code}"
-                    record = _lost(
+                    record = lost_record(
                         point, WorkerDied(f"the process running this point died ({how}) before it recorded a result")
                     )
                 yield point, record
@@ -311,41 +205,18 @@ def _execute_dask(points, scheduler, options, stop) -> Iterator[tuple[Point, dic
                     try:
                         record = future.result()
                     except Exception as error:  # the worker died: run_point could not record the point itself
-                        record = _lost(point, error)
+                        record = lost_record(point, error)
                     yield point, record
         finally:
             # a task that runs already finishes on its worker (dask cannot stop it); queued ones never start
             client.cancel([f for f in futures if not f.done()])
 
 
-def _unreadable_results(point: Point) -> str | None:
-    """Why a finished point's results.parquet cannot be read, or None."""
-    path = Path(point.output_dir) / "results.parquet"
-    if not path.exists():
-        return None
-    try:
-        import pyarrow.parquet as pq
-
-        pq.read_table(path)
-    except Exception as error:
-        return f"{type(error).__name__}: {error}"
-    return None
-
-
 def _is_done(point: Point, notes: list[str]) -> bool:
-    try:
-        done = point.done
-    except ValueError as error:
-        notes.append(f"{point.sweep}/{point.point_id}: {error}; running the point again")
-        return False
-    if done:
-        why = _unreadable_results(point)
-        if why is not None:
-            notes.append(
-                f"{point.sweep}/{point.point_id}: results.parquet is unreadable ({why}); running the point again"
-            )
-            return False
-    return done
+    state = point_state(point)
+    if state.damaged:
+        notes.append(f"{point.sweep}/{point.point_id}: {state.reason}; running the point again")
+    return state.done
 
 
 @dataclass
@@ -390,6 +261,9 @@ def run_sweeps(
 ) -> SweepSummary:
     """Run every point of every spec (one pool for all), then write the tables and reports.
 
+    A point that is done (:mod:`privnb.workbench.freshness`: an "ok" record of the same parameters and
+    notebook code) is skipped unless ``force``.
+
     Parameters
     ----------
     specs : paths or SweepSpec
@@ -398,11 +272,16 @@ def run_sweeps(
         Results folder; each sweep writes ``out/<sweep>/`` and the index ``out/report.md`` covers every
         sweep folder found there.
     workers : int
-        Local processes running points at once (1: in this process).
+        Local processes running points at once (1: in this process); each caps its kernel's BLAS / OpenMP
+        threads at ``max(1, cores // workers)``.
     scheduler : str or None
         Address of a dask.distributed scheduler (``tcp://host:8786``); overrides ``workers``.
     force : bool
         Run points even when a previous run finished them.
+    progress : bool
+        Show a progress bar.
+    kernel_name : str
+        The Jupyter kernel the notebooks run in (checked before anything runs, unless ``scheduler``).
     cell_timeout : float, optional
         Seconds a single cell may run (papermill ``execution_timeout``).
 
@@ -415,14 +294,41 @@ def run_sweeps(
     Raises
     ------
     SweepError
-        ``out`` is a file or cannot be written, another sweep holds it (``out/.privnb-sweep.lock``), or
-        the scheduler cannot be reached.
+        ``out`` is a file or cannot be written, another sweep holds it (``out/.privnb-sweep.lock``), the
+        kernel is not installed, or the scheduler cannot be reached.
     SweepInterrupted
-        SIGINT or SIGTERM arrived: running points were stopped (their kernels too), queued ones never
+        SIGINT, SIGTERM or SIGHUP arrived: running points were stopped (their kernels too), queued ones never
         started, and the tables and reports were written for what finished; running again resumes.
     """
-    from tqdm import tqdm
+    specs = _load_specs(specs, workers)
+    if scheduler is None:
+        _check_kernel(kernel_name)
+    out = Path(out).resolve()
+    check_out(out)
+    plan = {s.name: s.points(out) for s in specs}
+    stop = StopFlag()
+    with lock_results(out) as owner, catch_signals(stop, serial=scheduler is None and workers == 1):
+        records, todo, notes = _plan(specs, plan, force)
+        options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout, "owner": owner}
+        run = {"workers": workers, "scheduler": scheduler, "options": options, "stop": stop}
+        _run_points(
+            todo, records, run, progress=progress, notes=notes, skipped=sum(map(len, plan.values())) - len(todo)
+        )
+        if stop:
+            _mark_not_run(records)
+        for spec in specs:
+            _write_points_json(spec, plan[spec.name], records[spec.name])
+            write_sweep_outputs(out / spec.name)
+        write_index(out)
+    summary = SweepSummary(
+        str(out), {s.name: [records[s.name][p.point_id] for p in plan[s.name]] for s in specs}, notes
+    )
+    if stop:
+        raise SweepInterrupted(stop.signum, summary)
+    return summary
 
+
+def _load_specs(specs, workers: int) -> list[SweepSpec]:
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     specs = [s if isinstance(s, SweepSpec) else load_spec(s) for s in specs]
@@ -431,69 +337,77 @@ def run_sweeps(
         raise ValueError("no sweep specs given")
     if len(set(names)) != len(names):
         raise ValueError(f"two specs share a sweep name: {names}; rename one file")
-    out = Path(out).resolve()
-    _check_out(out)
-    plan = {s.name: s.points(out) for s in specs}
-    stop = _Stop()
-    with lock_results(out), _catch_signals(stop, serial=scheduler is None and workers == 1):
-        records, todo, notes = {}, [], []
-        for spec in specs:
-            sweep_dir = out / spec.name
-            sweep_dir.mkdir(parents=True, exist_ok=True)
-            records[spec.name] = {}
-            for point in plan[spec.name]:
-                if not force and _is_done(point, notes):
-                    records[spec.name][point.point_id] = {
-                        **_read_json(Path(point.output_dir) / "point.json"),
-                        "cached": True,
-                    }
-                    if previous_dir(point.output_dir).exists():  # debris of a run interrupted at its end
-                        shutil.rmtree(previous_dir(point.output_dir))
-                else:
-                    records[spec.name][point.point_id] = {
-                        "point": point.point_id,
-                        "parameters": point.parameters,
-                        "status": "pending",
-                        "error": "",
-                    }
-                    todo.append(point)
-            _write_points_json(spec, plan[spec.name], records[spec.name])
-        options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout}
-        skipped = sum(len(plan[n]) for n in names) - len(todo)
-        bar = tqdm(total=len(todo), disable=not progress, desc="sweep points", unit="point")
-        for note in notes:
-            bar.write(note)
-        if skipped and progress:
-            bar.write(f"skipping {skipped} finished point(s); --force runs them again")
-        with bar:
-            stop.running = True
-            try:
-                for point, record in _execute(todo, workers=workers, scheduler=scheduler, options=options, stop=stop):
-                    records[point.sweep][point.point_id] = record
-                    bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
-                    bar.update()
-            except KeyboardInterrupt:
-                if not stop:
-                    raise
-            finally:
-                stop.running = False
-        if stop:
-            for spec in specs:
-                for record in records[spec.name].values():
-                    if record["status"] == "pending":
-                        record["error"] = "not run: the sweep was interrupted; run it again to resume"
-        for spec in specs:
-            _write_points_json(spec, plan[spec.name], records[spec.name])
-            write_sweep_outputs(out / spec.name)
-        write_index(out)
-    summary = SweepSummary(str(out), {n: [records[n][p.point_id] for p in plan[n]] for n in names}, notes)
-    if stop:
-        raise SweepInterrupted(stop.signum, summary)
-    return summary
+    return specs
+
+
+def _check_kernel(kernel_name: str) -> None:
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    manager = KernelSpecManager()
+    try:
+        manager.get_kernel_spec(kernel_name)
+    except NoSuchKernel:
+        raise SweepError(
+            f"no Jupyter kernel named {kernel_name!r} (installed: {', '.join(sorted(manager.find_kernel_specs()))}); "
+            "see `jupyter kernelspec list`"
+        ) from None
+
+
+def _plan(specs: list[SweepSpec], plan: dict, force: bool) -> tuple[dict, list[Point], list[str]]:
+    """Every point's record so far (a done point's own, "pending" for the others) and the points to run."""
+    records, todo, notes = {}, [], []
+    for spec in specs:
+        Path(plan[spec.name][0].output_dir).parent.mkdir(parents=True, exist_ok=True)
+        records[spec.name] = {}
+        for point in plan[spec.name]:
+            if not force and _is_done(point, notes):
+                records[spec.name][point.point_id] = {
+                    **read_json(Path(point.output_dir) / "point.json"),
+                    "cached": True,
+                }
+                if previous_dir(point.output_dir).exists():  # debris of a run interrupted at its end
+                    shutil.rmtree(previous_dir(point.output_dir))
+            else:
+                pending = {"point": point.point_id, "parameters": point.parameters, "status": "pending", "error": ""}
+                records[spec.name][point.point_id] = pending
+                todo.append(point)
+        _write_points_json(spec, plan[spec.name], records[spec.name])
+    return records, todo, notes
+
+
+def _run_points(todo: list[Point], records: dict, run: dict, *, progress: bool, notes: list[str], skipped: int) -> None:
+    """Run the points (``run``: the keywords of :func:`_execute`) with a progress bar; record each one."""
+    from tqdm import tqdm
+
+    stop = run["stop"]
+    bar = tqdm(total=len(todo), disable=not progress, desc="sweep points", unit="point")
+    for note in notes:
+        bar.write(note)
+    if skipped and progress:
+        bar.write(f"skipping {skipped} finished point(s); --force runs them again")
+    with bar:
+        stop.running = True
+        try:
+            for point, record in _execute(todo, **run):
+                records[point.sweep][point.point_id] = record
+                bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
+                bar.update()
+        except KeyboardInterrupt:
+            if not stop:
+                raise
+        finally:
+            stop.running = False
+
+
+def _mark_not_run(records: dict) -> None:
+    for sweep in records.values():
+        for record in sweep.values():
+            if record["status"] == "pending":
+                record["error"] = "not run: the sweep was interrupted; run it again to resume"
 
 
 def _write_points_json(spec: SweepSpec, points: list[Point], records: dict) -> None:
-    _write_json(
+    write_json(
         Path(points[0].output_dir).parent / "points.json",
         {
             "sweep": spec.name,

@@ -1,8 +1,11 @@
-"""Safety of a sweep: its results folder (checked, then locked) and SIGINT / SIGTERM handling.
+"""Safety of a sweep: its results folder (checked, then locked by one run) and signal handling.
 
-One sweep at a time writes to ``out`` (``out/.privnb-sweep.lock``, :func:`lock_results`); SIGINT and
-SIGTERM set a :class:`_Stop` that :mod:`privnb.workbench.runner` reads to stop the running points and
-write the reports; a worker's kernels are killed with whatever they started (:func:`_stop_kernels`).
+One sweep at a time writes to ``out``: :func:`lock_results` holds ``out/.privnb-sweep.lock`` and writes the
+run's id into it; a point's process writes its record only while the lock still names its run
+(:class:`RunOwner`), so a process left over from a killed sweep can never write over a newer run's results.
+SIGINT, SIGTERM and SIGHUP set a :class:`StopFlag` that :mod:`privnb.workbench.runner` reads to stop the
+running points and write the reports; a worker's kernels are killed with whatever they started
+(:func:`stop_kernels`).
 """
 
 from __future__ import annotations
@@ -10,17 +13,21 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class SweepError(ValueError):
     """A sweep that cannot start: an unusable ``out`` folder, another sweep holding it, an unreachable scheduler."""
 
 
-def _stop_kernels() -> None:
+def stop_kernels() -> None:
     """Kill this process's kernels (jupyter starts each in its own session) with whatever they started."""
     import psutil
 
@@ -34,8 +41,8 @@ def _stop_kernels() -> None:
             pass
 
 
-class _Stop:
-    """Set by SIGINT/SIGTERM while a sweep runs."""
+class StopFlag:
+    """Set by SIGINT, SIGTERM or SIGHUP while a sweep runs."""
 
     def __init__(self):
         self.signum = None
@@ -45,7 +52,19 @@ class _Stop:
         return self.signum is not None
 
 
-def _check_out(out: Path) -> None:
+def check_out(out: Path) -> None:
+    """Refuse an ``out`` that is a file or cannot be created or written.
+
+    Parameters
+    ----------
+    out : Path
+        The results folder (created if missing).
+
+    Raises
+    ------
+    SweepError
+        Naming the folder and what is wrong with it.
+    """
     if out.exists() and not out.is_dir():
         raise SweepError(f"--out {out} is a file, not a folder; choose a folder for the results")
     try:
@@ -59,9 +78,37 @@ def _check_out(out: Path) -> None:
 LOCK_NAME = ".privnb-sweep.lock"
 
 
+@dataclass(frozen=True)
+class RunOwner:
+    """The run that holds a results folder's lock: a point is written only while :meth:`owns` holds."""
+
+    lock: str
+    run_id: str
+
+    def owns(self) -> bool:
+        """Whether the lock file still names this run (a killed sweep's lock is released, and emptied or
+        taken by the next run).
+        """
+        try:
+            return f"run {self.run_id}," in Path(self.lock).read_text(encoding="utf-8")
+        except OSError:
+            return False
+
+
 @contextmanager
-def lock_results(out: Path) -> Iterator[None]:
-    """Hold ``out/.privnb-sweep.lock`` for the sweep: a second sweep on the same folder is refused."""
+def lock_results(out: Path) -> Iterator[RunOwner]:
+    """Hold ``out/.privnb-sweep.lock`` for the sweep: a second sweep on the same folder is refused.
+
+    Parameters
+    ----------
+    out : Path
+        The results folder.
+
+    Yields
+    ------
+    RunOwner
+        This run: the lock file and a fresh run id written into it.
+    """
     import fcntl
 
     path = out / LOCK_NAME
@@ -78,21 +125,32 @@ def lock_results(out: Path) -> Iterator[None]:
             raise SweepError(
                 f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use another --out"
             ) from None
+        owner = RunOwner(str(path), uuid.uuid4().hex[:12])
         handle.seek(0)
         handle.truncate()
-        handle.write(f"pid {os.getpid()}, started {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        handle.write(f"pid {os.getpid()}, run {owner.run_id}, started {started}")
         handle.flush()
         try:
-            yield
+            yield owner
         finally:
             handle.seek(0)
             handle.truncate()
+            handle.flush()
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager
-def _catch_signals(stop: _Stop, serial: bool) -> Iterator[None]:
-    """SIGINT and SIGTERM set ``stop``; in a serial sweep they also stop the kernel and break out."""
+def catch_signals(stop: StopFlag, serial: bool) -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP set ``stop``; in a serial sweep they also stop the kernel and break out.
+
+    Parameters
+    ----------
+    stop : StopFlag
+        Set to the first signal that arrives.
+    serial : bool
+        Whether points run in this process (then the handler stops the kernel and raises KeyboardInterrupt).
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -101,10 +159,10 @@ def _catch_signals(stop: _Stop, serial: bool) -> Iterator[None]:
         first = not stop
         stop.signum = stop.signum or signum
         if serial and first and stop.running:
-            _stop_kernels()
+            stop_kernels()
             raise KeyboardInterrupt
 
-    saved = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
     try:
         yield
     finally:

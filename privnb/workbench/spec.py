@@ -32,12 +32,29 @@ _SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 _MAX_ID = 100
 
 
-def _write_json(path: Path, data) -> None:
+def write_json(path: Path, data) -> None:
+    """Write ``data`` as indented JSON to ``path``, whole or not at all.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    data : object
+        JSON-ready data (other objects are written as their ``str``).
+    """
     write_text(path, json.dumps(data, indent=2, default=str) + "\n")
 
 
-def _read_json(path: Path, default=None):
-    """The JSON in ``path``; ``default`` when it is missing; a ValueError naming it when it is damaged."""
+def read_json(path: Path, default=None):
+    """The JSON in ``path``; ``default`` when it is missing; a ValueError naming it when it is damaged.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    default : object
+        What a missing file reads as.
+    """
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -55,12 +72,8 @@ class Point:
     notebook: str
     parameters: dict
     output_dir: str
-
-    @property
-    def done(self) -> bool:
-        """Whether a previous run finished this point ("ok" record and executed notebook present)."""
-        record = _read_json(Path(self.output_dir) / "point.json", {})
-        return record.get("status") == "ok" and (Path(self.output_dir) / "notebook.ipynb").exists()
+    notebook_name: str = ""
+    notebook_sha256: str = ""
 
 
 @dataclass
@@ -73,14 +86,33 @@ class SweepSpec:
     parameters: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
     description: str = ""
+    notebook_name: str = ""
+    notebook_sha256: str = ""
 
     def points(self, out: str | os.PathLike) -> list[Point]:
-        """The grid's cartesian product (in spec order) as points under ``out/<name>/``."""
+        """The grid's cartesian product (in spec order) as points under ``out/<name>/``.
+
+        Parameters
+        ----------
+        out : path
+            The results folder.
+        """
         sweep_dir = Path(out).resolve() / self.name
         points = []
         for values in expand_grid(self.grid):
             pid = point_id(values)
-            points.append(Point(self.name, pid, self.notebook, {**self.parameters, **values}, str(sweep_dir / pid)))
+            parameters = {**self.parameters, **values}
+            points.append(
+                Point(
+                    self.name,
+                    pid,
+                    self.notebook,
+                    parameters,
+                    str(sweep_dir / pid),
+                    self.notebook_name,
+                    self.notebook_sha256,
+                )
+            )
         ids = [p.point_id for p in points]
         if len(set(ids)) != len(ids):
             raise ValueError(
@@ -91,7 +123,13 @@ class SweepSpec:
 
 
 def sweep_name(path: str | os.PathLike) -> str:
-    """The sweep's name: the spec file name without ``.yaml``/``.yml`` (``00_tour.quick``)."""
+    """The sweep's name: the spec file name without ``.yaml``/``.yml`` (``00_tour.quick``).
+
+    Parameters
+    ----------
+    path : path
+        The spec file.
+    """
     name = Path(path).name
     for suffix in (".yaml", ".yml"):
         if name.endswith(suffix):
@@ -103,6 +141,11 @@ def expand_grid(grid: dict) -> list[dict]:
     """The cartesian product of ``grid`` (name -> list of values), first key varying slowest.
 
     An empty grid gives one point with no swept values.
+
+    Parameters
+    ----------
+    grid : dict
+        Parameter name -> list of values.
     """
     names = list(grid)
     return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
@@ -113,6 +156,11 @@ def point_id(values: dict) -> str:
 
     Characters other than letters, digits, ``.``, ``_``, ``+`` and ``-`` become ``-``; a name longer than 100
     characters is cut and ends in a hash of the full one. No swept values: ``default``.
+
+    Parameters
+    ----------
+    values : dict
+        The point's swept values (name -> value).
     """
     if not values:
         return "default"
@@ -148,24 +196,131 @@ def _resolve_cards(value, folder: Path, spec: Path):
     return str(card)
 
 
+def notebook_fingerprint(nb) -> str:
+    """The sha256 of a notebook's code: its code cells' sources in order (markdown and outputs left out).
+
+    A point records it; a point whose notebook's code changed since is run again.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook.
+    """
+    import hashlib
+
+    sources = [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    return hashlib.sha256(json.dumps(sources).encode("utf-8")).hexdigest()
+
+
+_TYPES = ((bool, (bool,)), (int, (int,)), (float, (int, float)), (str, (str,)), (list, (list,)), (tuple, (list,)))
+
+
+def _expected_types(default) -> tuple[type, ...] | None:
+    """The types a spec value may have for a parameter with this default; None: any value."""
+    if isinstance(default, dict):
+        return (dict,)
+    return next((accepted for kind, accepted in _TYPES if isinstance(default, kind)), None)
+
+
+def _type_problem(name: str, value, default) -> str | None:
+    """Why ``value`` cannot stand for a parameter whose default is ``default``, or None."""
+    accepted = _expected_types(default)
+    if accepted is None or (isinstance(value, accepted) and not (bool not in accepted and isinstance(value, bool))):
+        return None
+    names = " or ".join(kind.__name__ for kind in accepted)
+    return (
+        f"parameter {name!r} = {value!r} is a {type(value).__name__}, but its default in the parameters cell is "
+        f"{default!r}, so it expects {names}"
+    )
+
+
+def check_parameter_types(path, notebook: Path, defaults: dict, parameters: dict, grid: dict) -> None:
+    """Check every fixed and swept value of a spec against the type of the notebook's default.
+
+    An int default takes an int, a float default an int or a float, a str, bool, list (or tuple) or dict
+    default a value of its type; a ``None`` default (or any other) takes anything.
+
+    Parameters
+    ----------
+    path : path
+        The spec file (named in the error).
+    notebook : Path
+        The notebook (named in the error).
+    defaults : dict
+        The notebook's parameter defaults (:func:`privnb.workbench.parameter_defaults`).
+    parameters, grid : dict
+        The spec's fixed values and its grid (name -> list of values).
+
+    Raises
+    ------
+    ValueError
+        Naming the spec, the parameter, the value and the type expected.
+    """
+    values = list(parameters.items())
+    values += [(name, value) for name, options in grid.items() for value in options]
+    problems = [_type_problem(name, value, defaults[name]) for name, value in values if name in defaults]
+    problems = [problem for problem in problems if problem]
+    if problems:
+        raise ValueError(f"sweep spec {path}: {'; '.join(problems)} (notebook {notebook.name})")
+
+
 def load_spec(path: str | os.PathLike) -> SweepSpec:
     """Read and check a sweep spec.
+
+    Parameters
+    ----------
+    path : path
+        The spec file (``notebooks/sweeps/<name>.yaml``).
 
     Raises
     ------
     ValueError
         Unknown keys, a grid value that is not a non-empty list, a name both fixed and swept, an
-        ``output_dir`` parameter (the runner injects it), a missing notebook, or a parameter the
-        notebook's ``parameters`` cell does not define.
+        ``output_dir`` parameter (the runner injects it), a missing notebook, a parameter the
+        notebook's ``parameters`` cell does not define, or a value whose type does not fit the
+        parameter's default there (:func:`check_parameter_types`).
     """
-    import nbformat
-
-    from privnb.workbench.notebooks import parameter_defaults
-
     path = Path(path)
     name = sweep_name(path)
     if not path.is_file():
         raise ValueError(f"sweep spec {path} does not exist")
+    raw = _read_spec(path)
+    parameters, grid = raw.get("parameters") or {}, raw.get("grid") or {}
+    _check_shape(path, parameters, grid)
+    notebook = (path.resolve().parent.parent / raw["notebook"]).resolve()
+    if not notebook.is_file():
+        raise ValueError(
+            f"sweep spec {path}: notebook {raw['notebook']!r} not found at {notebook} "
+            "(it is relative to the spec folder's parent, notebooks/)"
+        )
+    nb = _read_notebook(notebook)
+    from privnb.workbench.notebooks import parameter_defaults
+
+    known = parameter_defaults(nb)
+    undefined = (set(parameters) | set(grid)) - set(known)
+    if undefined:
+        raise ValueError(
+            f"sweep spec {path}: {sorted(undefined)} not in the parameters cell of {notebook.name} "
+            f"(it defines {sorted(known)})"
+        )
+    check_parameter_types(path, notebook, known, parameters, grid)
+    folder = path.resolve().parent
+    parameters = {key: _resolve_cards(value, folder, path) for key, value in parameters.items()}
+    grid = {key: _resolve_cards(values, folder, path) for key, values in grid.items()}
+    return SweepSpec(
+        name,
+        str(path.resolve()),
+        str(notebook),
+        parameters,
+        grid,
+        str(raw.get("description", "")),
+        Path(os.path.normpath(raw["notebook"])).as_posix(),
+        notebook_fingerprint(nb),
+    )
+
+
+def _read_spec(path: Path) -> dict:
+    """The spec's YAML mapping, with a 'notebook' key and only known keys."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
@@ -175,7 +330,11 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
     unknown = set(raw) - set(SPEC_KEYS)
     if unknown:
         raise ValueError(f"sweep spec {path} has unknown keys {sorted(unknown)}; allowed: {list(SPEC_KEYS)}")
-    parameters, grid = raw.get("parameters") or {}, raw.get("grid") or {}
+    return raw
+
+
+def _check_shape(path: Path, parameters, grid) -> None:
+    """Mappings; each grid value a non-empty list; no name both fixed and swept; no output_dir."""
     if not isinstance(parameters, dict) or not isinstance(grid, dict):
         raise ValueError(f"sweep spec {path}: 'parameters' and 'grid' must be mappings")
     for key, values in grid.items():
@@ -189,20 +348,12 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
         raise ValueError(f"sweep spec {path}: {sorted(both)} both fixed and swept; keep each in one place")
     if INJECTED in parameters or INJECTED in grid:
         raise ValueError(f"sweep spec {path}: do not set {INJECTED!r}; the runner injects each point's folder")
-    notebook = (path.resolve().parent.parent / raw["notebook"]).resolve()
-    if not notebook.is_file():
-        raise ValueError(
-            f"sweep spec {path}: notebook {raw['notebook']!r} not found at {notebook} "
-            "(it is relative to the spec folder's parent, notebooks/)"
-        )
-    known = parameter_defaults(nbformat.read(notebook, as_version=4))
-    undefined = (set(parameters) | set(grid)) - set(known)
-    if undefined:
-        raise ValueError(
-            f"sweep spec {path}: {sorted(undefined)} not in the parameters cell of {notebook.name} "
-            f"(it defines {sorted(known)})"
-        )
-    folder = path.resolve().parent
-    parameters = {key: _resolve_cards(value, folder, path) for key, value in parameters.items()}
-    grid = {key: _resolve_cards(values, folder, path) for key, values in grid.items()}
-    return SweepSpec(name, str(path.resolve()), str(notebook), parameters, grid, str(raw.get("description", "")))
+
+
+def _read_notebook(notebook: Path):
+    import nbformat
+
+    try:
+        return nbformat.read(notebook, as_version=4)
+    except (OSError, ValueError) as error:  # nbformat's NotJSONError and validation errors are ValueErrors
+        raise ValueError(f"notebook {notebook} cannot be read: {error}") from None

@@ -2,10 +2,16 @@
 
 Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), ``data`` found a
 damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
-(argparse's usage errors, an invalid spec or data card (``data check``), a missing notebook, an ``--out``
-that is a file or cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that
-holds no sweep); 3 for an internal error; 130 / 143 when SIGINT / SIGTERM stopped a sweep (the reports are
-written for what finished). Every error is one line on stderr (``PRIVNB_DEBUG=1`` adds the traceback).
+(argparse's usage errors, an invalid spec or data card (``data check``), a spec value whose type does not
+fit the notebook's parameter, a missing notebook, an unknown ``--kernel``, an ``--out`` that is a file or
+cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep
+or whose reports cannot be written); 3 for an internal error; 130 / 143 / 129 when SIGINT / SIGTERM /
+SIGHUP stopped a sweep (the reports are written for what finished). Every error is one line on stderr
+(``PRIVNB_DEBUG=1`` adds the traceback).
+
+This module lives outside :mod:`privnb.workbench` so that ``privnb --help`` or ``privnb data`` start without
+importing the workbench (nbformat, papermill, matplotlib, sympy): each subcommand imports what it needs when
+it runs (``python -m privnb`` runs it too).
 """
 
 from __future__ import annotations
@@ -73,16 +79,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _sweep(args) -> int:
     from privnb.workbench.runner import run_sweeps
-    from privnb.workbench.spec import load_spec
 
     if args.dry_run:
-        from privnb.workbench.runner import _is_done
-
-        for spec in map(load_spec, args.specs):
-            for point in spec.points(args.out):
-                state = "done" if not args.force and _is_done(point, []) else "to run"
-                print(f"{spec.name}/{point.point_id}\t{state}\t{point.parameters}")
-        return 0
+        return _dry_run(args)
     from privnb.workbench.runner import SweepInterrupted
 
     try:
@@ -106,6 +105,20 @@ def _sweep(args) -> int:
         return 128 + stopped.signum
     _print_summary(summary)
     return int(summary.n_failed > 0)
+
+
+def _dry_run(args) -> int:
+    """Print each point, whether it would run and why (new, parameters differ, notebook changed...)."""
+    from privnb.workbench.freshness import point_state
+    from privnb.workbench.spec import load_spec
+
+    for spec in map(load_spec, args.specs):
+        for point in spec.points(args.out):
+            state = point_state(point)
+            verdict = "to run" if args.force or not state.done else "done"
+            reason = "forced" if args.force else state.reason
+            print(f"{spec.name}/{point.point_id}\t{verdict}\t{reason}\t{point.parameters}")
+    return 0
 
 
 def _print_summary(summary) -> None:
@@ -183,7 +196,13 @@ def _notebooks(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``privnb`` console script; returns the exit status."""
+    """Entry point of the ``privnb`` console script; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,135 @@
+"""The kernels and processes a sweep starts: how each kernel is launched, how many BLAS / OpenMP threads it
+may use, and how a worker process dies with the sweep that started it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+_UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
+_SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
+_KERNEL_MANAGERS: dict[bool, type] = {}
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def kernel_options() -> dict:
+    """papermill/nbclient options for a sweep's kernel: its kernel manager class.
+
+    The kernel runs over local IPC sockets instead of TCP where the socket paths fit (no ports open to the
+    network, no "Kernel is running over TCP without encryption" warning per point); the sockets are
+    ``<runtime dir>/kernel-<uuid>-ipc-<n>``. Where that path would be too long for a Unix socket (or off
+    POSIX) the kernel runs over TCP. Either way the kernel is not sent SIGINT when it is shut down:
+    jupyter_client interrupts a kernel before asking it to shut down, and an idle ipykernel logs
+    "ERROR | KeyboardInterrupt caught in kernel" for it after every point.
+    """
+    ipc = os.name == "posix" and _ipc_fits()
+    if ipc not in _KERNEL_MANAGERS:
+        _KERNEL_MANAGERS[ipc] = _kernel_manager_class(ipc)
+    return {"kernel_manager_class": _KERNEL_MANAGERS[ipc]}
+
+
+def _ipc_fits() -> bool:
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    return len(jupyter_runtime_dir()) + len(_SOCKET_NAME) <= _UNIX_SOCKET_PATH_MAX
+
+
+def _kernel_manager_class(ipc: bool) -> type:
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class SweepKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:  # an interrupt only to stop code, never on the way to a shutdown
+                await super()._async_interrupt_kernel()
+
+        interrupt_kernel = _async_interrupt_kernel
+
+    if not ipc:
+        return SweepKernelManager
+
+    class IPCKernelManager(SweepKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self):  # a socket prefix of its own: never "kernel-ipc" in the notebook's folder
+            import uuid
+
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            os.makedirs(jupyter_runtime_dir(), mode=0o700, exist_ok=True)
+            return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4()}-ipc")
+
+    return IPCKernelManager
+
+
+def usable_cores() -> int:
+    """The number of CPU cores this process may run on (its affinity mask where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def limit_threads(workers: int) -> int:
+    """Cap this process's BLAS / OpenMP threads, and those of the kernels it starts, at
+    ``max(1, cores // workers)`` so that ``workers`` points running at once never oversubscribe the cores.
+
+    Kernels are processes of their own: the cap reaches them through ``OMP_NUM_THREADS``,
+    ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` in this process's environment (a smaller value already
+    set is kept). Returns the cap.
+
+    Parameters
+    ----------
+    workers : int
+        How many points run at once.
+    """
+    cap = max(1, usable_cores() // max(1, workers))
+    for variable in THREAD_VARIABLES:
+        current = os.environ.get(variable, "")
+        if not (current.isdigit() and 0 < int(current) <= cap):
+            os.environ[variable] = str(cap)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(cap)
+    return cap
+
+
+_PR_SET_PDEATHSIG = 1
+_POLL_PARENT_S = 0.5
+
+
+def die_with_parent(parent_pid: int, signum: int = signal.SIGTERM) -> None:
+    """Have ``signum`` sent to this process when its parent (the sweep) dies, however it dies (kill -9 too).
+
+    On Linux the kernel does it (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread polls the parent's
+    pid. A parent already gone when this is called sends the signal at once.
+
+    Parameters
+    ----------
+    parent_pid : int
+        The pid of the parent that started this process.
+    signum : int
+        The signal this process receives when the parent dies (its handler stops the kernels).
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    else:
+
+        def poll() -> None:
+            while os.getppid() == parent_pid:
+                threading.Event().wait(_POLL_PARENT_S)
+            os.kill(os.getpid(), signum)
+
+        threading.Thread(target=poll, name="privnb parent poller", daemon=True).start()
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os.kill(os.getpid(), signum)

@@ -1,0 +1,185 @@
+"""One point of a sweep, run: papermill in an empty folder, the last good results set aside in
+``<point>.previous`` until the run succeeds, and the point's record (``point.json``) written last.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+from privnb.workbench.freshness import point_identity
+from privnb.workbench.kernels import kernel_options
+from privnb.workbench.safety import RunOwner
+from privnb.workbench.spec import INJECTED, Point, read_json, write_json
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+_SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
+
+
+def previous_dir(folder: str | os.PathLike) -> Path:
+    """Where a point's last good results wait while it runs again: ``<point>.previous`` beside it.
+
+    Parameters
+    ----------
+    folder : path
+        The point's folder.
+    """
+    folder = Path(folder)
+    return folder.with_name(folder.name + ".previous")
+
+
+def _is_good(folder: Path) -> bool:
+    try:
+        record = read_json(folder / "point.json", {})
+    except ValueError:
+        return False
+    return record.get("status") == "ok"
+
+
+def _set_aside(folder: Path) -> Path:
+    """Empty ``folder`` for a new run, keeping the last good results in ``<point>.previous``.
+
+    A good run in the folder replaces an older ``.previous``; a failed or interrupted one is deleted when
+    ``.previous`` holds good results (so whatever sequence of runs fails, the last good results survive).
+    """
+    previous = previous_dir(folder)
+    if folder.exists():
+        if _is_good(folder) or not _is_good(previous):
+            if previous.exists():
+                shutil.rmtree(previous)
+            if _is_good(folder):
+                os.replace(folder, previous)
+        if folder.exists():
+            shutil.rmtree(folder)
+    if previous.exists() and not _is_good(previous):
+        shutil.rmtree(previous)
+    folder.mkdir(parents=True)
+    return previous
+
+
+def run_point(
+    point: Point, *, kernel_name: str = "python3", cell_timeout: float | None = None, owner: RunOwner | None = None
+) -> dict:
+    """Execute one point with papermill and record the outcome; never raises for a failing notebook.
+
+    The point runs in an empty folder; the last good results of the point (from this or an earlier run)
+    wait in ``<point>.previous`` and are deleted once a run succeeds, so no sequence of failing runs
+    loses them. The executed notebook is written to ``notebook.ipynb`` (also when a cell fails, for
+    debugging); ``point.json`` is written last with ``status`` "ok", "failed" or "skipped" (the
+    notebook raised ``privnb.data.DataUnavailableError``, or ``privnb.experiments.DataUnsupportedError``: the
+    data set lacks what the notebook needs), the ``error`` (exception type and
+    message), the ``traceback``, the duration, the parameters and the notebook's name and code fingerprint
+    (what makes the point done for a later sweep, :mod:`privnb.workbench.freshness`).
+
+    Parameters
+    ----------
+    point : Point
+        The point.
+    kernel_name : str
+        The Jupyter kernel.
+    cell_timeout : float, optional
+        Seconds a single cell may run.
+    owner : RunOwner, optional
+        The sweep run this point belongs to: when another run holds the results folder by the time the
+        notebook ends (this process outlived a killed sweep), nothing more is written.
+
+    Returns
+    -------
+    dict
+        The point's record (what ``point.json`` holds).
+    """
+    import papermill
+
+    folder = Path(point.output_dir)
+    _set_aside(folder)
+    partial = folder / ".notebook.part.ipynb"
+    start = time.perf_counter()
+    record = {"point": point.point_id, "parameters": point.parameters, **point_identity(point)}
+    record.update(status="ok", error="", traceback="")
+    try:
+        # A fresh thread starts with empty contextvars, so nbclient makes its own event loop: jupyter_core
+        # caches a loop in a context variable, and dask copies contexts into its task threads.
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            thread.submit(
+                papermill.execute_notebook,
+                point.notebook,
+                str(partial),
+                parameters={**point.parameters, INJECTED: str(folder)},
+                kernel_name=kernel_name,
+                cwd=str(Path(point.notebook).parent),
+                progress_bar=False,
+                execution_timeout=cell_timeout,
+                **kernel_options(),
+            ).result()
+    except Exception as error:  # a failing point is recorded and the sweep goes on
+        record.update(_failure(error))
+    finally:
+        owned = owner is None or owner.owns()  # never write over the results of a newer run
+        if owned and partial.exists():
+            os.replace(partial, folder / "notebook.ipynb")
+    record.update(
+        duration_s=round(time.perf_counter() - start, 3),
+        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    if not owned:
+        record.update(status="failed", error=f"not recorded: another sweep run now holds {owner.lock}")
+        return record
+    _finish(folder, record)
+    return record
+
+
+def _finish(folder: Path, record: dict) -> None:
+    """Write the point's record; drop ``.previous`` after a success, else say where it is."""
+    previous = previous_dir(folder)
+    if record["status"] == "ok":
+        write_json(folder / "point.json", record)
+        if previous.exists():
+            shutil.rmtree(previous)
+        return
+    if _is_good(previous):
+        record["error"] += f" (the last good results of this point are kept in {previous})"
+    write_json(folder / "point.json", record)
+
+
+def _failure(error: BaseException) -> dict:
+    ename, evalue = getattr(error, "ename", None), getattr(error, "evalue", None)
+    message = f"{ename}: {evalue}" if ename else f"{type(error).__name__}: {error}"
+    if getattr(error, "exec_count", None) is not None:
+        message += f" (in cell [{error.exec_count}])"
+    # a notebook's error carries the cell's own traceback; anything else, the runner's
+    text = str(error) if ename else "".join(traceback.format_exception(error))
+    # a data set that is neither in PRIVNB_DATA nor downloadable skips the point (IPUMS, say), it is no failure
+    status = "skipped" if ename in _SKIPPED_ERRORS else "failed"
+    return {"status": status, "error": message, "traceback": _ANSI.sub("", text).strip()[-4000:]}
+
+
+def lost_record(point: Point, error: BaseException) -> dict:
+    """Record a point whose worker died before it could write a record; return the record.
+
+    Parameters
+    ----------
+    point : Point
+        The point.
+    error : BaseException
+        Why it was lost.
+    """
+    record = {
+        "point": point.point_id,
+        "parameters": point.parameters,
+        **point_identity(point),
+        **_failure(error),
+        "duration_s": math.nan,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    Path(point.output_dir).mkdir(parents=True, exist_ok=True)
+    _finish(Path(point.output_dir), record)
+    return record

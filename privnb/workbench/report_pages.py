@@ -1,0 +1,177 @@
+"""Report blocks rendered as Markdown and as standalone HTML pages: wide tables scroll inside the page, and
+maths (``$...$``, ``$$...$$``) renders offline with a local copy of MathJax beside the results.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@contextmanager
+def naming_write_errors(path: Path) -> Iterator[None]:
+    """Turn a failure to write ``path`` (a read-only folder, a full disk) into a ValueError naming it.
+
+    Parameters
+    ----------
+    path : Path
+        The file or folder being written.
+    """
+    try:
+        yield
+    except OSError as error:
+        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link in a report: its ``text`` and its ``href`` (relative to the report)."""
+
+    text: str
+    href: str
+
+
+def _cell_md(cell) -> str:
+    text = f"[{cell.text}]({cell.href})" if isinstance(cell, Link) else cell
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(blocks: Sequence[tuple]) -> str:
+    """Render report blocks to Markdown.
+
+    Parameters
+    ----------
+    blocks : sequence of tuple
+        The report's blocks (see :func:`render_html`).
+    """
+    parts = []
+    for kind, *body in blocks:
+        if kind in ("h1", "h2", "h3"):
+            parts.append(f"{'#' * int(kind[1])} {body[0]}")
+        elif kind == "p":
+            text = body[0]
+            parts.append(
+                text if isinstance(text, str) else " ".join(map(_cell_md, text if isinstance(text, list) else [text]))
+            )
+        elif kind == "code":
+            parts.append(f"```\n{body[0].rstrip()}\n```")
+        elif kind == "img":
+            parts.append(f"![{body[0]}]({body[1]})")
+        else:
+            header, rows = body
+            lines = [f"| {' | '.join(map(_cell_md, header))} |", f"|{'---|' * len(header)}"]
+            lines += [f"| {' | '.join(map(_cell_md, row))} |" for row in rows]
+            parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _cell_html(cell, tag: str = "td") -> str:
+    text = (
+        f'<a href="{html.escape(cell.href)}">{html.escape(cell.text)}</a>'
+        if isinstance(cell, Link)
+        else html.escape(cell)
+    )
+    return f"<{tag}>{text}</{tag}>"
+
+
+def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
+    """Render report blocks to a standalone HTML page (figures linked relative to the page).
+
+    Parameters
+    ----------
+    blocks : sequence of tuple
+        The report's blocks (``("h1", text)``, ``("p", text or links)``, ``("table", header, rows)``, ...).
+    mathjax : str, optional
+        URL of ``MathJax.js`` (relative to the page: a local copy, :func:`mathjax_url`); with it, ``$...$``
+        and ``$$...$$`` in the text render as maths offline. None: no maths rendering.
+    """
+    title = next((body[0] for kind, *body in blocks if kind == "h1"), "privnb report")
+    parts = []
+    for kind, *body in blocks:
+        if kind == "p" and not isinstance(body[0], str):
+            cells = body[0] if isinstance(body[0], list) else [body[0]]
+            parts.append("<p>" + " ".join(_cell_html(c, "span") for c in cells) + "</p>")
+        elif kind in ("h1", "h2", "h3", "p"):
+            parts.append(f"<{kind}>{html.escape(body[0])}</{kind}>")
+        elif kind == "code":
+            parts.append(f"<pre>{html.escape(body[0])}</pre>")
+        elif kind == "img":
+            parts.append(
+                f'<figure><img src="{html.escape(body[1])}" alt="{html.escape(body[0])}">'
+                f"<figcaption>{html.escape(body[0])}</figcaption></figure>"
+            )
+        else:
+            header, rows = body
+            parts.append(
+                '<div class="wide"><table>\n<tr>'
+                + "".join(_cell_html(c, "th") for c in header)
+                + "</tr>\n"
+                + "\n".join("<tr>" + "".join(map(_cell_html, row)) + "</tr>" for row in rows)
+                + "\n</table></div>"
+            )
+    style = (
+        "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}img{max-width:40em}"
+        "pre{background:#f6f6f6;padding:.5em;overflow:auto}.wide{overflow-x:auto;max-width:100%}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style>{_mathjax_tags(mathjax)}</head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
+
+
+_MATHJAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
+
+
+def _mathjax_tags(url: str | None) -> str:
+    if url is None:
+        return ""
+    return (
+        f'<script type="text/x-mathjax-config">{_MATHJAX_CONFIG}</script>'
+        f'<script src="{html.escape(url)}?config=TeX-AMS-MML_HTMLorMML-full"></script>'
+    )
+
+
+MATHJAX_FOLDER = "_static/mathjax"
+
+
+def mathjax_source() -> Path | None:
+    """The MathJax 2 files the ``jupyter-server-mathjax`` package ships (its ``static`` folder).
+
+    None when it is not installed (the reports then show maths as written).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("jupyter_server_mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    static = Path(next(iter(spec.submodule_search_locations))) / "static"
+    return static if (static / "MathJax.js").is_file() else None
+
+
+def mathjax_url(out: str | os.PathLike, folder: str | os.PathLike) -> str | None:
+    """The URL of a local MathJax for the HTML pages in ``folder``: copied once into
+    ``out/_static/mathjax`` (the results folder) and linked relative to the page, so that reports render
+    their maths offline. None when no MathJax is installed (:func:`mathjax_source`).
+
+    Parameters
+    ----------
+    out : path
+        The results folder (holds ``_static``).
+    folder : path
+        The folder of the page that links it.
+    """
+    source = mathjax_source()
+    if source is None:
+        return None
+    target = Path(out) / MATHJAX_FOLDER
+    if not (target / "MathJax.js").is_file():
+        import shutil
+
+        with naming_write_errors(target):
+            shutil.copytree(source, target, dirs_exist_ok=True)
+    return Path(os.path.relpath(target / "MathJax.js", Path(folder))).as_posix()
