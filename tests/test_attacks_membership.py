@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse import csr_matrix
 from sklearn.dummy import DummyClassifier
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import LinearSVC
@@ -106,6 +107,15 @@ def test_the_loss_each_kind_of_classifier_gives():
     assert example_losses(Labels(), X, y)[1] == "0-1 loss" and list(example_losses(Labels(), X, y)[0]) == [0, 0, 1, 1]
     losses, kind = example_losses(DummyClassifier(strategy="prior").fit(X, y), X, np.array([0, 1, 2, 2]))
     assert kind == "log loss" and np.allclose(losses[:2], np.log(2)) and (losses[2:] == -np.log(1e-12)).all()
+
+
+def test_sparse_rows_give_what_dense_rows_give():
+    X, y = _random_labels(60, 2)
+    X = (X > 0.5).astype(float)  # binary items, as the containment linkage holds them
+    model = LinearSVC().fit(X[:60], y[:60])
+    dense = membership_attack(model, X[:60], y[:60], X[60:], y[60:], random_state=3)
+    sparse = membership_attack(model, csr_matrix(X[:60]), y[:60], csr_matrix(X[60:]), y[60:], random_state=3)
+    assert sparse == dense and dense.details["loss"] == "hinge loss"
 
 
 def test_bad_input_says_what_to_do():

@@ -173,8 +173,14 @@ def loss_threshold_attack(
     )
 
 
+def _n_rows(X) -> int:
+    return X.shape[0] if hasattr(X, "shape") else len(X)  # a sparse matrix has no len
+
+
 def _rows(X, index):
-    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
+    if hasattr(X, "iloc"):
+        return X.iloc[index]
+    return X[index] if hasattr(X, "shape") else np.asarray(X)[index]
 
 
 def example_losses(model, X, y) -> tuple[np.ndarray, str]:
@@ -225,7 +231,7 @@ def membership_attack(
     ----------
     model : fitted classifier
         Scored by :func:`example_losses`.
-    members, non_members : DataFrame or array
+    members, non_members : DataFrame, array or sparse matrix
         Rows of the model's training set, and rows it never saw (the same columns).
     member_labels, non_member_labels : array-like
         Their true labels.
@@ -240,10 +246,11 @@ def membership_attack(
         As :func:`loss_threshold_attack`; ``loss`` names the loss the model gave.
     """
     member_labels, non_member_labels = np.asarray(member_labels), np.asarray(non_member_labels)
-    if len(member_labels) != len(members) or len(non_member_labels) != len(non_members):
+    n_members, n_others = _n_rows(members), _n_rows(non_members)
+    if len(member_labels) != n_members or len(non_member_labels) != n_others:
         raise ValueError(
-            f"each side needs one label per row: {len(members)} members with {len(member_labels)} labels, "
-            f"{len(non_members)} non-members with {len(non_member_labels)} labels"
+            f"each side needs one label per row: {n_members} members with {len(member_labels)} labels, "
+            f"{n_others} non-members with {len(non_member_labels)} labels"
         )
     _check_losses(np.zeros(len(member_labels)), np.zeros(len(non_member_labels)))
     rng = check_random_state(random_state)
