@@ -187,12 +187,12 @@ def test_membership_table_reads_the_release_headline_and_the_fold_means():
 def test_membership_reading_compares_each_view_with_the_unprotected_one_beyond_two_standard_errors():
     columns = ["dataset", "classifier", "method", "param", "membership_advantage", "membership_auc", "n_targets"]
     table = pd.DataFrame(
-        [("d", "5-NN", "original", float("nan"), 0.0, 0.5, 400),  # band 2 * 0.5 / sqrt(400) = 0.05
+        [("d", "5-NN", "original", float("nan"), 0.0, 0.5, 400),  # band 2 * sqrt(2) * 0.5 / sqrt(400) = 0.071
          ("d", "5-NN", "anatomized", 2.0, -0.1, 0.4, 400),
-         ("d", "5-NN", "pruned", 2.0, 0.04, 0.5, 400),
+         ("d", "5-NN", "pruned", 2.0, 0.07, 0.5, 400),
          ("d", "5-NN", "mondrian", 5.0, 0.2, 0.7, 400),
-         ("d", "LinearSVC", "full", float("nan"), 0.01, 0.5, 100),  # band 0.1
-         ("d", "LinearSVC", "k-ac", 5.0, 0.1, 0.5, 100),
+         ("d", "LinearSVC", "full", float("nan"), 0.01, 0.5, 100),  # band 0.141
+         ("d", "LinearSVC", "k-ac", 5.0, 0.15, 0.5, 100),
          ("d", "NBC", "original", float("nan"), 0.0, 0.5, 100)],  # no protected NBC view: no sentence
         columns=columns,
     ).assign(n_folds=1)  # fmt: skip
