@@ -55,6 +55,15 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert (out / "figures" / "frontier.png").exists()
     # both linkage adversaries, on the full feature set
     assert {"linkage_items_full_m1", "linkage_values_full_m3"} <= set(metrics)
+    # what the trained model leaks: every view's classifier attacked by membership inference
+    leaks = pd.read_csv(out / "membership.csv")
+    assert {"original", "anatomized", "pruned", "generalized", "mondrian", "full", "k-ac"} <= set(leaks["method"])
+    assert leaks["membership_advantage"].between(-0.5, 0.5).all() and leaks["membership_auc"].between(0, 1).all()
+    assert (
+        metrics["membership_5-NN_anatomized_2"]
+        == leaks.query("method == 'anatomized' and param == 2")["membership_advantage"].item()
+    )
+    assert _markdown(out).count("**Answer.**") == 3  # one per classifier: k-NN, linear SVM, NBC
 
 
 def _markdown(out: Path) -> str:

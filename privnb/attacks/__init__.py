@@ -1,7 +1,8 @@
 """What each release actually discloses, every measure one :class:`AttackResult` (success, the baseline the
 attack computes from the release, the advantage, the targets and details): the de Finetti attack on anatomy,
 prosecutor re-identification and homogeneity on k-anonymity, linkage on k-anonymity by containment (two
-adversaries), and the exact audit of published NBC views. No learner is imported here (the runner that puts
+adversaries), the exact audit of published NBC views, and membership inference on any trained classifier
+(the loss-threshold attack of Yeom et al. 2018). No learner is imported here (the runner that puts
 attacks and learners on the same folds lives in ``privnb.experiments.privacy_frontier``).
 """
 
@@ -15,6 +16,7 @@ from .anatomy_disclosure import (
 )
 from .definetti import AnatomyAttack, check_anatomy, definetti_attack, encode_quasi_identifiers, naive_definetti_attack
 from .linkage import ADVERSARIES, linkage_attack, singled_out
+from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
 from .nbc_audit import nbc_audit_attack
 from .result import AttackResult
 from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
@@ -26,11 +28,15 @@ __all__ = [
     "check_anatomy",
     "definetti_attack",
     "definetti_disclosure",
+    "best_threshold",
     "encode_quasi_identifiers",
+    "example_losses",
     "equivalence_classes",
     "group_prior",
     "homogeneity_attack",
     "linkage_attack",
+    "loss_threshold_attack",
+    "membership_attack",
     "naive_definetti_attack",
     "nbc_audit_attack",
     "original_model_disclosure",
@@ -39,4 +45,5 @@ __all__ = [
     "random_guess",
     "random_worlds_rate",
     "singled_out",
+    "threshold_rates",
 ]

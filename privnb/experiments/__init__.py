@@ -193,6 +193,8 @@ from .privacy_frontier import (
     containment_linkage,
     definetti_rates,
     frontier_points,
+    membership_reading,
+    membership_table,
     nbc_release_audit,
     rate_spread,
     register_release,
@@ -200,7 +202,15 @@ from .privacy_frontier import (
 )
 
 __all__ += ["RELEASES", "ReleaseKind", "anatomy_and_k_anonymity", "containment_linkage", "definetti_rates"]
-__all__ += ["frontier_points", "nbc_release_audit", "rate_spread", "register_release", "view_table"]
+__all__ += [
+    "frontier_points",
+    "membership_reading",
+    "membership_table",
+    "nbc_release_audit",
+    "rate_spread",
+    "register_release",
+    "view_table",
+]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
 
 __all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]

@@ -2,18 +2,22 @@
 
 A release kind is one :class:`ReleaseKind` in :data:`RELEASES` (its attacks, the attack on the frontier's x,
 the words of its axis, legend and panel); the runners score every view with :class:`AttackScorer` through
-:func:`~privnb.experiments.run_folds`; :func:`frontier_points` reads the registry.
+:func:`~privnb.experiments.run_folds`; :func:`frontier_points` reads the registry. Every view's classifier is
+also attacked by membership inference (:func:`membership_scores`), shown beside its release's attack by
+:func:`membership_table`.
 """
 
 from .anatomy_rates import definetti_rates, rate_spread
+from .leakage import MEMBERSHIP_COLUMNS, membership_reading, membership_table
 from .points import POINT_COLUMNS, frontier_points, view_table
 from .registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
 from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
 from .runners import anatomy_and_k_anonymity, containment_linkage, nbc_release_audit
-from .scoring import AttackScorer, attack_scores, release_view
+from .scoring import AttackScorer, attack_scores, membership_scores, release_view
 
 __all__ = [
     "AttackScorer",
+    "MEMBERSHIP_COLUMNS",
     "NBCRelease",
     "NBC_RELEASES",
     "POINT_COLUMNS",
@@ -26,6 +30,9 @@ __all__ = [
     "containment_linkage",
     "definetti_rates",
     "frontier_points",
+    "membership_scores",
+    "membership_reading",
+    "membership_table",
     "nbc_attacks",
     "nbc_release_audit",
     "rate_spread",

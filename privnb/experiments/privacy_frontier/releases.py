@@ -77,6 +77,20 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
         """
         return self.model_.predict(check_binary(X)[:, self.features_])
 
+    def decision_function(self, X):
+        """The SVM's signed distances (of ``classes_[1]`` when binary) on the projection of ``X``.
+
+        Parameters
+        ----------
+        X : binary matrix
+            Rows to score.
+
+        Returns
+        -------
+        ndarray
+        """
+        return self.model_.decision_function(check_binary(X)[:, self.features_])
+
 
 class NBCRelease(ClassifierMixin, BaseEstimator):
     """MZ09's published NBC views of the training rows: original, SafetyTransform(gamma) or DP counts(epsilon).

@@ -1,19 +1,25 @@
 """How a view of the frontier is scored: its test error, the majority-class error of the same fold, and the
-attacks of its release kind (:data:`~privnb.experiments.privacy_frontier.RELEASES`) as tidy values.
+attacks of its release kind (:data:`~privnb.experiments.privacy_frontier.RELEASES`) as tidy values, and the
+membership attack on the classifier it trained (:func:`membership_scores`).
+
+The membership attack is one attack applied to every view, not a registry entry per release kind: it reads
+the fitted classifier, never the release, so it is the same for every kind, and the original view (no
+release kind) needs it as the reference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from privnb.attacks import AttackResult, membership_attack
 from privnb.experiments.folds import FoldData, Score, View, error_rate
 
 from .registry import RELEASES
 
-__all__ = ["AttackScorer", "attack_scores", "release_view"]
+__all__ = ["AttackScorer", "attack_scores", "membership_scores", "release_view"]
 
 
 def attack_scores(results, classifier: str) -> list[Score]:
@@ -53,9 +59,36 @@ def majority_error(data: FoldData) -> float:
     return error_rate(data.y_test, np.full(len(data.y_test), labels[np.argmax(counts)]))
 
 
+def membership_scores(fitted, data: FoldData) -> AttackResult:
+    """Who was in the training fold: the loss-threshold attack (:func:`privnb.attacks.membership_attack`).
+
+    Members are the raw training rows of the fold, every one, also those the mechanism suppressed (they
+    were in the fold the curator held; the model never saw them, so they look like non-members and lower
+    the advantage by about their share, ``suppressed_share``); non-members are the raw test rows. The larger
+    side is subsampled to the smaller, seeded with the fold's seed.
+
+    Parameters
+    ----------
+    fitted : fitted classifier
+        The view (it predicts on raw rows).
+    data : FoldData
+        The fold.
+
+    Returns
+    -------
+    AttackResult
+        ``membership``, its details with ``suppressed_share`` (training rows the mechanism dropped, over
+        all training rows).
+    """
+    result = membership_attack(fitted, data.X_train, data.y_train, data.X_test, data.y_test, random_state=data.seed)
+    suppressed = getattr(fitted, "n_suppressed_", 0) / max(1, len(data.y_train))
+    return replace(result, details={**result.details, "suppressed_share": float(suppressed)})
+
+
 @dataclass(frozen=True)
 class AttackScorer:
-    """Scores a fitted view: ``error`` and ``majority_error`` on the raw test rows, then its release's attacks.
+    """Scores a fitted view: ``error`` and ``majority_error`` on the raw test rows, its release's attacks,
+    and the membership attack on the fitted view (:func:`membership_scores`).
 
     Parameters
     ----------
@@ -68,12 +101,15 @@ class AttackScorer:
         view nobody attacks (the original data).
     options : mapping
         The attack's options.
+    membership : bool
+        Also attack the fitted view by membership inference (``membership*`` rows).
     """
 
     classifier: str
     param: float | None = None
     attack: Callable | None = None
     options: Mapping = field(default_factory=dict)
+    membership: bool = True
 
     def __call__(self, fitted, data: FoldData) -> list[Score]:
         """The view's errors and attack values on ``data``."""
@@ -83,6 +119,8 @@ class AttackScorer:
         ]
         if self.attack is not None:
             scores += attack_scores(self.attack(fitted, data, self.param, self.options), self.classifier)
+        if self.membership:
+            scores += attack_scores([membership_scores(fitted, data)], self.classifier)
         return scores
 
     @property

@@ -1,0 +1,133 @@
+"""What the trained model leaks: the membership attack on every view's classifier beside its release's attack.
+
+Every view of the frontier is scored by :func:`~privnb.experiments.privacy_frontier.membership_scores` on the
+folds its error is measured on; :func:`membership_table` puts the means over folds beside the headline attack
+its release kind registers (:data:`RELEASES`), and :func:`membership_reading` answers, for the data at hand,
+whether training on a protected view leaks less about who was in the training fold than training on the
+original rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .registry import RELEASES
+
+__all__ = ["MEMBERSHIP_COLUMNS", "REFERENCE_VIEWS", "membership_reading", "membership_table"]
+
+MEMBERSHIP_COLUMNS = (
+    "dataset",
+    "classifier",
+    "method",
+    "param",
+    "membership_advantage",
+    "membership_in_sample_advantage",
+    "membership_yeom_advantage",
+    "membership_auc",
+    "n_targets",
+    "loss",
+    "release_attack",
+    "release_advantage",
+    "error",
+    "n_folds",
+)
+"""The columns of :func:`membership_table`."""
+
+REFERENCE_VIEWS = ("original", "full")
+"""The views trained on the unprotected rows: the k-NN's and NBC's original data, the SVM's full feature set."""
+
+_KEYS = ["dataset", "classifier", "method", "param"]
+
+
+def membership_table(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
+    """The membership attack on each view's classifier beside the registered attack on its release.
+
+    One row per (data set, classifier, mechanism, parameter) with ``membership`` rows: the means over folds
+    of the membership advantage (held-out threshold; accuracy - 1/2), the in-sample and Yeom's mean-loss
+    advantages, the AUC, the held-out targets per fold, the loss the classifier gave, the release's headline
+    attack (:data:`RELEASES`; empty for a view without a release kind) and its advantage, and the test error.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of the frontier's runners.
+    m : int
+        The linkage's known values (headlines with ``{m}``).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`MEMBERSHIP_COLUMNS`.
+    """
+    heads = results[results["metric"] == "membership"]
+    if heads.empty:
+        return pd.DataFrame(columns=list(MEMBERSHIP_COLUMNS))
+    means = results.groupby([*_KEYS, "metric"], dropna=False, sort=False)["value"].mean().unstack().reset_index()
+    notes = heads.groupby(_KEYS, dropna=False, sort=False).agg(note=("note", "first"), n_folds=("fold", "nunique"))
+    table = notes.reset_index().merge(means, on=_KEYS, how="left")  # NaN params (the original view) match
+    table["loss"] = table["note"].str.extract(r"loss=([^;]*)", expand=False).fillna("")
+    table["n_targets"] = table.get("membership_n_targets", float("nan"))
+    heads_of = {method: kind.headline.format(m=m) for method, kind in RELEASES.items()}
+    table["release_attack"] = table["method"].map(heads_of).fillna("")
+    table["release_advantage"] = [
+        row.get(f"{head}_advantage", float("nan")) if head else float("nan")
+        for head, (_, row) in zip(table["release_attack"], table.iterrows(), strict=True)
+    ]
+    for column in MEMBERSHIP_COLUMNS:
+        if column not in table:
+            table[column] = float("nan")
+    return table[list(MEMBERSHIP_COLUMNS)]
+
+
+def _view_name(row) -> str:
+    return row.method if pd.isna(row.param) else f"{row.method} {row.param:g}"
+
+
+def _family_line(dataset, classifier, group: pd.DataFrame) -> str | None:
+    reference = group[group["method"].isin(REFERENCE_VIEWS)]
+    protected = group[~group["method"].isin(REFERENCE_VIEWS)]
+    if reference.empty or protected.empty:
+        return None
+    ref = reference.iloc[0]
+    band = 2 * math.sqrt(2) * 0.5 / math.sqrt(max(1.0, float(ref.n_targets)) * max(1, int(ref.n_folds)))
+    diff = protected["membership_advantage"] - ref.membership_advantage
+    lower = [_view_name(r) for r, d in zip(protected.itertuples(), diff, strict=True) if d < -band]
+    higher = [_view_name(r) for r, d in zip(protected.itertuples(), diff, strict=True) if d > band]
+    text = (
+        f"{classifier} on {dataset}: trained on {_view_name(ref)} rows, advantage {ref.membership_advantage:.3f} "
+        f"(AUC {ref.membership_auc:.3f}); the {len(protected)} protected views range from "
+        f"{protected['membership_advantage'].min():.3f} to {protected['membership_advantage'].max():.3f}. "
+    )
+    within = f"{band:.3f} (two standard errors of a difference)"
+    if not lower and not higher:
+        return text + f"None differs from it by more than {within}: no measurable difference."
+    parts = [f"less: {', '.join(lower)}" if lower else "", f"more: {', '.join(higher)}" if higher else ""]
+    return text + f"Beyond {within} they leak " + "; ".join(p for p in parts if p) + "."
+
+
+def membership_reading(table: pd.DataFrame) -> list[str]:
+    """One sentence per classifier saying whether its protected views leak less about membership than the original.
+
+    Each protected view's membership advantage is compared with that of the same classifier trained on the
+    unprotected rows (:data:`REFERENCE_VIEWS`); a difference counts when it exceeds two standard errors of
+    the difference of two accuracies of 1/2 on independent held-out targets, 2 * sqrt(2) * 0.5 /
+    sqrt(targets per fold * folds) (conservative: both views are measured on the same targets). With many
+    views, a few differences beyond it are expected by chance.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`membership_table`'s rows.
+
+    Returns
+    -------
+    list of str
+        One sentence per (data set, classifier) with a reference view and a protected view.
+    """
+    lines = [
+        _family_line(dataset, classifier, group)
+        for (dataset, classifier), group in table.groupby(["dataset", "classifier"], sort=False)
+    ]
+    return [line for line in lines if line is not None]
