@@ -1,4 +1,4 @@
-"""privnb.learn.knn and privnb.experiments.knn: exact neighbour search, tie rules, IBk distance and the seed 002
+"""privnb.learn.knn and privnb.experiments.knn_l_diversity: exact neighbour search, tie rules, IBk distance and the MC17
 experiments."""
 
 import numpy as np
@@ -108,7 +108,7 @@ def test_predict_many_equals_predict_per_k():
 
 
 def test_figure_2_toy_anatomized_3nn_is_right():
-    """Figure 2 of seed 002: the anatomized 3-NN classifies a test point among the red ones as red."""
+    """Figure 2 of MC17: the anatomized 3-NN classifies a test point among the red ones as red."""
     toy = anatomy_toy()
     view = AnatomizedTraining(IBkClassifier(3, kinds=toy.kinds), sensitive="A_2", l=2, random_state=0)
     view.fit(toy.X, toy.y)
@@ -150,7 +150,8 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
     assert len(na) == 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
     ok = out[out["note"] == ""]
     assert ok["value"].between(0, 1).all()
-    assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN"}
+    assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN", "majority"}
+    assert len(out[out["method"] == "majority"]) == 3  # the baseline, once per fold
     assert (ok.loc[ok["method"] == "anatomized", "n_train"] % ok.loc[ok["method"] == "anatomized", "param"] == 0).all()
 
 
@@ -182,6 +183,8 @@ def test_convergence_curves_shape():
     out = convergence_curves(data, ls=(2, 4), n_splits=2, n_parts=3, random_state=0)
     orig = out[out["method"] == "original"]
     assert set(out["metric"]) == {"incremental_error"}
+    majority = out[out["method"] == "majority"]
+    assert len(majority) == 2 * 3 and majority["n_train"].tolist() == orig["n_train"].tolist()
     assert len(orig) == 2 * 3 and orig["value"].between(0, 1).all()
     assert (orig.groupby("fold")["n_train"].apply(lambda s: s.is_monotonic_increasing)).all()
     assert out.loc[out["param"] == 4, "note"].str.startswith("N/A").all()
@@ -234,7 +237,7 @@ def test_repeated_training_rows_are_searched_by_distinct_row(seed, k):
     assert np.array_equal(found, index) and np.allclose(distances**2, sq)
 
 
-# --- Weka IBk's rules (seed 002 names IBk): tied neighbours, vote ties, running ranges -------------------
+# --- Weka IBk's rules (MC17 names IBk): tied neighbours, vote ties, running ranges -------------------
 
 
 def weka_reference(train, y, queries, k, class_order, ranges="weka"):
@@ -333,7 +336,7 @@ def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
 
 
 def test_knn_views_read_the_sensitive_attribute_as_weka_does():
-    from privnb.experiments.knn import ibk_kinds, weka_class_order
+    from privnb.experiments.knn_l_diversity import ibk_kinds, weka_class_order
 
     adult_like = Dataset(
         "adult",

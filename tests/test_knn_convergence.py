@@ -1,5 +1,5 @@
-"""The incremental 1-NN of Section 5.2.6 of seed 002 (privnb.learn.neighbors' per-part searches and
-privnb.experiments.knn_convergence): checked against brute force and against IBk trained on each prefix."""
+"""The incremental 1-NN of Section 5.2.6 of MC17 (privnb.learn.neighbors' per-part searches and
+privnb.experiments.knn_l_diversity.convergence): checked against brute force and against IBk trained on each prefix."""
 
 import numpy as np
 import pandas as pd
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from privnb.data import Dataset
 from privnb.experiments import convergence_curves
-from privnb.experiments.knn_convergence import _PrefixSearch
+from privnb.experiments.knn_l_diversity.convergence import _PrefixSearch
 from privnb.learn import IBkClassifier, nearest_per_part, tied_counts_per_part
 from privnb.learn.encoding import FrameEncoder
 from privnb.learn.knn_votes import class_ranks
@@ -74,9 +74,8 @@ def test_prefix_search_equals_ibk_trained_on_each_prefix(ties, ranges, seed):
     kinds = {"x": "numeric", "z": "numeric", "c": "nominal"}
     encoder = FrameEncoder(kinds=kinds, orders={}, scheme="ibk").fit(frame.iloc[train])
     order = ("yes", "no")
-    rule = {"ties": ties, "ranges": ranges}
     classes = np.unique(y)
-    search = _PrefixSearch(encoder, frame.iloc[test], classes, class_ranks(classes, order), rule)
+    search = _PrefixSearch(encoder, frame.iloc[test], classes, class_ranks(classes, order), ties, ranges)
     got = search.predict(frame.iloc[train].reset_index(drop=True), parts, y[train])
     for j in range(4):
         rows = train[parts <= j]
@@ -96,4 +95,4 @@ def test_convergence_folds_in_parallel_give_the_same_table():
     a = convergence_curves(data, ls=(2,), n_splits=2, n_parts=3, random_state=1, progress=False)
     b = convergence_curves(data, ls=(2,), n_splits=2, n_parts=3, random_state=1, progress=False, n_jobs=2)
     pd.testing.assert_frame_equal(a, b)
-    assert a["value"].notna().all() and len(a) == 2 * 3 * 2
+    assert a["value"].notna().all() and len(a) == 2 * 3 * 3  # original, l = 2, majority

@@ -1,12 +1,12 @@
-"""k-nearest neighbours with Weka IBk's distance, for the anatomized k-NN of seed 002.
+"""k-nearest neighbours with Weka IBk's distance, for the anatomized k-NN of MC17.
 
 The paper trained Weka's IBk on the original, identifying (Definition 15), anatomized (Definition 14:
-N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of seed 002). IBk's distance is the
+N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of MC17). IBk's distance is the
 Euclidean distance with numeric attributes min-max normalized on the training range and nominal
 attributes contributing 0 (equal) or 1 (different): :class:`privnb.learn.encoding.FrameEncoder` with scheme
 ``"ibk"`` (one-hot scaled by 1/sqrt(2)) gives exactly that, and :class:`IBkClassifier` uses it.
 
-Tie rules. The default, ``ties="weka"``, is Weka IBk's own (seed 002 names IBk, so it is the paper's
+Tie rules. The default, ``ties="weka"``, is Weka IBk's own (MC17 names IBk, so it is the paper's
 rule; read from Weka 3.8's ``LinearNNSearch``, ``IBk`` and ``AbstractClassifier``):
 
 - neighbours: every training row whose distance is at most the k-th smallest distance takes part, so
@@ -119,7 +119,7 @@ def running_range_segments(encoder, train_ranges, X, running=True):
 
 
 class IBkClassifier(ClassifierMixin, BaseEstimator):
-    """k-NN classifier with Weka IBk's distance (Section 5.1.3 of seed 002), exact and tie-ruled.
+    """k-NN classifier with Weka IBk's distance (Section 5.1.3 of MC17), exact and tie-ruled.
 
     Frames are encoded by :class:`privnb.learn.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
     rows; the neighbour search is that of :func:`kneighbors`, the tie rules those of the module docstring.
@@ -158,7 +158,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
-       Data Privacy 10, 2017 (seed 002).
+       Data Privacy 10, 2017 (MC17).
     """
 
     def __init__(

@@ -3,7 +3,7 @@
 :func:`kneighbors` searches the training rows, :func:`kneighbors_factored` the distinct quasi-identifier
 rows of D_A, both with squared distances compared after rounding to 1e-9 and queries in chunks of
 bounded memory; ``ties=True`` keeps every row tied with the k-th (:class:`TiedNeighbors`).
-:func:`nearest_per_part` and :func:`tied_counts_per_part` are the incremental 1-NN of Section 5.2.6 of seed 002
+:func:`nearest_per_part` and :func:`tied_counts_per_part` are the incremental 1-NN of Section 5.2.6 of MC17
 (exact-k and Weka IBk's ties).
 """
 
@@ -190,7 +190,7 @@ def kneighbors_factored(
     """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
 
     The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
-    its group (Definition 12 of seed 002): with A the distinct quasi-identifier rows and S the distinct
+    its group (Definition 12 of MC17): with A the distinct quasi-identifier rows and S the distinct
     sensitive encodings, squared distances split as |q_A - A_u|^2 + |q_S - S_v|^2. The large search runs
     over the distinct A rows only (about N instead of N*l): for each query the exact distances of the rows
     of its nearest A rows bound the k-th distance from above, every A row whose partial distance (a lower
@@ -292,7 +292,7 @@ def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
 
 
 def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
-    """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of seed 002).
+    """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of MC17).
 
     Each part's nearest rows are summarized per query (``summarize(rows, positions, n_query)``, positions
     in ``X_train``); the prefix keeps the summary of the strictly nearest part and merges (``combine``) the
@@ -343,7 +343,7 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
 
     Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
     nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
-    part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
+    part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of MC17).
 
     Returns
     -------

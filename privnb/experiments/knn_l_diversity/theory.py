@@ -1,6 +1,6 @@
-"""Seed 002's equations (2), (3) and (7) checked as tables a notebook can show.
+"""MC17's equations (2), (3) and (7) checked as tables a notebook can show.
 
-Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (seed 002): eq. (2) gives the asymptotic
+Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (MC17): eq. (2) gives the asymptotic
 k-NN error as a series in xi = q1(x) q2(x) whose printed limits read ``k+1/2`` (:func:`series_readings`
 compares the readings (k+1)/2 and (k-1)/2 with the exact majority-vote error), eq. (3) sums the series to the
 Bayes error (:func:`catalan_values`), and (7) orders the errors between R* and 2 R* (:func:`chain_holds`).
@@ -20,7 +20,7 @@ __all__ = ["catalan_values", "chain_holds", "series_readings"]
 
 
 def series_readings(ks: Sequence[int] = (1, 3, 5, 7, 9)) -> pd.DataFrame:
-    """Eq. (2) of seed 002 with its upper limit read as (k+1)/2 and as (k-1)/2, each against the exact
+    """Eq. (2) of MC17 with its upper limit read as (k+1)/2 and as (k-1)/2, each against the exact
     majority-vote error of k neighbours at x (:func:`privnb.bounds.knn_majority_error`), xi = q (1 - q).
 
     Returns
@@ -46,7 +46,7 @@ def series_readings(ks: Sequence[int] = (1, 3, 5, 7, 9)) -> pd.DataFrame:
 
 
 def catalan_values(qs: Sequence = (sp.Rational(1, 10), sp.Rational(3, 10), sp.Rational(1, 2), sp.Rational(4, 5))):
-    """The sum of eq. (3) of seed 002 (:func:`privnb.bounds.catalan_sum`) at xi = q (1 - q), exactly, beside
+    """The sum of eq. (3) of MC17 (:func:`privnb.bounds.catalan_sum`) at xi = q (1 - q), exactly, beside
     the Bayes error min(q, 1 - q) it should equal.
 
     Returns
@@ -65,7 +65,7 @@ def catalan_values(qs: Sequence = (sp.Rational(1, 10), sp.Rational(3, 10), sp.Ra
 
 
 def chain_holds(n_points: int = 101, ks: Sequence[int] = (1, 3, 5, 7, 9)) -> bool:
-    """Whether the chain (7) of seed 002, R* <= R^(largest k) <= ... <= R^1 <= 2 R*, holds at ``n_points``
+    """Whether the chain (7) of MC17, R* <= R^(largest k) <= ... <= R^1 <= 2 R*, holds at ``n_points``
     posteriors q evenly spaced in [0, 1] (:func:`privnb.bounds.knn_error_chain`).
     """
     chain = knn_error_chain(np.linspace(0, 1, n_points), ks)
