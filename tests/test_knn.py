@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 import privnb.learn.knn as knn_module
@@ -354,3 +355,47 @@ def test_knn_views_read_the_sensitive_attribute_as_weka_does():
     train = pd.DataFrame({"s": ["s0", "s2"]})
     model = IBkClassifier(2, kinds=ibk_kinds(adult_like)).fit(train, [0, 1])
     assert np.allclose(model.kneighbors(pd.DataFrame({"s": ["s1"]}))[0] ** 2, [[1.0, 1.0]])
+
+
+def _constant_dataset(name, first_label, n=60):
+    """Every column constant, classes balanced: all training rows tie, so every row votes and IBk's 1-NN gives
+    the even split to the class declared first."""
+    y = (np.arange(n) + first_label) % 2
+    frame = pd.DataFrame({"x": 1.0, "c": "a", "s": "s0", "y": y})
+    kinds = {"x": "numeric", "c": "nominal", "s": "nominal"}
+    return Dataset(name, frame, ("x", "c"), "s", "y", kinds, {}, ("<=50K", ">50K"))
+
+
+def test_class_order_appearance_or_declared():
+    from privnb.experiments.knn_l_diversity import DECLARED_CLASS_ORDERS, weka_class_order
+
+    adult = _constant_dataset("adult", first_label=0)
+    assert weka_class_order(adult) == (0, 1)  # "<=50K" appears first
+    assert weka_class_order(adult, "declared") == (1, 0)  # adult.names: ">50K, <=50K."
+    assert DECLARED_CLASS_ORDERS["bank"] == ("yes", "no")
+    with pytest.raises(ValueError, match="no declared class order"):
+        weka_class_order(_constant_dataset("ward", 0), "declared")
+    with pytest.raises(ValueError, match="class_order must be one of"):
+        weka_class_order(adult, "sorted")
+
+
+@pytest.mark.parametrize("order, first", [("appearance", 0), ("declared", 1)])
+def test_an_even_vote_goes_to_the_class_declared_first(order, first):
+    """Constant rows, a balanced training fold: every row votes, the split is even and the 1-NN predicts the
+    class declared first, in the cross-validation and the convergence views alike."""
+    from privnb.experiments import FoldData
+    from privnb.experiments.knn_l_diversity import convergence_views, knn_views
+    from privnb.experiments.knn_l_diversity.cross_validation import ibk_options
+
+    data = _constant_dataset("adult", first_label=0)
+    train = np.flatnonzero(np.arange(60) < 40)
+    test = np.r_[np.flatnonzero(data.y[40:] == 1)[:6], np.flatnonzero(data.y[40:] == 0)[:2]] + 40
+    assert np.bincount(data.y[train]).tolist() == [20, 20]
+    fold = FoldData(0, 0, data.X.iloc[train], data.y[train], data.X.iloc[test], data.y[test])
+    expected = np.mean(data.y[test] != first)  # 6 of class 1, 2 of class 0
+    (view,) = [v for v in knn_views(data, [1], [2], ibk_options=ibk_options(data, class_order=order))][:1]
+    (score,) = view.scorer(clone(view.estimator).fit(fold.X_train, fold.y_train), fold)
+    assert score.value == pytest.approx(expected)
+    view = convergence_views(data, [2], n_parts=2, class_order=order)[0]
+    scores = view.scorer(clone(view.estimator).set_params(random_state=0).fit(fold.X_train, fold.y_train), fold)
+    assert [s.value for s in scores][-1] == pytest.approx(expected)  # the prefix of both parts: 20 and 20

@@ -239,3 +239,32 @@ def test_anonymized_1nn_reads_a_generalized_ordinal_as_nominal(tmp_path):
         progress=False,
     )
     assert set(results["param"]) == {2.0, 50.0} and results["value"].between(0, 1).all()
+
+
+def test_error_table_has_the_majority_row_and_flags_views_at_or_above_it():
+    from privnb.experiments.knn_l_diversity import knn_error_table
+
+    majority = {("majority", "majority", None): [0.215, 0.215, 0.215]}
+    table = knn_error_table(results_table({**ERRORS, **majority}))
+    assert list(table.columns) == ["1-NN", "3-NN", "≥ majority"]
+    assert table.index.tolist() == ["Org.", "Id.", "L=2", "L=3", "k=2", "Majority"]
+    assert table.loc["Majority", ["1-NN", "3-NN"]].tolist() == pytest.approx([0.215, 0.215])
+    # 1-NN: L=2 0.25, L=3 0.23, k=2 0.30 are above the baseline, original 0.21 is below; 3-NN: none is above
+    assert table["≥ majority"].tolist() == ["", "", "1", "1", "1", ""]
+    assert (knn_error_table(results_table())["≥ majority"] == "").all()  # no baseline rows, no flags
+
+
+def test_figures_draw_the_majority_baseline_dashed():
+    from privnb.workbench import convergence_plot, error_boxplot
+
+    majority = {("majority", "majority", None): [0.215, 0.215, 0.215]}
+    results = results_table({**ERRORS, **majority})
+    one = results[results["classifier"].isin(["1-NN", "majority"])]
+    (axis,) = error_boxplot(one, baseline="majority").axes
+    assert [t.get_text() for t in axis.get_xticklabels()] == ["Org.", "Id.", "L=2 ≥", "L=3 ≥", "k=2 ≥"]
+    assert [line.get_linestyle() for line in axis.get_lines() if line.get_label() == "Majority"] == ["--"]
+    curves = curves_table({("original", np.nan): [0.3, 0.2, 0.1], ("majority", np.nan): [0.4, 0.4, 0.4]})
+    curves.loc[curves["method"] == "majority", "classifier"] = "majority"
+    (axis,) = convergence_plot(curves, metric="incremental_error", baseline="majority").axes
+    dashed = [line for line in axis.get_lines() if line.get_linestyle() == "--"]
+    assert [line.get_label() for line in dashed] == ["Majority"] and list(dashed[0].get_ydata()) == [0.4] * 3

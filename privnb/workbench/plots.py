@@ -54,6 +54,18 @@ def _single_valued(frame: pd.DataFrame, columns: Sequence[str], what: str) -> No
             )
 
 
+def _split_baseline(frame: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the views and those of the ``baseline`` method (empty without one)."""
+    if baseline is None:
+        return frame, frame.iloc[:0]
+    is_baseline = frame["method"] == baseline
+    return frame[~is_baseline], frame[is_baseline]
+
+
+def _baseline_line(axis, level: float, name: str) -> None:
+    axis.axhline(level, color="0.3", linestyle="--", linewidth=1, label=method_label(name, np.nan))
+
+
 def _by_view(groups) -> list:
     """``(method, param)`` groups in the papers' order (Org., Id., L=2.., k=2..)."""
     return sorted(groups, key=lambda item: method_sort_key(*item[0]))
@@ -68,6 +80,7 @@ def error_boxplot(
     title: str | None = None,
     ylabel: str = "Error rate",
     path=None,
+    baseline: str | None = None,
 ) -> Figure:
     """Boxplots of per-fold errors, one box per training view, in the papers' style.
 
@@ -82,17 +95,26 @@ def error_boxplot(
     facet : str, optional
         A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
         panel per value; without it the rows must hold one dataset and one classifier.
+    baseline : str, optional
+        A method (e.g. ``"majority"``) whose rows are no box but a dashed line at their mean error in every
+        panel; a view whose mean error is at or above it gets "≥" after its label.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
+    frame, base = _split_baseline(frame, baseline)
     if frame.empty:
         raise ValueError(f"no values for metric {metric!r} to plot")
+    level = base["value"].mean() if len(base) else None
     panels = [(None, frame)] if facet is None else list(frame.groupby(facet, sort=True))
     for _, part in panels:
         _single_valued(part, [c for c in ("dataset", "classifier") if c != facet], "error_boxplot")
     fig, axes = _figure_and_axes(ax, len(panels))
     for axis, (name, part) in zip(axes, panels):
         views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
-        axis.boxplot([values.to_numpy() for _, values in views], tick_labels=[method_label(*key) for key, _ in views])
+        labels = [method_label(*key) for key, _ in views]
+        if level is not None:
+            labels = [f"{label} ≥" if values.mean() >= level else label for label, (_, values) in zip(labels, views)]
+            _baseline_line(axis, level, baseline)
+        axis.boxplot([values.to_numpy() for _, values in views], tick_labels=labels)
         axis.set_xlabel("Classifier type")
         axis.set_title(str(name) if title is None or facet is not None else title)
     axes[0].set_ylabel(ylabel)
@@ -112,30 +134,28 @@ def convergence_plot(
     ylabel: str = "Error rate",
     logx: bool = False,
     path=None,
+    baseline: str | None = None,
 ) -> Figure:
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
     The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
     the column holding the training-set size of each row. With a ``fold`` column, the j-th size of every
     fold makes one point (at the folds' mean size), so folds whose sizes differ by a row share a point.
+    ``baseline`` names a method (e.g. ``"majority"``) whose curve is drawn dashed, whatever its classifier.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
+    frame, base = _split_baseline(frame, baseline)
     if x not in frame:
         raise ValueError(f"results have no column {x!r} for the x axis; columns: {list(frame.columns)}")
     if frame.empty:
         raise ValueError(f"no values for metric {metric!r} to plot")
     _single_valued(frame, ("dataset", "classifier"), "convergence_plot")
     fig, (axis,) = _figure_and_axes(ax)
-    view = ["method", "param"]
-    step = frame.groupby([*view, "fold"], dropna=False)[x].rank(method="dense") if "fold" in frame else frame[x]
-    summary = (
-        frame.assign(step=step)
-        .groupby([*view, "step"], dropna=False)
-        .agg(**{x: (x, "mean"), "mean": ("value", "mean"), "std": ("value", "std")})
-        .reset_index()
-    )
-    for key, curve in _by_view(summary.groupby(view, dropna=False)):
+    for key, curve in _by_view(_curves(pd.concat([frame, base]), x).groupby(["method", "param"], dropna=False)):
         curve = curve.sort_values(x)
+        if key[0] == baseline:
+            axis.plot(curve[x], curve["mean"], color="0.3", linestyle="--", label=method_label(*key))
+            continue
         (line,) = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
         spread = curve["std"].fillna(0.0)
         axis.fill_between(
@@ -146,6 +166,18 @@ def convergence_plot(
     axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
     axis.legend()
     return _finish(fig, path)
+
+
+def _curves(frame: pd.DataFrame, x: str) -> pd.DataFrame:
+    """Mean and standard deviation of the values at the j-th training size of every fold, per view."""
+    view = ["method", "param"]
+    step = frame.groupby([*view, "fold"], dropna=False)[x].rank(method="dense") if "fold" in frame else frame[x]
+    return (
+        frame.assign(step=step)
+        .groupby([*view, "step"], dropna=False)
+        .agg(**{x: (x, "mean"), "mean": ("value", "mean"), "std": ("value", "std")})
+        .reset_index()
+    )
 
 
 def _as_series(values, default_label: str) -> dict:
