@@ -173,6 +173,48 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     return _collect(pieces, len(X_query)) if ties else (sq_dist, index)
 
 
+def kneighbors_from_distances(distances, n_query, n_train, n_neighbors, *, chunk_bytes=2**27, ties=False):
+    """:func:`kneighbors` over squared distances that a function computes, chunk by chunk of queries.
+
+    For distances no embedding gives (Weka IBk's rule for missing values, :func:`privnb.learn.knn.weka_sq_distances`):
+    the same ordering (distance rounded to 1e-9, then training position), tie rule and return values as
+    :func:`kneighbors`, without its screen, O(n_query n_train) distance evaluations.
+
+    Parameters
+    ----------
+    distances : callable
+        ``distances(start, stop) -> array (stop - start, n_train)``: exact squared distances of queries
+        start..stop-1 to every training row.
+    n_query, n_train : int
+        Numbers of queries and training rows.
+    n_neighbors : int
+        k.
+    chunk_bytes : int
+        Memory of one chunk's distance matrix.
+    ties : bool
+        Return every row tied with the k-th (:class:`TiedNeighbors`).
+
+    Returns
+    -------
+    (sq_dist, index) arrays of shape (n_query, k), or TiedNeighbors with ``ties=True``
+    """
+    k = check_int(n_neighbors, "n_neighbors")
+    if k > n_train:
+        raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
+    sq_dist, index, pieces = np.empty((n_query, k)), np.empty((n_query, k), dtype=np.intp), []
+    step = _rows_per_chunk(n_train, chunk_bytes)
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
+        d2 = np.asarray(distances(start, stop), dtype=float)
+        rows = np.repeat(np.arange(stop - start), n_train)
+        cols = np.tile(np.arange(n_train), stop - start)
+        if ties:
+            pieces.append(_all_within_kth(rows, d2.ravel(), cols, stop - start, k))
+        else:
+            sq_dist[start:stop], index[start:stop] = _first_k(rows, d2.ravel(), cols, stop - start, k)
+    return _collect(pieces, n_query) if ties else (sq_dist, index)
+
+
 def _check_pair(X_train, X_query):
     X_train = np.ascontiguousarray(X_train, dtype=float)
     X_query = np.ascontiguousarray(X_query, dtype=float)
