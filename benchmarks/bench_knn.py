@@ -1,4 +1,4 @@
-"""Benchmark of privnb.learn.knn and privnb.experiments.knn on Adult (MC17's k-NN experiment).
+"""Benchmark of privnb.learn.knn and privnb.experiments.knn_l_diversity on Adult (MC17's k-NN experiment).
 
 Prints, all measured in this process:
 

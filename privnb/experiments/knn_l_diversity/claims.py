@@ -1,14 +1,15 @@
 """MC17's claims checked against the k-NN experiment's results table, and its theory checks.
 
-Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (MC17, Transactions on Data Privacy
-10, 2017): the mean errors of :func:`~privnb.experiments.cross_validate_knn` (:func:`knn_mean_errors`) and
-anatomy's suppression in it (:func:`knn_suppression`), the observation aspects of Section 5.2
-(:func:`knn_aspects`), the convergence of Section 5.2.6 read off :func:`~privnb.experiments.convergence_curves`
-(:func:`convergence_drops`), the paper's claims and t-test tables (Tables 1-4) side by side with the
-measurements (:func:`knn_claims`), and two checks of its theory: E{rho^2} of (19) against a simulation
+Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (MC17, Transactions on Data Privacy 10,
+2017): the mean errors of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`
+(:func:`knn_mean_errors`, :func:`knn_error_table`) and anatomy's suppression in it (:func:`knn_suppression`),
+the observation aspects of Section 5.2 (:func:`knn_aspects`), the convergence of Section 5.2.6 read off
+:func:`~privnb.experiments.knn_l_diversity.convergence_curves` (:func:`convergence_drops`), the paper's claims
+and t-test tables (Tables 1-4) as :class:`~privnb.experiments.claims.Claim` records (:data:`KNN_CLAIMS`,
+evaluated by :func:`knn_claims`), and two checks of its theory: E{rho^2} of (19) against a simulation
 (:func:`rho_squared_table`) and the 1-NN errors of Theorem 17 on synthetic data with known posteriors
 (:func:`theorem_17_table`); the checks of its equations (2), (3) and (7) are in
-:mod:`privnb.experiments.knn_theory`.
+:mod:`privnb.experiments.knn_l_diversity.theory`.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def knn_mean_errors(results: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (only metric "error" is read, so the
-        rows of :func:`~privnb.experiments.convergence_curves` may be in the same table).
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn` (only metric "error" is read, so the
+        rows of :func:`~privnb.experiments.knn_l_diversity.convergence_curves` may be in the same table).
     """
     errors, _ = _split(results)
     ok = errors[errors["note"] == ""]
@@ -98,6 +99,11 @@ def knn_suppression(results: pd.DataFrame) -> pd.DataFrame:
     """Per l: the mean number of training individuals anatomy suppressed per fold (rows left over once
     fewer than l distinct sensitive values remain, Section 5.1.2 of MC17) and whether l was N/A (beyond
     the sensitive domain) in some fold.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`.
 
     Returns
     -------
@@ -225,7 +231,7 @@ def knn_aspects(
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (rows of other metrics are ignored).
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn` (rows of other metrics are ignored).
     n_neighbors, ls : sequences of int, optional
         The k and l of the rows, in this order; default those in ``results``.
 
@@ -247,7 +253,7 @@ def convergence_drops(curves: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     curves : DataFrame
-        Tidy rows of :func:`~privnb.experiments.convergence_curves` (metric "incremental_error").
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.convergence_curves` (metric "incremental_error").
 
     Returns
     -------
@@ -268,8 +274,20 @@ def knn_t_tests(
     """Original against anatomized k-NN, t-test over folds at 0.95 (Section 5.3, Tables 1-4 of MC17);
     ``paired=False`` gives Student's two-sample test (the paper does not say which).
 
-    Rows ``"{k}-NN"`` for k in ``n_neighbors`` (default those in ``results``), columns ``"Org. vs L=l"``;
-    cells "P" (significant), "F" (not) or "N/A" (l beyond the sensitive domain).
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`.
+    n_neighbors : sequence of int, optional
+        The k of the rows (default those in ``results``).
+    paired : bool
+        Paired t-test over folds (default) or Student's two-sample test.
+
+    Returns
+    -------
+    DataFrame
+        Rows ``"{k}-NN"``, columns ``"Org. vs L=l"``; cells "P" (significant), "F" (not) or "N/A" (l beyond
+        the sensitive domain).
     """
     errors, _ = _split(results)
     ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
@@ -467,6 +485,17 @@ def rho_squared_table(
     Uniform density on the unit cube, the test point at its centre (:func:`privnb.bounds.simulate_rho_squared`,
     seeded ``random_state + d``); "within 4 s.e." compares the simulated mean with (19).
 
+    Parameters
+    ----------
+    n_repeats : int
+        Simulated nearest-neighbour distances per (d, N l).
+    random_state : int
+        Base seed.
+    dims : sequence of int
+        Dimensions d + 1 of the identifying space (the d of (19)).
+    sizes : sequence of int
+        Training sizes N l.
+
     Returns
     -------
     DataFrame
@@ -500,6 +529,17 @@ def theorem_17_table(
     ``random_state + N``) scored on test points distributed as D_A (one row per individual) and on raw
     test points, and the original 1-NN on raw test points (``n_test`` of each, seeded ``random_state + 1``
     and ``+ 2``).
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Numbers of individuals N.
+    random_state : int
+        Base seed.
+    l : int
+        The l of the anatomization.
+    n_test : int
+        Test points of each kind.
 
     Returns
     -------
@@ -535,6 +575,19 @@ def _nn(X, y, Q):
 def theorem_17_within_bounds(limits: dict, table: pd.DataFrame, tolerance: float = 0.02) -> bool:
     """Whether the anatomized 1-NN error on D_A-distributed tests at the largest N lies in
     [R*_A, 2 R*_A] (Theorem 17 of MC17), widened by ``tolerance`` on both sides.
+
+    Parameters
+    ----------
+    limits : dict
+        The model's errors (:func:`theorem_17_table`).
+    table : DataFrame
+        The measured errors (:func:`theorem_17_table`).
+    tolerance : float
+        Slack on both sides.
+
+    Returns
+    -------
+    bool
     """
     last = table.iloc[-1]["anatomized 1-NN, test ~ D_A"]
     return bool(limits["bayes_A"] - tolerance <= last <= 2 * limits["bayes_A"] + tolerance)

@@ -43,6 +43,18 @@ def ibk_kinds(dataset, sensitive_kind: str = "weka") -> dict:
     for the data sets of :data:`WEKA_NOMINAL_SENSITIVE`, as Weka reads the paper's data, and keeps its
     kind otherwise; ``"nominal"``: nominal for every data set; ``"as-dataset"``: ``dataset.kinds`` as they
     are (an ordinal sensitive attribute is then a rank scaled to [0, 1], privnb's earlier reading).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data (``name``, ``kinds``, ``sensitive``).
+    sensitive_kind : {"weka", "nominal", "as-dataset"}
+        The reading.
+
+    Returns
+    -------
+    dict
+        Column -> kind.
     """
     if sensitive_kind not in SENSITIVE_KINDS:
         raise ValueError(f"sensitive_kind must be one of {SENSITIVE_KINDS}, got {sensitive_kind!r}")

@@ -23,6 +23,11 @@ def series_readings(ks: Sequence[int] = (1, 3, 5, 7, 9)) -> pd.DataFrame:
     """Eq. (2) of MC17 with its upper limit read as (k+1)/2 and as (k-1)/2, each against the exact
     majority-vote error of k neighbours at x (:func:`privnb.bounds.knn_majority_error`), xi = q (1 - q).
 
+    Parameters
+    ----------
+    ks : sequence of int
+        The (odd) k to check.
+
     Returns
     -------
     DataFrame
@@ -49,6 +54,11 @@ def catalan_values(qs: Sequence = (sp.Rational(1, 10), sp.Rational(3, 10), sp.Ra
     """The sum of eq. (3) of MC17 (:func:`privnb.bounds.catalan_sum`) at xi = q (1 - q), exactly, beside
     the Bayes error min(q, 1 - q) it should equal.
 
+    Parameters
+    ----------
+    qs : sequence of numbers
+        Posteriors q in [0, 1] (exact rationals keep the check exact).
+
     Returns
     -------
     DataFrame
@@ -67,6 +77,17 @@ def catalan_values(qs: Sequence = (sp.Rational(1, 10), sp.Rational(3, 10), sp.Ra
 def chain_holds(n_points: int = 101, ks: Sequence[int] = (1, 3, 5, 7, 9)) -> bool:
     """Whether the chain (7) of MC17, R* <= R^(largest k) <= ... <= R^1 <= 2 R*, holds at ``n_points``
     posteriors q evenly spaced in [0, 1] (:func:`privnb.bounds.knn_error_chain`).
+
+    Parameters
+    ----------
+    n_points : int
+        Number of posteriors.
+    ks : sequence of int
+        The k of the chain.
+
+    Returns
+    -------
+    bool
     """
     chain = knn_error_chain(np.linspace(0, 1, n_points), ks)
     ordered = chain[["bayes", *(f"R{k}" for k in sorted(ks, reverse=True)), "2bayes"]].to_numpy()
