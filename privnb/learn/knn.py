@@ -432,6 +432,12 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[out]
         return self.classes_[weka_vote(self._neighbor_counts(X, ks), self._first)]
 
+    def __sklearn_tags__(self):
+        """Missing values are allowed (Weka's rule); infinite ones are refused."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
     def predict(self, X):
         """Majority vote of the ``n_neighbors`` nearest training rows (with the tie rule of ``ties``)."""
         return self.predict_many(X, [self.n_neighbors])[0]

@@ -18,9 +18,6 @@ from .claims import (
     knn_mean_errors,
     knn_suppression,
     knn_t_tests,
-    rho_squared_table,
-    theorem_17_table,
-    theorem_17_within_bounds,
 )
 from .convergence import PartsTraining, PrefixScorer, convergence_curves, convergence_views
 from .cross_validation import (
@@ -32,7 +29,14 @@ from .cross_validation import (
     knn_views,
     weka_class_order,
 )
-from .theory import catalan_values, chain_holds, series_readings
+from .theory import (
+    catalan_values,
+    chain_holds,
+    rho_squared_table,
+    series_readings,
+    theorem_17_table,
+    theorem_17_within_bounds,
+)
 
 __all__ = [
     "CLASS_ORDERS",

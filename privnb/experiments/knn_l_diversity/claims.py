@@ -6,10 +6,7 @@ Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (MC17, Transact
 the observation aspects of Section 5.2 (:func:`knn_aspects`), the convergence of Section 5.2.6 read off
 :func:`~privnb.experiments.knn_l_diversity.convergence_curves` (:func:`convergence_drops`), the paper's claims
 and t-test tables (Tables 1-4) as :class:`~privnb.experiments.claims.Claim` records (:data:`KNN_CLAIMS`,
-evaluated by :func:`knn_claims`), and two checks of its theory: E{rho^2} of (19) against a simulation
-(:func:`rho_squared_table`) and the 1-NN errors of Theorem 17 on synthetic data with known posteriors
-(:func:`theorem_17_table`); the checks of its equations (2), (3) and (7) are in
-:mod:`privnb.experiments.knn_l_diversity.theory`.
+evaluated by :func:`knn_claims`); the checks of its theory are in :mod:`privnb.experiments.knn_l_diversity.theory`.
 """
 
 from __future__ import annotations
@@ -19,11 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.bounds import AnatomizedGaussians, expected_rho_squared, simulate_rho_squared
 from privnb.experiments.claims import NOT_MEASURED, Claim, evaluate
 from privnb.experiments.labels import method_label, method_sort_key
 from privnb.experiments.ttest import t_test_table
-from privnb.learn.knn import kneighbors
 
 #: Tables 1-4 of MC17 ("P" significant, "F" not): rows k = 1, 3, 5, 7, 9; columns l = 2, 3, 4, 5
 #: (Fatality: l = 2, 3, 4; its sensitive attribute has 4 values).
@@ -475,119 +470,3 @@ def knn_claims(
     table = evaluate(KNN_CLAIMS.get(dataset, ()), _Measures(results, n_neighbors, ls))
     not_run = (table["source"] == TTEST_SOURCE) & (table["verdict"] == NOT_MEASURED)
     return table[~not_run].reset_index(drop=True)
-
-
-def rho_squared_table(
-    n_repeats: int, random_state: int = 0, *, dims: Sequence[int] = (1, 2, 4), sizes: Sequence[int] = (200, 2000)
-) -> pd.DataFrame:
-    """E{rho^2} of (19) of MC17 (exact) and (21) (approximate) against a nearest-neighbour simulation.
-
-    Uniform density on the unit cube, the test point at its centre (:func:`privnb.bounds.simulate_rho_squared`,
-    seeded ``random_state + d``); "within 4 s.e." compares the simulated mean with (19).
-
-    Parameters
-    ----------
-    n_repeats : int
-        Simulated nearest-neighbour distances per (d, N l).
-    random_state : int
-        Base seed.
-    dims : sequence of int
-        Dimensions d + 1 of the identifying space (the d of (19)).
-    sizes : sequence of int
-        Training sizes N l.
-
-    Returns
-    -------
-    DataFrame
-        One row per (d, N l): "E{rho^2} (19)", "approx (21)", "simulated", "std. error", "within 4 s.e.".
-    """
-    rows = []
-    for d in dims:
-        for n_train in sizes:
-            mean, se = simulate_rho_squared(d, n_train, n_repeats=n_repeats, random_state=random_state + d)
-            exact = float(expected_rho_squared(d, n_train))
-            rows.append(
-                {
-                    "d": d,
-                    "N l": n_train,
-                    "E{rho^2} (19)": exact,
-                    "approx (21)": float(expected_rho_squared(d, n_train, exact=False)),
-                    "simulated": mean,
-                    "std. error": se,
-                    "within 4 s.e.": abs(mean - exact) < 4 * se,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def theorem_17_table(
-    sizes: Sequence[int], random_state: int = 0, *, l: int = 2, n_test: int = 4000
-) -> tuple[dict, pd.DataFrame]:
-    """Theorem 17 of MC17 on synthetic data with known posteriors (:class:`privnb.bounds.AnatomizedGaussians`).
-
-    For each N in ``sizes``: the anatomized 1-NN (trained on D_A of N individuals, seeded
-    ``random_state + N``) scored on test points distributed as D_A (one row per individual) and on raw
-    test points, and the original 1-NN on raw test points (``n_test`` of each, seeded ``random_state + 1``
-    and ``+ 2``).
-
-    Parameters
-    ----------
-    sizes : sequence of int
-        Numbers of individuals N.
-    random_state : int
-        Base seed.
-    l : int
-        The l of the anatomization.
-    n_test : int
-        Test points of each kind.
-
-    Returns
-    -------
-    limits : dict
-        The model's errors (``bayes``, ``bayes_A``, ``nn_A``, ...: :meth:`AnatomizedGaussians.errors`).
-    table : DataFrame
-        Columns "N", "anatomized 1-NN, test ~ D_A", "anatomized 1-NN, raw test", "original 1-NN".
-    """
-    model = AnatomizedGaussians(l=l)
-    limits = model.errors()
-    rows = []
-    for n in sizes:
-        X_a, y_a, _ = model.sample_anatomized(n, random_state=random_state + n)
-        X_o, y_o, _, _ = model.sample(n, random_state=random_state + n)
-        X_t, y_t, _, _ = model.sample(n_test, random_state=random_state + 1)
-        X_ta, y_ta, _ = model.sample_anatomized(n_test, random_state=random_state + 2)
-        X_ta, y_ta = X_ta[:: model.l], y_ta[:: model.l]  # one D_A row per individual
-        rows.append(
-            {
-                "N": n,
-                "anatomized 1-NN, test ~ D_A": np.mean(_nn(X_a, y_a, X_ta) != y_ta),
-                "anatomized 1-NN, raw test": np.mean(_nn(X_a, y_a, X_t) != y_t),
-                "original 1-NN": np.mean(_nn(X_o, y_o, X_t) != y_t),
-            }
-        )
-    return limits, pd.DataFrame(rows)
-
-
-def _nn(X, y, Q):
-    return y[kneighbors(X, Q, 1)[1][:, 0]]
-
-
-def theorem_17_within_bounds(limits: dict, table: pd.DataFrame, tolerance: float = 0.02) -> bool:
-    """Whether the anatomized 1-NN error on D_A-distributed tests at the largest N lies in
-    [R*_A, 2 R*_A] (Theorem 17 of MC17), widened by ``tolerance`` on both sides.
-
-    Parameters
-    ----------
-    limits : dict
-        The model's errors (:func:`theorem_17_table`).
-    table : DataFrame
-        The measured errors (:func:`theorem_17_table`).
-    tolerance : float
-        Slack on both sides.
-
-    Returns
-    -------
-    bool
-    """
-    last = table.iloc[-1]["anatomized 1-NN, test ~ D_A"]
-    return bool(limits["bayes_A"] - tolerance <= last <= 2 * limits["bayes_A"] + tolerance)
