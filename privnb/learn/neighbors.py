@@ -176,9 +176,8 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
 def kneighbors_from_distances(distances, n_query, n_train, n_neighbors, *, chunk_bytes=2**27, ties=False):
     """:func:`kneighbors` over squared distances that a function computes, chunk by chunk of queries.
 
-    For distances no embedding gives (Weka IBk's rule for missing values, :func:`privnb.learn.knn.weka_sq_distances`):
-    the same ordering (distance rounded to 1e-9, then training position), tie rule and return values as
-    :func:`kneighbors`, without its screen, O(n_query n_train) distance evaluations.
+    For distances no embedding gives (IBk's rule for missing values, :func:`privnb.learn.knn.weka_sq_distances`):
+    the ordering, tie rule and return values of :func:`kneighbors`, without its screen.
 
     Parameters
     ----------
@@ -187,12 +186,8 @@ def kneighbors_from_distances(distances, n_query, n_train, n_neighbors, *, chunk
         start..stop-1 to every training row.
     n_query, n_train : int
         Numbers of queries and training rows.
-    n_neighbors : int
-        k.
-    chunk_bytes : int
-        Memory of one chunk's distance matrix.
-    ties : bool
-        Return every row tied with the k-th (:class:`TiedNeighbors`).
+    n_neighbors, chunk_bytes, ties
+        As in :func:`kneighbors`.
 
     Returns
     -------
@@ -430,14 +425,18 @@ def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_by
     -------
     counts : int array of shape (P, n_query, n_classes)
     """
+    return _per_part(X_train, parts, X_query, chunk_bytes, _class_counts(labels, n_classes), np.add)
+
+
+def _class_counts(labels, n_classes):
+    """The summary of :func:`_prefixes` for IBk's votes: class counts (n_query, n_classes) of the rows."""
     labels = np.asarray(labels)
 
     def counts(rows, positions, n_query):
-        return np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes).reshape(
-            n_query, n_classes
-        )
+        flat = np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes)
+        return flat.reshape(n_query, n_classes)
 
-    return _per_part(X_train, parts, X_query, chunk_bytes, counts, np.add)
+    return counts
 
 
 def _factored_nearest_per_part(layout_parts, S_train, a_index, s_index, query_a, query_s):
@@ -487,12 +486,8 @@ def factor_rows(X_train, factor_mask, parts):
 
     Parameters
     ----------
-    X_train : (n_train, p)
-        The training rows (any column weights: scaling columns keeps equal rows equal).
-    factor_mask : (p,) bool
-        The columns that vary among the rows of one individual.
-    parts : (n_train,) int
-        The part of each row.
+    X_train, factor_mask, parts
+        As in :func:`tied_counts_per_part_factored` (any column weights: scaling keeps equal rows equal).
 
     Returns
     -------
@@ -502,13 +497,8 @@ def factor_rows(X_train, factor_mask, parts):
     mask, parts = np.asarray(factor_mask, dtype=bool), np.asarray(parts, dtype=np.intp)
     _, a_index = _distinct_rows(np.column_stack([parts, X_train[:, ~mask]]))
     _, s_index = _distinct_rows(X_train[:, mask])
-    return _firsts(a_index), a_index, _firsts(s_index), s_index
-
-
-def _firsts(index):
-    first = np.full(int(index.max()) + 1 if len(index) else 0, len(index))
-    np.minimum.at(first, index, np.arange(len(index)))
-    return first
+    # distinct rows are numbered 0, 1, ... in order of first appearance: their first rows, in that order
+    return np.unique(a_index, return_index=True)[1], a_index, np.unique(s_index, return_index=True)[1], s_index
 
 
 def tied_counts_per_part_factored(
@@ -547,7 +537,6 @@ def tied_counts_per_part_factored(
     a_first, a_index, s_first, s_index = factor_rows(X_train, mask, parts) if factors is None else factors
     layout_parts = _part_layout(X_train[a_first][:, ~mask], parts[a_first])
     S_train = X_train[s_first][:, mask]
-    labels = np.asarray(labels)
     A_query, S_query = X_query[:, ~mask], X_query[:, mask]
 
     def nearest(start, stop):
@@ -555,10 +544,5 @@ def tied_counts_per_part_factored(
             layout_parts, S_train, a_index, s_index, A_query[start:stop], S_query[start:stop]
         )
 
-    def counts(rows, positions, n_query):
-        return np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes).reshape(
-            n_query, n_classes
-        )
-
     step = _rows_per_chunk(len(layout_parts[3]), chunk_bytes)
-    return _prefixes(nearest, len(layout_parts[2]) - 1, len(X_query), step, counts, np.add)
+    return _prefixes(nearest, len(layout_parts[2]) - 1, len(X_query), step, _class_counts(labels, n_classes), np.add)
