@@ -439,18 +439,17 @@ def _class_counts(labels, n_classes):
     return counts
 
 
-def _factored_nearest_per_part(layout_parts, S_train, a_index, s_index, query_a, query_s):
+def _factored_nearest_per_part(layout_parts, S_train, rows_by_a, s_index, query_a, query_s):
     """:func:`_tied_nearest_per_part` for rows (A[a_index[r]], S[s_index[r]]) searched over their A rows.
 
-    ``layout_parts``: :func:`_part_layout` of the distinct A rows by part. Per part and query: the A rows
+    ``layout_parts``: :func:`_part_layout` of the distinct A rows by part; ``rows_by_a``: the rows of each A
+    row (rows sorted by A row, where each A row's rows start, how many). Per part and query: the A rows
     nearest in the first part bound the smallest total distance from above (their rows' exact distances);
     every A row whose partial distance is within that bound is expanded into its rows, ranked exactly
     (as :func:`kneighbors_factored`). Yields (smallest distance per query, query rows, row positions at it).
     """
     layout, position, part_bounds, padded, sq_pad, scale = layout_parts
-    rows_of = np.argsort(a_index, kind="stable")
-    starts = np.searchsorted(a_index[rows_of], np.arange(int(a_index.max()) + 2))
-    sizes = np.diff(starts)
+    rows_of, starts, sizes = rows_by_a
     d2, sq_query = _shifted_sq_dist(query_a, padded, sq_pad)
     ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)
     tol = _SCREEN_TOL * (scale + float(np.einsum("ij,ij->i", S_train, S_train).max()) + sq_query)
@@ -538,10 +537,13 @@ def tied_counts_per_part_factored(
     layout_parts = _part_layout(X_train[a_first][:, ~mask], parts[a_first])
     S_train = X_train[s_first][:, mask]
     A_query, S_query = X_query[:, ~mask], X_query[:, mask]
+    rows_of = np.argsort(a_index, kind="stable")
+    starts = np.searchsorted(a_index[rows_of], np.arange(len(a_first) + 1))
+    rows_by_a = (rows_of, starts, np.diff(starts))
 
     def nearest(start, stop):
         return _factored_nearest_per_part(
-            layout_parts, S_train, a_index, s_index, A_query[start:stop], S_query[start:stop]
+            layout_parts, S_train, rows_by_a, s_index, A_query[start:stop], S_query[start:stop]
         )
 
     step = _rows_per_chunk(len(layout_parts[3]), chunk_bytes)
