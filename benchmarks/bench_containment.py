@@ -5,9 +5,13 @@ Greedy-DistCnt on PU1 (k = 5); a k-AC check of a candidate feature set on Adult;
 DistCnt against all positive-negative pairs; pyfim against mlxtend for the maximal itemsets; the exact
 largest-itemsets search of Maximal (Algorithm 1) on every PU1 token against intersecting every k-row subset. Brute force
 that would run for hours is timed on a sample of its work and extrapolated (marked "est.").
-Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py
+The DP baselines' draws (FSAC's Laplace- and Exponential-DP): one exponential pick over every PU1 token and the
+noise of a 4096-cell table, vectorised against diffprivlib's per-candidate and per-cell path, with the same draws.
+RF's SVM on flipped PU1 rows, every row against each repeated row once (weighted), in the same process.
+Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf]  (that part only)
 """
 
+import sys
 import time
 from math import comb
 
@@ -15,7 +19,8 @@ import numpy as np
 
 from privnb.data import binarize_adult, load_adult, load_pu1
 from privnb.learn import greedy_distcnt, largest_itemsets, maximal_itemsets
-from privnb.mechanisms import check_binary, distcnt, feature_hamdist, hamdist, is_k_ac
+from privnb.mechanisms import check_binary, distcnt, dp_select_release, feature_hamdist, hamdist, is_k_ac
+from privnb.mechanisms.dp_release import exponential_pick, geometric_counts, hamdist_sensitivity
 
 
 def timed(fn, *args, repeat=1, **kwargs):
@@ -41,6 +46,66 @@ def brute_distcnt(dense, positive):
 def brute_largest_itemset_size(dense, combos):
     """The most tokens any of the given k-row subsets hold in common (the naive route to Algorithm 1's input)."""
     return max(int(np.logical_and.reduce(dense[list(c)]).sum()) for c in combos)
+
+
+def diffprivlib_pick(utility, epsilon, sensitivity, seed):
+    """The former path: diffprivlib's Exponential mechanism, built and validated for one pick."""
+    from diffprivlib.mechanisms import Exponential
+
+    mechanism = Exponential(epsilon=epsilon, sensitivity=sensitivity, utility=utility.tolist(), random_state=seed)
+    return mechanism.randomise()
+
+
+def diffprivlib_counts(codes, n_cells, epsilon, seed):
+    """The former path: diffprivlib's histogram, one truncated geometric mechanism draw per cell."""
+    from diffprivlib.tools import histogram
+
+    counts, _ = histogram(codes, epsilon=epsilon, bins=n_cells, range=(-0.5, n_cells - 0.5), random_state=seed)
+    return np.rint(counts).astype(np.int64)
+
+
+def bench_dp_draws(P, y):
+    """The DP baselines' draws on PU1, vectorised against diffprivlib in this process, with the same draws."""
+    utility, sensitivity = feature_hamdist(P, y), hamdist_sensitivity(y)
+    epsilon = 1.0 / (2 * 11)  # one of 11 picks at epsilon = 1
+    t_old, old = timed(lambda: [diffprivlib_pick(utility, epsilon, sensitivity, s) for s in range(20)], repeat=3)
+    t_new, new = timed(lambda: [exponential_pick(utility, epsilon, sensitivity, s) for s in range(20)], repeat=3)
+    print(
+        f"exponential pick over {utility.size} PU1 tokens: diffprivlib {1e3 * t_old / 20:.2f} ms, vectorised "
+        f"{1e3 * t_new / 20:.3f} ms per pick; ratio {t_old / t_new:.0f}x; same picks: {old == new}"
+    )
+    codes = np.random.default_rng(0).integers(0, 4096, P.shape[0])
+    counts = np.bincount(codes, minlength=4096)
+    t_old, old = timed(lambda: [diffprivlib_counts(codes, 4096, 0.5, s) for s in range(5)], repeat=3)
+    t_new, new = timed(lambda: [geometric_counts(counts, 0.5, s) for s in range(5)], repeat=3)
+    same = all((a == b).all() for a, b in zip(old, new))
+    print(
+        f"noisy table of 4096 cells: diffprivlib {1e3 * t_old / 5:.1f} ms, vectorised {1e3 * t_new / 5:.2f} ms; "
+        f"ratio {t_old / t_new:.0f}x; same counts: {same}"
+    )
+    t_release, release = timed(dp_select_release, P, y, 11, 1.0, mechanism="exponential", random_state=0)
+    print(f"Exponential-DP release on PU1 (11 picks, epsilon = 1): {t_release:.3f} s, {release.X.shape[0]} rows")
+
+
+def bench_rf_fits(P, y):
+    """RF's tuned SVM on flipped PU1 training folds: every row against each repeated row once, weighted."""
+    from privnb.experiments.feature_selection import auc_or_nan, fit_svm, selection_folds
+    from privnb.mechanisms import randomized_flipping
+
+    splits, _, seeds = selection_folds(y, 5, 0)
+    for fold, k in ((0, 5), (1, 11)):
+        train, test = splits[fold]
+        flipped = randomized_flipping(P[train], k, random_state=seeds[fold])
+        aucs, seconds = [], []
+        for merge in (False, True):
+            elapsed, model = timed(fit_svm, flipped.X, y[train], merge_repeats=merge, random_state=seeds[fold])
+            aucs.append(auc_or_nan(y[test], model.decision_function(P[test])))
+            seconds.append(elapsed)
+        print(
+            f"RF's SVM on flipped PU1 (fold {fold}, k = {k}, {len(train)} x {P.shape[1]}): every row "
+            f"{seconds[0]:.2f} s, repeated rows merged {seconds[1]:.2f} s; ratio {seconds[0] / seconds[1]:.1f}x; "
+            f"test AUC {aucs[0]:.4f} against {aucs[1]:.4f}"
+        )
 
 
 def main():
@@ -123,7 +188,13 @@ def main():
             f"{len(found[0]) if found else 0} tokens; every {k}-row subset (est.) {t_all:.2e} s; "
             f"ratio {t_all / t_exact:.1e}x"
         )
+    bench_dp_draws(P, y)
+    bench_rf_fits(P, y)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] in (["dp"], ["rf"]):
+        pu1 = load_pu1(subject=False)
+        (bench_dp_draws if sys.argv[1] == "dp" else bench_rf_fits)(check_binary(pu1.X), pu1.y)
+    else:
+        main()

@@ -1,4 +1,4 @@
-"""Benchmark of the SVC/SVM paper grid (seed 003, Section 5) on Adult: exact speed-ups and the approximation.
+"""Benchmark of the SVC/SVM paper grid (MC16, Section 5) on Adult: exact speed-ups and the approximation.
 
 Prints, each against a naive baseline measured in the same run (scikit-learn's SVC, libsvm, default
 200 MB cache, every row of the view, one task at a time):
@@ -16,11 +16,17 @@ D. unless ``--skip-full-fold``: ``--grid-folds`` folds (default 2) of the full A
    split, 40.7k training rows) with the fast exact runner, ``--jobs`` at a time, the mean error per view,
    and the full grid extrapolated.
 
-E. unless ``--skip-spaces``: the two input spaces (``space="one_hot"``, standardized one-hot, against
-   ``space="appendix_b"``, seed 003's R^(d+1), centred and unscaled) on ``--space-rows`` training rows of one
+E. unless ``--skip-spaces``: the input spaces (``space="one_hot"``, standardized one-hot, against MC16's
+   R^(d+1): ``"appendix_b"``, centred and unscaled, ``"appendix_b_scaled"``, divided by the largest magnitude, and
+   ``"appendix_b_svm_scale"``, LibSVM's svm-scale, the default) on ``--space-rows`` training rows of one
    Adult fold, each kernel and solver: fit seconds and test error. The unscaled linear SVC is the slow one
    (capital-gain spans 10^5): measured 303 s with libsvm on 1000 rows (one_hot: 0.1 s), and more than 300 s
    with sklearnex; ``--space-kernels rbf`` leaves it out.
+
+F. unless ``--skip-scaling``: LibSVM's svm-scale (``appendix_b_svm_scale``, the default) against the
+   largest-magnitude scaling (``appendix_b_scaled``) on ``--scale-seeds`` stratified samples of ``--scale-rows``
+   Adult rows, 3 folds, the whole grid (the quick sweep's setting): per sample, the original views' errors and
+   the claims whose verdict changes (issue 22).
 
 Run: ``PRIVNB_DATA=... python benchmarks/bench_svm.py`` (about 15 minutes on 2 free cores).
 """
@@ -100,7 +106,9 @@ def part_b(adult, hierarchies, sample_size, folds, seed, n_jobs):
         "sklearnex + collapse + shared mechanisms": dict(solver="sklearnex", n_jobs=1),
     }
     for name, config in runs.items():
-        rows, seconds = timed(lambda: run_svm_grid(sample, n_splits=folds, random_state=seed, **grid, **config))
+        rows, seconds = timed(
+            lambda: run_svm_grid(sample, n_splits=folds, random_state=seed, majority=False, **grid, **config)
+        )
         paired = naive.merge(rows, on=["classifier", "method", "param", "fold", "metric"])
         diff = 100 * (paired["value_x"] - paired["value_y"]).abs()
         print(
@@ -167,15 +175,40 @@ def part_e(adult, rows, kernels, seed):
     X, y = adult.X, np.asarray(adult.y)
     for solver in ("libsvm", "sklearnex"):
         for kernel in kernels:
-            for space in ("one_hot", "appendix_b"):
+            for space in ("one_hot", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale"):
                 model, seconds = timed(
                     lambda: svm_pipeline(adult, kernel, solver=solver, space=space).fit(X.iloc[train], y[train])
                 )
                 print(
-                    f"  {solver:9s} {kernel:6s} {space:10s} {seconds:8.2f} s  error "
+                    f"  {solver:9s} {kernel:6s} {space:20s} {seconds:8.2f} s  error "
                     f"{error_rate(y[test], model.predict(X.iloc[test])):.4f}",
                     flush=True,
                 )
+
+
+def part_f(adult, hierarchies, rows, seeds):
+    from privnb.experiments.svm_l_diversity import compare_space_claims, svm_summary
+
+    spaces = ("appendix_b_scaled", "appendix_b_svm_scale")
+    print(f"\n== F. svm-scale against largest-magnitude scaling: {rows} Adult rows, 3 folds, samples {seeds} ==")
+    for seed in seeds:
+        sample = adult.sample(rows, random_state=seed)
+        grid = dict(ls=(2, 3, 4, 5), k_anonymity=(2, 3, 4, 5), hierarchies=hierarchies, n_splits=3, random_state=seed)
+        results = {
+            space: run_svm_grid(sample, theorem_inputs=True, progress=False, space=space, **grid) for space in spaces
+        }
+        original = {
+            space: svm_summary(rows_).query("method == 'original'").set_index("classifier")["mean_error"]
+            for space, rows_ in results.items()
+        }
+        claims = compare_space_claims(results, "adult")
+        print(
+            f"  sample {seed}: original SVC {original[spaces[0]]['SVC']:.4f} -> {original[spaces[1]]['SVC']:.4f}, "
+            f"SVM {original[spaces[0]]['SVM']:.4f} -> {original[spaces[1]]['SVM']:.4f}; claim verdicts changed "
+            f"{int(claims['verdict changes'].sum())} of {len(claims)}; agree "
+            + " -> ".join(str(int((claims[space] == "agree").sum())) for space in spaces),
+            flush=True,
+        )
 
 
 def main():
@@ -193,11 +226,18 @@ def main():
     parser.add_argument("--space-rows", type=int, default=1000, help="training rows of part E")
     parser.add_argument("--space-kernels", nargs="+", default=["rbf", "linear"])
     parser.add_argument("--only-spaces", action="store_true", help="run part E alone")
+    parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--scale-rows", type=int, default=2000, help="sample size of part F")
+    parser.add_argument("--scale-seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--only-scaling", action="store_true", help="run part F alone")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
     adult, hierarchies = load_adult(), adult_hierarchies()
     if args.only_spaces:
         part_e(adult, args.space_rows, args.space_kernels, args.seed)
+        return
+    if args.only_scaling:
+        part_f(adult, hierarchies, args.scale_rows, args.scale_seeds)
         return
     part_a(adult, hierarchies, args.rows, args.seed)
     part_b(adult, hierarchies, args.sample, args.folds, args.seed, args.jobs)
@@ -206,6 +246,8 @@ def main():
         part_d(adult, hierarchies, args.full_folds, args.grid_folds, args.seed, args.jobs)
     if not args.skip_spaces:
         part_e(adult, args.space_rows, args.space_kernels, args.seed)
+    if not args.skip_scaling:
+        part_f(adult, hierarchies, args.scale_rows, args.scale_seeds)
     print(f"\nload average at the end: {os.getloadavg()}")
 
 

@@ -31,12 +31,28 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all."""
+    """Write ``data`` to ``path`` whole or not at all.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file to write; its folder is created when missing.
+    data : bytes
+        The content.
+    """
     with atomic_path(path) as tmp:
         Path(tmp).write_bytes(data)
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all."""
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file to write; its folder is created when missing.
+    text : str
+        The content.
+    """
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")

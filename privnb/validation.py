@@ -40,6 +40,23 @@ def check_int(value, name: str, *, low: int = 1, high: int | None = None, high_n
     """``value`` as an int when it is an integer in [low, high], else a ValueError naming ``name``.
 
     Python and NumPy integers only: booleans, floats (even ``3.0``) and NaN are refused.
+
+    Parameters
+    ----------
+    value : int
+        The value to check.
+    name : str
+        The parameter's name, for the error message.
+    low : int
+        The smallest value allowed.
+    high : int, optional
+        The largest value allowed.
+    high_name : str, optional
+        What ``high`` is, for the error message (e.g. "the number of rows").
+
+    Returns
+    -------
+    int
     """
     integral = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if integral and low <= value and (high is None or value <= high):
@@ -74,13 +91,39 @@ def infer_kind(column: pd.Series) -> str:
 
 
 def infer_kinds(frame: pd.DataFrame, kinds: Mapping[str, str] | None = None) -> dict:
-    """``kinds`` completed for every column of ``frame`` by :func:`infer_kind`."""
+    """``kinds`` completed for every column of ``frame`` by :func:`infer_kind`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The columns to classify.
+    kinds : mapping, optional
+        Kinds already given (column -> "numeric" | "ordinal" | "nominal"); they win.
+
+    Returns
+    -------
+    dict
+        Every column of ``frame`` -> its kind.
+    """
     given = dict(kinds or {})
     return {c: given.get(c) or infer_kind(frame[c]) for c in frame.columns}
 
 
 def seed_unset_random_states(estimator, seed: int):
-    """Give every ``random_state`` parameter left at None (the estimator's own and nested ones) ``seed``."""
+    """Give every ``random_state`` parameter left at None (the estimator's own and nested ones) ``seed``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A scikit-learn estimator (changed in place).
+    seed : int
+        The seed given to every ``random_state`` left at None.
+
+    Returns
+    -------
+    estimator
+        ``estimator`` itself.
+    """
     unset = {
         name: seed
         for name, value in estimator.get_params(deep=True).items()
@@ -93,6 +136,17 @@ def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
     """``frame`` with the labels ``y`` as one more column, and that column's name (one ``frame`` lacks).
 
     Mechanisms that move rows (anatomy puts the class in IT) carry the labels along this way.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    y : array-like
+        One label per row.
+
+    Returns
+    -------
+    (DataFrame, str)
     """
     target = "__target__"
     while target in frame.columns:
@@ -101,7 +155,20 @@ def with_labels(frame: pd.DataFrame, y) -> tuple[pd.DataFrame, str]:
 
 
 def resolve_column(frame: pd.DataFrame, column):
-    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name."""
+    """The label of ``column`` in ``frame``: a column name, or an integer position when not a name.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    column : str or int
+        A column name, or an integer position.
+
+    Returns
+    -------
+    object
+        The column's label.
+    """
     if column in frame.columns:
         return column
     if (
@@ -125,6 +192,21 @@ def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.D
     (2-D, not sparse, not complex, at least one row and one feature, the fitted number of features);
     an object array of numbers becomes float (strings stay: nominal columns); its columns are named by
     position.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator that records or checks ``n_features_in_``.
+    X : DataFrame or array-like
+        The rows.
+    reset : bool
+        True at ``fit`` (record the features), False at predict time (check them).
+    ensure_all_finite : bool or "allow-nan"
+        As in scikit-learn's ``check_array``, for array input.
+
+    Returns
+    -------
+    DataFrame
     """
     if isinstance(X, pd.DataFrame):
         if reset:

@@ -1,5 +1,5 @@
-"""Tests of seed 001's baselines (privnb.mechanisms.flipping, privnb.mechanisms.dp_release, greedy CM),
-privnb.data.binarize and privnb.experiments.selection."""
+"""Tests of FSAC's baselines (privnb.mechanisms.flipping, privnb.mechanisms.dp_release, greedy CM),
+privnb.data.binarize and privnb.experiments.feature_selection."""
 
 from itertools import combinations
 

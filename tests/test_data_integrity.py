@@ -4,9 +4,11 @@ unpinned download that is an HTML page is never cached."""
 
 import dataclasses
 import gzip
+import json
 import os
 import shutil
 import stat
+import time
 import urllib.request
 from pathlib import Path
 
@@ -60,6 +62,51 @@ def test_verification_is_cached_by_path_size_and_mtime(adult_home, monkeypatch):
     os.utime(path, ns=(1, 1))
     with pytest.raises(DataIntegrityError, match=r"adult.test"):
         datasets.load_adult()
+
+
+@pytest.mark.parametrize(
+    "how", ["edited in place, mtime restored (touch -r, cp -p)", "replaced, mtime kept (rsync -t)"]
+)
+def test_an_edit_of_the_same_size_with_its_mtime_restored_is_caught(adult_home, how):
+    (adult_home / "adult/adult.test.gz").unlink()
+    path = write(adult_home / "adult/adult.test", ADULT_TEST)
+    datasets.load_adult()  # verified and remembered
+    before = path.stat()
+    time.sleep(0.05)  # past the file system's clock tick, so that the edit gets a ctime of its own
+    edited = ADULT_TEST.replace("|1x3", "|1x4")
+    assert len(edited) == len(ADULT_TEST) and edited != ADULT_TEST
+    if how.startswith("edited"):
+        path.write_text(edited)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    else:
+        fresh = write(adult_home / "adult/.adult.test.tmp", edited)
+        os.utime(fresh, ns=(before.st_atime_ns, before.st_mtime_ns))
+        os.replace(fresh, path)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(DataIntegrityError, match=r"adult\.test does not match the pinned sha256"):
+        datasets.load_adult()
+
+
+def test_malformed_cache_entries_are_ignored(adult_home):
+    cache = sources.user_cache_dir() / "verified.json"
+    cache.parent.mkdir(parents=True)
+    data, test = (str((adult_home / f"adult/adult.{n}.gz").resolve()) for n in ("data", "test"))
+    size = (adult_home / "adult/adult.data.gz").stat()
+    cache.write_text(json.dumps({data: [size.st_size, size.st_mtime_ns], test: "junk", "x": [1, 2, 3, 4, 5]}))
+    assert len(datasets.load_adult().frame) == 4  # a two-field entry raised IndexError
+    entries = json.loads(cache.read_text())
+    assert entries[data][-1] == datasets.FILES["adult/adult.data"].sha256 and len(entries[data]) == 5
+
+
+def test_the_verified_cache_keeps_the_most_recent_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "VERIFIED_LIMIT", 2, raising=False)
+    spec = datasets.FILES["adult/adult.data"]
+    paths = [write(tmp_path / name, name) for name in ("a", "b", "c")]
+    for path in [*paths, paths[0]]:
+        sources.checked_sha256(spec, path)
+    entries = json.loads((sources.user_cache_dir() / "verified.json").read_text())
+    assert list(entries) == [str(paths[2].resolve()), str(paths[0].resolve())]
 
 
 def test_a_read_only_data_folder_and_cache_still_work(adult_home, tmp_path):

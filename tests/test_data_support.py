@@ -1,9 +1,11 @@
 """What a notebook section needs from a data set (privnb.experiments.data_support), on the papers' data and cards."""
 
+import numpy as np
 import pytest
 from own_data import write_own_data
+from sklearn.model_selection import StratifiedKFold
 
-from privnb.experiments import DataUnsupportedError, data_support
+from privnb.experiments import DataSupport, DataUnsupportedError, data_support
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +42,8 @@ def test_missing_hierarchies_are_named_and_require_raises_a_clear_error(cards, t
     assert support.missing("hierarchies").startswith("no generalization hierarchy for ward, sex, severity;")
     with pytest.raises(DataUnsupportedError, match=r"k-AC cannot run on .*ward_no_hierarchies.yaml: 'ward' is a table"):
         support.require("items", what="k-AC")
-    with pytest.raises(ValueError, match="unknown need 'rows'"):
-        support.missing("rows")
+    with pytest.raises(ValueError, match="unknown need 'rowz'"):
+        support.missing("rowz")
 
 
 def test_the_papers_data_sets_are_recognised_by_name():
@@ -54,3 +56,35 @@ def test_the_papers_data_sets_are_recognised_by_name():
     assert support.paper == "fars" and support.missing("paper:adult|bank|fars") == ""
     assert "4 value(s); l = 5" in support.missing("sensitive", l=5)  # Fatality has no l = 5 (seed 003, Table 1)
     assert support.generalization_hierarchies is None  # the papers give hierarchies for Adult only
+
+
+def test_a_k_above_the_rows_is_a_reason_to_skip_like_an_l_above_the_domain(cards):
+    support = data_support(cards["table"])
+    n = support.n_rows
+    assert n > 10 and support.missing("rows", k=n) == ""
+    assert support.missing("rows", k=n + 1).startswith(f"k = {n + 1} needs at least {n + 1} rows and it has {n} ")
+    fold = n - -(-n // 3)
+    assert support.missing("rows", k=fold, n_splits=3) == ""
+    assert "the smallest training fold of 3-fold cross-validation has" in support.missing(
+        "rows", k=fold + 1, n_splits=3
+    )
+    table = support.requirements({"full-domain": ["hierarchies", "rows"], "anatomy": ["sensitive"]}, k=n + 1)
+    assert table["runs"].tolist() == [False, True] and "lower k" in table.loc[0, "why not"]
+    assert support.for_rows(10).missing("rows", k=11) and not support.for_rows(10).missing("rows", k=10)
+    with pytest.raises(DataUnsupportedError, match=r"k-anonymity cannot run on .*: k = 999 needs at least 999 rows"):
+        support.require("rows", k=999, what="k-anonymity")
+    items = data_support(cards["items"])
+    assert items.missing("rows", k=items.n_rows) == "" and items.missing("rows", k=items.n_rows + 1)
+
+
+@pytest.mark.parametrize("n_splits", [2, 3, 5, 10])
+def test_the_smallest_training_fold_is_what_stratified_folds_give(n_splits):
+    for n in range(n_splits, 60):
+        y = (np.arange(n) % 3 == 0).astype(int)
+        if np.bincount(y).min() < n_splits:
+            continue
+        folds = StratifiedKFold(n_splits, shuffle=True, random_state=0).split(np.zeros(n), y)
+        smallest = min(len(train) for train, _ in folds)
+        rows = DataSupport("x", "x", None, n_rows=n)
+        assert rows.missing("rows", k=smallest, n_splits=n_splits) == ""
+        assert rows.missing("rows", k=smallest + 1, n_splits=n_splits) != ""

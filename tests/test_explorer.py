@@ -6,13 +6,18 @@ import pandas as pd
 import pytest
 import sympy as sp
 
-from privnb.data import Dataset, anatomy_toy
+from privnb.data import Dataset, nbc_figure1_databases
 from privnb.mechanisms import Hierarchy, anatomize, is_k_anonymous
-from privnb.nbc import SafetyTransform, achieved_r
+from privnb.nbc import NBCViews, SafetyTransform, achieved_r
 from privnb.workbench import caption, equation, equations, table, tour_explorer, tour_state
-from privnb.workbench.explorer import toy_views
+from privnb.workbench.explorer import nbc_views_of
 
 QI = ["num", "let", "col"]
+
+
+def _views():
+    db_a, _ = nbc_figure1_databases()
+    return NBCViews.from_frame(db_a, ["Adr", "Age"], "Sal")
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +29,12 @@ def data():
             "num": rng.integers(0, 16, n),
             "let": rng.choice(list("abcd"), n),
             "col": rng.choice(list("xyz"), n),
+            "s": rng.choice(list("ABCDE"), n),
             "y": rng.integers(0, 2, n),
         }
     )
-    return Dataset("synthetic", frame, tuple(QI), None, "y", {"num": "numeric", "let": "nominal", "col": "nominal"})
+    kinds = {"num": "numeric", "let": "nominal", "col": "nominal", "s": "nominal"}
+    return Dataset("synthetic", frame, tuple(QI), "s", "y", kinds)
 
 
 @pytest.fixture(scope="module")
@@ -41,17 +48,23 @@ def hierarchies():
 
 
 @pytest.mark.parametrize("l, k, gamma", [(2, 3, 2.0), (4, 10, 100.0), (5, 5, 1.5)])
-def test_tour_state_matches_privnb(data, hierarchies, l, k, gamma):
-    state = tour_state(l, k, gamma, data=data, quasi_identifiers=QI, hierarchies=hierarchies, random_state=3)
-    toy = anatomy_toy()
-    anatomy = anatomize(toy.frame, toy.sensitive, l, random_state=3)
+def test_tour_state_acts_on_the_data_at_hand(data, hierarchies, l, k, gamma):
+    views = _views()
+    state = tour_state(
+        l, k, gamma, data=data, quasi_identifiers=QI, hierarchies=hierarchies, views=views, random_state=3
+    )
+    anatomy = anatomize(data.frame, "s", l, random_state=3)
     report = anatomy.suppression_report()
-    assert len(state.groups) == report["groups"]
-    assert len(state.suppressed) == report["rows_suppressed"] == len(toy.frame) - l * report["groups"]
-    assert list(state.suppressed.index) == list(anatomy.suppressed)
-    expected = anatomy.join().sort_values(["row_id", toy.sensitive]).reset_index(drop=True)
-    pd.testing.assert_frame_equal(state.joined, expected)
-    assert len(state.joined) == l * l * report["groups"]
+    assert state.anatomy_summary["value"].tolist() == [
+        200,
+        report["groups"],
+        report["rows_suppressed"],
+        report["groups"] * l * l,
+    ]
+    assert len(state.groups) == min(5, report["groups"]) and (state.groups["rows"] == l).all()
+    shown = anatomy.join()
+    shown = shown[shown["row_id"].isin(anatomy.it.index[anatomy.it["gid"].isin(state.groups.index)])]
+    assert len(state.joined) == len(shown) == l * l * len(state.groups)
     for name, release in (("full-domain", state.full_domain), ("Mondrian", state.mondrian)):
         sizes = release.generalized_.groupby(QI, observed=True).size()
         assert is_k_anonymous(release.generalized_, QI, k)
@@ -59,20 +72,28 @@ def test_tour_state_matches_privnb(data, hierarchies, l, k, gamma):
         assert state.classes.loc[name, "smallest"] == sizes.min() >= k
         assert state.classes.loc[name, "rows suppressed"] == len(release.suppressed_)
     assert (state.smallest_classes["rows"] >= k).all()
-    published = SafetyTransform(gamma, random_state=3).fit(toy_views()).views_
-    assert state.safety["achieved r"].tolist() == [achieved_r(toy_views()), achieved_r(published)]
-    assert state.safety["achieved r"].iloc[1] < state.safety["achieved r"].iloc[0]
+    published = SafetyTransform(gamma, random_state=3).fit(views).views_
+    expected = [achieved_r(views, max_size=1), achieved_r(published, max_size=1)]
+    assert state.safety["achieved r"].tolist() == expected
+
+
+def test_sections_the_data_cannot_run_say_why(data, hierarchies):
+    state = tour_state(6, 500, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies)
+    text, html = repr(state), state._repr_html_()
+    assert state.anatomy is None and "has 5" in state.anatomy_missing
+    assert state.full_domain is None and "k = 500 exceeds the 200 rows" in text
+    assert "no NBC views" in text and "Skipped." in html
 
 
 def test_state_renders_every_table_as_html_and_text(data, hierarchies):
-    state = tour_state(4, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies)
+    state = tour_state(4, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies, views=_views())
     html, text = state._repr_html_(), repr(state)
     for needle in (
-        "1 group of l = 4",
-        "2 rows suppressed",
-        "Joined training data D_A (16 rows)",
+        "Anatomy of synthetic at l = 4",
+        "The first 5 groups of l = 4",
+        "Their joined training data D_A (80 rows)",
         "Equivalence classes by method",
-        "Achieved r (Definition 5)",
+        "Achieved r (Definition 5; audit over quasi-identifiers of up to 1 attribute(s))",
     ):
         assert needle in html and needle in text
     assert "<table" in html and "<table" not in text
@@ -89,7 +110,7 @@ def test_explorer_sliders_recompute_and_display_writes_a_static_copy(data, hiera
         "k": "IntSlider",
         "gamma": "FloatLogSlider",
     }
-    assert explorer.controls["l"].max == anatomy_toy().frame["A_2"].nunique()
+    assert explorer.controls["l"].max == data.frame["s"].nunique()
     explorer.controls["l"].value = 4
     explorer.controls["k"].value = 8
     assert (explorer.state.l, explorer.state.k, explorer.default.l) == (4, 8, 3)
@@ -98,7 +119,9 @@ def test_explorer_sliders_recompute_and_display_writes_a_static_copy(data, hiera
         explorer._ipython_display_()
     live, static = captured.outputs
     assert "application/vnd.jupyter.widget-view+json" in live.data and "sliders" in live.data["text/plain"]
-    assert "l = 3: anatomy" in static.data["text/html"] and "l = 3: anatomy" in static.data["text/plain"]
+    assert "l = 3: anatomy of synthetic" in static.data["text/html"] and "l = 3: anatomy" in static.data["text/plain"]
+    # the sliders sit beside the result
+    assert type(explorer.widget).__name__ == "HBox" and explorer.widget.children[1] is explorer.panel
     assert "k = 5: equivalence classes" in static.data["text/html"]
     # the live box carries the style that hides the static copy wherever widgets render
     token = static.data["text/html"].split('class="privnb-static-')[1].split('"')[0]
@@ -146,7 +169,12 @@ def test_tour_state_on_a_data_card_and_without_hierarchies(tmp_path):
     card = write_own_data(tmp_path)["table"]
     ward, support = load(card), data_support(card)
     qi = list(ward.quasi_identifiers)
-    state = tour_state(3, 4, 2.0, data=ward, quasi_identifiers=qi, hierarchies=support.generalization_hierarchies)
+    views, why = nbc_views_of(support, ward)
+    assert why == "" and set(views.attributes) <= set(qi)
+    state = tour_state(
+        3, 4, 2.0, data=ward, quasi_identifiers=qi, hierarchies=support.generalization_hierarchies, views=views
+    )
+    assert state.anatomy is not None and state.safety is not None and "ward" in repr(state)
     assert list(state.classes.index) == ["full-domain", "Mondrian"]
     for release in (state.full_domain, state.mondrian):
         assert is_k_anonymous(release.generalized_, qi, 4)
@@ -155,7 +183,8 @@ def test_tour_state_on_a_data_card_and_without_hierarchies(tmp_path):
     assert set(alone.smallest_classes["method"]) == {"Mondrian"} and "Mondrian" in repr(alone)
 
 
-def test_explorer_starts_l_within_the_toy(data, hierarchies):
+def test_explorer_starts_l_within_the_sensitive_domain(data, hierarchies):
     pytest.importorskip("ipywidgets")
     explorer = tour_explorer(data=data, quasi_identifiers=QI, hierarchies=hierarchies, l=9, k=5)
-    assert explorer.default.l == explorer.controls["l"].max == anatomy_toy().frame["A_2"].nunique()
+    assert explorer.default.l == explorer.controls["l"].max == data.frame["s"].nunique()
+    assert "pass support=" in explorer.default.safety_missing

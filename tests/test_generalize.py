@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
-from privnb.mechanisms.lattice import _classify_lattice, _GroupSizes, _minimal
+from privnb.mechanisms.lattice import _classify_lattice, _GroupSizes, minimal_nodes
 
 DATA = os.environ.get("PRIVNB_DATA", "")
 HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
@@ -119,7 +119,7 @@ def test_classify_lattice_matches_brute_force(case):
     nodes, anon, n_checks = _classify_lattice(heights, truth)
     assert len(nodes) == np.prod(heights) and n_checks <= len(nodes)
     assert anon.tolist() == [truth(v) for v in nodes]
-    minimal = {tuple(v) for v in nodes[_minimal(nodes, heights, anon)]}
+    minimal = {tuple(v) for v in nodes[minimal_nodes(nodes, heights, anon)]}
     expected = {tuple(g) for g in generators if not any((o <= g).all() and (o != g).any() for o in generators)}
     assert minimal == expected
 
@@ -207,7 +207,7 @@ def fitted_against_brute_force(frame, hierarchies, k, max_suppression):
     return truth, gen.fit(frame)
 
 
-def minimal_nodes(truth):
+def brute_minimal_nodes(truth):
     """The nodes of a brute-force table within the budget none of whose immediate predecessors is."""
     return {
         node
@@ -223,7 +223,7 @@ def test_full_domain_minimal_nodes_against_brute_force(frame, k, max_suppression
     truth, gen = fitted_against_brute_force(frame, hierarchies, k, max_suppression)
     if gen is None:
         return
-    expected = minimal_nodes(truth)
+    expected = brute_minimal_nodes(truth)
     found = {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)}
     assert found == expected
     # no predecessor of a minimal node is k-anonymous within the budget (checked on the raw table)
@@ -259,7 +259,7 @@ def test_one_lattice_serves_every_k_in_any_order(frame, ks, max_suppression):
         if gen is None:
             continue
         lattices.add(id(FullDomainLattice._last))
-        expected = minimal_nodes(truth)
+        expected = brute_minimal_nodes(truth)
         assert {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)} == expected
         for row in gen.minimal_nodes_.itertuples(index=False):
             node = tuple(getattr(row, a) for a in QI)

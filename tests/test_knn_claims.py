@@ -259,12 +259,12 @@ def test_figures_draw_the_majority_baseline_dashed():
 
     majority = {("majority", "majority", None): [0.215, 0.215, 0.215]}
     results = results_table({**ERRORS, **majority})
-    one = results[results["classifier"].isin(["1-NN", "majority"])]
-    (axis,) = error_boxplot(one, baseline="majority").axes
+    one = results[results["classifier"] == "1-NN"]
+    (axis,) = error_boxplot(one, baseline=0.215).axes
     assert [t.get_text() for t in axis.get_xticklabels()] == ["Org.", "Id.", "L=2 ≥", "L=3 ≥", "k=2 ≥"]
-    assert [line.get_linestyle() for line in axis.get_lines() if line.get_label() == "Majority"] == ["--"]
+    assert [line.get_linestyle() for line in axis.get_lines() if line.get_label().startswith("majority")] == ["--"]
     curves = curves_table({("original", np.nan): [0.3, 0.2, 0.1], ("majority", np.nan): [0.4, 0.4, 0.4]})
     curves.loc[curves["method"] == "majority", "classifier"] = "majority"
-    (axis,) = convergence_plot(curves, metric="incremental_error", baseline="majority").axes
+    (axis,) = convergence_plot(curves, metric="incremental_error", baseline_method="majority").axes
     dashed = [line for line in axis.get_lines() if line.get_linestyle() == "--"]
     assert [line.get_label() for line in dashed] == ["Majority"] and list(dashed[0].get_ydata()) == [0.4] * 3

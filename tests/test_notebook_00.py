@@ -44,7 +44,7 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
     for heading in (f"l = {TINY['l']}: anatomy", f"k = {TINY['k']}: equivalence classes", "SafetyTransform"):
         assert heading in html and heading in text
-    assert "Joined training data D_A" in html and "Equivalence classes by method" in html
+    assert "joined training data D_A" in html and "Equivalence classes by method" in html
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cell.outputs)
 
 
@@ -65,3 +65,14 @@ def test_tour_runs_on_a_data_card_and_says_what_it_skips(run_notebook, tmp_path)
     # the explorer generalizes the card's own quasi-identifiers with its hierarchies; its toy l starts at 6
     static = "".join(o.get("data", {}).get("text/plain", "") for o in _explorer_cell(executed).outputs)
     assert "l = 6: anatomy" in static and "severity" in static and "full-domain" in static
+
+
+def test_a_k_above_a_training_folds_rows_skips_those_sections_with_the_reason(run_notebook, tmp_path):
+    # 40 rows in 2 folds leave 20 training rows: k = 30 cannot be met, so generalization and the views are skipped
+    card = write_own_data(tmp_path / "own")["table"]
+    out = run_notebook("00_tour.ipynb", **{**TINY, "k": 30, "sample_size": 40, "dataset": str(card)})
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert "anatomy_groups" in metrics and "error_original" not in metrics and "mondrian_groups" not in metrics
+    skips = _outputs(nbformat.read(out.parent / "00_tour.ipynb", as_version=4), "text/markdown")
+    reason = "k = 30 needs at least 30 rows and the smallest training fold of 2-fold cross-validation has 20"
+    assert f"Full-domain k-anonymity: {reason}" in skips and f"Sections 2-5 on the data: {reason}" in skips

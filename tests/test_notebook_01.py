@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import COLUMNS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, VERDICTS
+from privnb.learn import DEFAULT_SPACE
 from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "01_svm_l_diversity.ipynb"
@@ -19,7 +20,7 @@ def test_notebook_follows_conventions():
     assert convention_problems(nb) == []
     defaults = parameter_defaults(nb)
     assert defaults["dataset"] == "adult" and defaults["n_splits"] == 3 and defaults["kernels"] == ["linear", "rbf"]
-    assert defaults["space"] == "appendix_b_scaled"  # seed 003's R^(d+1), scaled as LibSVM asks
+    assert defaults["space"] == DEFAULT_SPACE == "appendix_b_svm_scale"  # MC16's R^(d+1), scaled by LibSVM's svm-scale
 
 
 def test_notebook_runs_with_tiny_parameters(run_notebook):
@@ -28,8 +29,8 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     )
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
-    assert set(results["classifier"]) == {"SVC", "SVM"}
-    assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
+    assert set(results["classifier"]) == {"SVC", "SVM", "majority"}
+    assert set(results["method"]) == {"original", "identifying", "pruned", "generalized", "majority"}
     errors = results[results["metric"] == "error"]
     assert errors["value"].between(0, 1).all() and (results["n_suppressed"] >= 0).all()
     inputs = results[results["metric"] != "error"].pivot_table(
@@ -42,8 +43,12 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "adult" and metrics["rows"] == 500 and metrics["claims_total"] > 0
     assert all(key in metrics for key in ("mean_error_SVC_Org.", "mean_error_SVM_L=2", "bound_4_6_L=2"))
-    claims = pd.read_csv(out / "claims.csv")
-    assert set(claims["verdict"]) <= {"agree", "differ", "both N/A", "n/a"}
+    assert metrics["majority_error"] == metrics["mean_error_majority_Majority"] > 0
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    assert list(claims.columns) == list(CLAIM_COLUMNS) and set(claims["verdict"]) <= set(VERDICTS)
+    assert set(claims["reading"]) == {"", "paired t-test", "unpaired t-test"}
+    by_space = pd.read_csv(out / "claims_by_space.csv", keep_default_na=False)
+    assert {"appendix_b_svm_scale", "one_hot", "verdict changes", "value (one_hot)"} <= set(by_space.columns)
     for name in ("toy_figures_1_4", "theorem_4_1", "errors_SVC", "errors_SVM"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
 
@@ -62,7 +67,7 @@ def test_notebook_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
         compare_centers=False,
     )
     results = pd.read_parquet(out / "results.parquet")
-    assert set(results["method"]) == {"original", "identifying", "pruned", "generalized"}
+    assert set(results["method"]) == {"original", "identifying", "pruned", "generalized", "majority"}
     na = results[(results["metric"] == "error") & results["value"].isna()]
     assert set(na["param"]) == {7.0} and na["note"].str.startswith("N/A").all()  # l = 7 > 6 diagnoses
     metrics = json.loads((out / "metrics.json").read_text())

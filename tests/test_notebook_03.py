@@ -9,7 +9,7 @@ import nbformat
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import COLUMNS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS
 from privnb.workbench import convention_problems, parameter_defaults
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "03_feature_selection_k_ac.ipynb"
@@ -72,6 +72,11 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert (ac["value"] >= ac["param"]).all()  # every selection keeps k-AC on its training fold
     flipped = results[results["metric"] == "flipped_share"]["value"]
     assert flipped.between(0, 1).all()
+    majority = results[results["method"] == "majority"]  # the reference row: a constant score, AUC 0.5
+    assert set(majority["metric"]) == {"auc"} and (majority["value"] == 0.5).all() and len(majority) == 2 * 2
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
+    assert tuple(claims.columns) == CLAIM_COLUMNS and set(claims["paper"]) == {"FSAC"}
+    assert set(claims["verdict"]) <= {"agree", "differ", "n/a"} and set(claims["dataset"]) == {"adult", "pu1"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert 0.27 < metrics["adult_density"] < 0.28 and metrics["adult_ac_all_features"] == 1
     assert {p.name for p in (out / "figures").glob("*.png")} == {"figure1_dp.png"}

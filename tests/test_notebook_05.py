@@ -19,6 +19,7 @@ TINY = {
     "ls": [2, 3],
     "ks": [2, 5],
     "n_iter": 5,
+    "anatomy_seeds": [0, 1],
     "containment_ks": [5],
     "ms": [1, 3],
     "nbc_rows": 600,
@@ -45,10 +46,15 @@ def test_runs_with_tiny_parameters(run_notebook):
     metrics = json.loads((out / "metrics.json").read_text())
     for l in (2, 3):  # the planted-free real data still leaks: the attack beats 1/l, the reference beats it
         assert 1 / l < metrics[f"definetti_l{l}"] <= metrics[f"original_model_l{l}"] + 0.05
+        low, high = metrics[f"definetti_spread_l{l}"]  # the spread over anatomy seeds
+        assert 1 / l < low <= high <= 1
     assert metrics["r_safety_transform_2"] <= 2
     points = pd.read_csv(out / "frontier.csv")
     assert len(points) == metrics["n_points"] and points["error"].between(0, 1).all()
+    assert points["majority_error"].between(0, 1).all() and "at_or_above_majority" in points
     assert (out / "figures" / "frontier.png").exists()
+    # both linkage adversaries, on the full feature set
+    assert {"linkage_items_full_m1", "linkage_values_full_m3"} <= set(metrics)
 
 
 def _markdown(out: Path) -> str:
@@ -81,7 +87,7 @@ def test_runs_the_linkage_alone_on_an_item_matrix(run_notebook, tmp_path):
     card = write_own_data(tmp_path / "own")["items"]
     out = run_notebook("05_privacy_utility.ipynb", **{**TINY, "dataset": str(card)})
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["dataset"] == "baskets" and {"singled_out_full_m1", "singled_out_full_m3"} <= set(metrics)
+    assert metrics["dataset"] == "baskets" and {"linkage_items_full_m1", "linkage_values_full_m3"} <= set(metrics)
     assert set(pd.read_parquet(out / "results.parquet")["method"]) == {"full", "k-ac", "k-anonymity"}
     skips = _markdown(out)
     assert "Sections 1-2, anatomy and k-anonymity: 'baskets' is a binary item matrix" in skips

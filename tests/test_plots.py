@@ -106,11 +106,19 @@ def test_save_figure_writes_whole_files(tmp_path):
 
 
 def frontier_points_frame(methods):
-    """Two points per mechanism on its attack's axis (privnb.experiments.AXES), as frontier_points returns them."""
-    from privnb.experiments import AXES
+    """Two points per mechanism on its attack's axis (privnb.experiments.RELEASES), as frontier_points returns them."""
+    from privnb.experiments import RELEASES
 
     rows = [
-        {"dataset": "toy", "method": m, "param": p, "attack": x, "error": 0.2 + x / 10, "axis": AXES[m], "n_folds": 1}
+        {
+            "dataset": "toy",
+            "method": m,
+            "param": p,
+            "attack": x,
+            "error": 0.2 + x / 10,
+            "axis": RELEASES[m].axis,
+            "n_folds": 1,
+        }
         for m in methods
         for p, x in ((2.0, 0.1), (5.0, 0.3 if not m.startswith(("safety", "dp")) else 300.0))
     ]
@@ -118,16 +126,17 @@ def frontier_points_frame(methods):
 
 
 def test_frontier_plot_puts_five_panels_on_a_grid_with_one_legend():
-    from privnb.workbench.frontier_plot import MECHANISMS, frontier_plot
+    from privnb.experiments import RELEASES
+    from privnb.workbench.frontier_plot import frontier_plot
 
     methods = ["dp_laplace", "anatomized", "pruned", "mondrian", "generalized", "k-ac", "full", "safety_transform"]
     fig = frontier_plot(frontier_points_frame(methods))
     *panels, spare = fig.axes
     assert len(panels) == 5 and not spare.axison  # a 2 x 3 grid; the sixth cell holds the legend
-    assert [a.get_title() for a in panels[:2]] == [MECHANISMS["anatomized"][2], MECHANISMS["pruned"][2]]
+    assert [a.get_title() for a in panels[:2]] == [RELEASES["anatomized"].panel, RELEASES["pruned"].panel]
     assert panels[-1].get_xscale() == "symlog" and panels[0].get_xscale() == "linear"
     legend = [t.get_text() for t in spare.get_legend().get_texts()]
-    assert legend[:2] == [MECHANISMS["anatomized"][0], MECHANISMS["pruned"][0]] and len(legend) == len(methods)
+    assert legend[:2] == [RELEASES["anatomized"].label, RELEASES["pruned"].label] and len(legend) == len(methods)
     assert all(a.get_legend() is None for a in panels)
     assert min(t.get_fontsize() for a in panels for t in (a.xaxis.label, a.yaxis.label, a.title)) >= 12
 

@@ -1,4 +1,4 @@
-"""privnb.experiments.selection_data: notebook 03's data sets as binary items (seed 001), on small tables and on
+"""privnb.experiments.feature_selection (inputs): notebook 03's data sets as binary items (FSAC), on small tables and on
 the synthetic own-data cards.
 """
 
@@ -8,10 +8,10 @@ import pytest
 from own_data import write_own_data
 
 from privnb.data import Dataset, binarize_table
-from privnb.experiments.selection import dataset_statistics
-from privnb.experiments.selection_data import (
+from privnb.experiments.feature_selection import (
     SECTIONS,
     adult_feature_definitions,
+    dataset_statistics,
     experiment_sizes,
     itemset_tables,
     requirements_table,

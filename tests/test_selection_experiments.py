@@ -1,4 +1,4 @@
-"""privnb.experiments.selection's table and loop helpers (seed 001) on small inputs with known answers."""
+"""privnb.experiments.feature_selection's table and loop helpers (FSAC) on small inputs with known answers."""
 
 import math
 from types import SimpleNamespace
@@ -9,15 +9,17 @@ import pytest
 import scipy.sparse as sp
 
 from privnb.data import feature_selection_table1
-from privnb.experiments.selection import (
+from privnb.experiments.feature_selection import (
+    ac_table,
+    auc_tables,
     dataset_statistics,
     evaluate_datasets,
     evaluate_methods,
     frequent_columns,
     itemset_growth,
+    selection_metrics,
     time_miners,
 )
-from privnb.experiments.selection_tables import ac_table, auc_tables, selection_metrics
 
 
 def test_frequent_columns_keeps_tokens_of_at_least_min_df_rows():
@@ -154,7 +156,7 @@ def test_selection_metrics_keys_and_ranks():
 
 
 def test_side_by_side_shows_only_the_paper_data_sets_asked_for():
-    from privnb.experiments.selection_tables import side_by_side
+    from privnb.experiments.feature_selection import side_by_side
 
     empty = pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features", "auc_std", "flipped_share"])
     side = side_by_side(empty, ["pu1"])

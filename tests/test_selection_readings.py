@@ -7,10 +7,13 @@ import pandas as pd
 import pytest
 
 from privnb.experiments import (
+    CLAIM_COLUMNS,
     READINGS,
+    Claim,
     evaluate_methods,
     reading_table,
     selection_claims,
+    selection_claims_table,
     selection_metrics,
     summary_table,
     svm_setting_table,
@@ -100,12 +103,19 @@ def test_claims_ties_within_the_margin():
     ]
     auc = [0.90, 0.85, 0.95, 0.96, 0.845, 0.80, 0.99, 0.6]
     summary = pd.DataFrame({"dataset": "pu1", "method": methods, "param": [5.0] * 7 + [1.0], "auc": auc})
-    claims = selection_claims(summary).set_index("claim")
-    assert claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin", "ours"] == "yes"
-    assert claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin", "ours"] == "tie"  # 0.005 < margin
-    assert claims.loc["every k-AC selector beats CM greedy", "ours"] == "no"
+    records = selection_claims(summary)
+    assert all(isinstance(c, Claim) and c.paper == "FSAC" and c.dataset == "pu1" for c in records)
+    table = selection_claims_table(summary)
+    assert tuple(table.columns) == CLAIM_COLUMNS and len(table) == len(records) == 8
+    claims = table.assign(claim=table["claim"].str.partition(" at k = 5")[0]).set_index("claim")
+    twin = claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin"]
+    assert twin["privnb value"] == "yes (AUC +0.150)" and twin["verdict"] == "agree"
+    assert claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin", "privnb value"].startswith("tie")  # 0.005
+    assert claims.loc["every k-AC selector beats CM greedy", "privnb value"] == "no (AUC -0.110)"
     assert claims.loc["Greedy-DistCnt beats RF", "verdict"] == "differ"
-    assert claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin", "paper_table"] == "yes"  # .95 vs .81
+    assert "Table 6 says yes, AUC +0.140" in table["claim"].iloc[0]  # the paper's own .95 against .81
+    assert claims.loc["Greedy-DistCnt beats Laplace-DP (eps = 1)", "verdict"] == "agree"
+    assert set(table["paper value"]) == {"yes"}
 
 
 def test_rank_correlation_leaves_out_the_full_feature_set():

@@ -1,13 +1,27 @@
-"""The claims of seed 003 (privnb.experiments.svm_claims) on small results tables with known verdicts."""
+"""The claims of MC16 (privnb.experiments.svm_l_diversity.claims) on small results tables with known verdicts."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
-from privnb.experiments import COLUMNS, svm_aspects, svm_claims, svm_summary, theorem_4_1_table, tidy_frame
-from privnb.experiments.svm_claims import CLAIM_COLUMNS
-from privnb.experiments.svm_tables import THEOREM_4_1_COLUMNS
+from privnb.experiments import (
+    CLAIM_COLUMNS,
+    COLUMNS,
+    Claim,
+    count_verdicts,
+    svm_aspects,
+    svm_claims,
+    svm_summary,
+    theorem_4_1_table,
+    tidy_frame,
+)
+from privnb.experiments.svm_l_diversity import (
+    AT_MAJORITY,
+    SVM_CLAIMS,
+    THEOREM_4_1_COLUMNS,
+    THEOREM_4_1_MAIN_COLUMNS,
+)
 
 # per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
 SVC = {
@@ -53,10 +67,18 @@ def results_table(errors_by_classifier, dataset="adult", na=()):
     return tidy_frame(rows)
 
 
+def reading(claims, name="paired t-test"):
+    """The claims under one reading of the t-test: those read from a t-test under ``name``, and the others."""
+    return claims[claims["reading"].isin(["", name])].reset_index(drop=True)
+
+
 def test_adult_claims_have_the_verdicts_of_the_table():
-    claims = svm_claims(results_table({"SVC": SVC, "SVM": SVM}), "adult")
-    assert list(claims.columns) == list(CLAIM_COLUMNS)
-    assert claims["dataset"].eq("adult").all() and claims["classifier"].tolist() == ["SVC"] * 7 + ["SVM"] * 5
+    both = svm_claims(results_table({"SVC": SVC, "SVM": SVM}), "adult")
+    assert list(both.columns) == list(CLAIM_COLUMNS)
+    claims = reading(both).rename(columns={"privnb value": "privnb measures"})
+    assert claims["dataset"].eq("adult").all() and len(claims) == 12
+    assert claims["claim"].str.contains("SVC").tolist() == [True] * 7 + [False] * 5
+    assert [c.classifier for c in SVM_CLAIMS["adult"] if c.reading != "unpaired t-test"] == ["SVC"] * 7 + ["SVM"] * 5
     assert claims["verdict"].tolist() == [
         "agree",
         "agree",
@@ -71,7 +93,8 @@ def test_adult_claims_have_the_verdicts_of_the_table():
         "differ",
         "agree",
     ]
-    assert claims["line"].str.fullmatch(r"00[03]:\d+").all()  # every claim names its line of the paper
+    assert both["source"].str.fullmatch(r"aspect [123], MC16a?:\d+").all()  # every claim names its line of the paper
+    assert (both["paper"] == np.where(both["source"].str.contains("MC16a"), "MC16a", "MC16")).all()
     measures = claims["privnb measures"].tolist()
     assert measures[0] == "4 of 4 l values"  # pruned SVC below original for every l
     assert measures[1] == "-0.0100"  # slope of the pruned SVC's error in l
@@ -85,19 +108,18 @@ def test_adult_claims_have_the_verdicts_of_the_table():
 def test_verdicts_follow_the_measurements():
     """Swapping the original and identifying SVCs turns the aspect-2 claim and keeps aspect 1's count."""
     swapped = {**SVC, ("original", None): SVC[("identifying", None)], ("identifying", None): [0.30] * 3}
-    claims = svm_claims(results_table({"SVC": swapped}), "adult").set_index("paper")
+    claims = svm_claims(results_table({"SVC": swapped}), "adult").set_index("claim")
     assert claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "verdict"] == "differ"
     assert (
-        claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "privnb measures"]
-        == "0 of 3 l values"
+        claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "privnb value"] == "0 of 3 l values"
     )
     assert claims.loc["pruned SVC beats original SVC for several l (Fig. 5, C.1)", "verdict"] == "differ"
 
 
 def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
     only_svm = results_table({"SVM": SVM})
-    claims = svm_claims(only_svm, "bank")
-    assert claims["classifier"].eq("SVM").all() and len(claims) == 3
+    claims = reading(svm_claims(only_svm, "bank"))
+    assert claims["claim"].str.contains("SVM").all() and len(claims) == 3
     assert claims["verdict"].tolist() == ["agree", "agree", "agree"]  # original and identifying beat pruned
     empty = svm_claims(only_svm, "pu1")
     assert empty.empty and list(empty.columns) == list(CLAIM_COLUMNS)
@@ -106,14 +128,14 @@ def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
 def test_fars_not_applicable_l_reads_as_n_a_in_table_1():
     fars = {key: value for key, value in SVC.items() if key[0] != "generalized"}
     table = results_table({"SVC": fars}, dataset="fars", na={("SVC", "pruned", 5)})
-    claims = svm_claims(table, "fars").set_index("paper")
-    assert claims.loc["Table 1: Org. vs L=5 N/A (4 alcohol values)", ["privnb measures", "verdict"]].tolist() == [
+    claims = reading(svm_claims(table, "fars")).set_index("claim")
+    assert claims.loc["Table 1 (SVC): Org. vs L=5 N/A (4 alcohol values)", ["privnb value", "verdict"]].tolist() == [
         "N/A",
         "both N/A",
     ]  # no l = 5 on either side: counted apart, not agreement
     # |pruned - original| reaches 3 points at l = 4: not "about equal"
     equal = claims.loc["pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points"]
-    assert equal["privnb measures"] == "+0.0300" and equal["verdict"] == "differ"
+    assert equal["privnb value"] == "+0.0300" and equal["verdict"] == "differ"
 
 
 def test_summary_and_aspects():
@@ -171,14 +193,12 @@ def test_paired_and_unpaired_readings_side_by_side():
     base = [0.10, 0.30, 0.20, 0.40, 0.25]
     steady = [v + 0.01 + d for v, d in zip(base, [0.0, 0.001, -0.001, 0.0005, 0.0])]
     svc = {("original", None): base, ("identifying", None): [0.1] * 5, **{("pruned", l): steady for l in (2, 3, 4, 5)}}
-    claims = svm_claims(results_table({"SVC": svc}), "bank").set_index("paper")
-    row = claims.loc["Table 1: Org. vs L=4 not significant (F)"]
-    assert (row["privnb measures"], row["verdict"]) == ("P", "differ")
-    assert (row["privnb measures (unpaired)"], row["verdict (unpaired)"]) == ("F", "agree")
-    from privnb.experiments.claims import count_verdicts
-
-    counts = count_verdicts(claims.reset_index())
-    assert counts.loc["verdict", "agree"] < counts.loc["verdict (unpaired)", "agree"]
+    claims = svm_claims(results_table({"SVC": svc}), "bank")
+    rows = claims[claims["claim"] == "Table 1 (SVC): Org. vs L=4 not significant (F)"].set_index("reading")
+    assert (rows.loc["paired t-test", "privnb value"], rows.loc["paired t-test", "verdict"]) == ("P", "differ")
+    assert (rows.loc["unpaired t-test", "privnb value"], rows.loc["unpaired t-test", "verdict"]) == ("F", "agree")
+    counts = count_verdicts(claims)
+    assert counts.loc["paired t-test", "agree"] < counts.loc["unpaired t-test", "agree"]
 
 
 def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_spaces():
@@ -207,3 +227,61 @@ def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_space
     assert (table.loc["L=2", "d (one_hot)"], table.loc["L=2", "d (appendix_b)"]) == (39.0, 3.0)
     assert np.isnan(table.loc["Org.", "bound (appendix_b)"])
     assert table.loc["L=2", "bound (appendix_b)"] == pytest.approx(theorem_4_1_table(appendix_b)["bound"].iloc[0])
+
+
+def test_claims_are_claim_records_and_t_test_claims_come_in_both_readings():
+    for dataset, claims in SVM_CLAIMS.items():
+        assert all(isinstance(claim, Claim) and claim.dataset == dataset for claim in claims)
+        assert {claim.paper for claim in claims} <= {"MC16", "MC16a"}
+        readings = pd.Series([claim.reading for claim in claims]).value_counts()
+        assert readings["paired t-test"] == readings["unpaired t-test"] > 0
+    texts = [claim.text for claim in SVM_CLAIMS["adult"] if claim.reading]
+    assert texts[0::2] == texts[1::2]  # each t-test claim: paired, then unpaired
+
+
+def test_summary_flags_views_at_or_above_the_majority_class():
+    table = results_table({"SVC": SVC, "majority": {("majority", None): [0.2, 0.2, 0.2]}})
+    summary = svm_summary(table).set_index(["classifier", "view"])
+    assert summary.loc[("majority", "Majority"), "mean_error"] == pytest.approx(0.2)
+    flagged = summary[summary[AT_MAJORITY]].index.get_level_values("view")
+    assert sorted(flagged) == ["L=2", "Org.", "k=2", "k=3", "k=4", "k=5"]  # 0.21 and 0.20 and 0.25 >= 0.20
+    assert not summary.loc[("majority", "Majority"), AT_MAJORITY]
+    assert not svm_summary(results_table({"SVC": SVC}))[AT_MAJORITY].any()  # no baseline: nothing flagged
+    assert "majority" not in set(svm_aspects(table)["classifier"])
+
+
+def test_theorem_4_1_main_columns_are_a_reading_subset():
+    assert set(THEOREM_4_1_MAIN_COLUMNS) < set(THEOREM_4_1_COLUMNS)
+    assert [c for c in THEOREM_4_1_COLUMNS if c in THEOREM_4_1_MAIN_COLUMNS] == list(THEOREM_4_1_MAIN_COLUMNS)
+
+
+def test_compare_space_claims_shows_which_verdicts_change():
+    from privnb.experiments.svm_l_diversity import compare_space_claims
+
+    swapped = {**SVC, ("original", None): SVC[("identifying", None)], ("identifying", None): [0.30] * 3}
+    spaces = {"a": results_table({"SVC": SVC, "SVM": SVM}), "b": results_table({"SVC": swapped})}
+    table = compare_space_claims(spaces, "adult", values=True).set_index(["claim", "reading"])
+    row = table.loc[("identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "")]
+    assert (row["a"], row["b"], row["verdict changes"]) == ("agree", "differ", True)
+    assert row["value (b)"] == "0 of 3 l values"
+    svm = table.loc[("pruned SVM error grows with l (C.2)", "")]
+    assert (svm["a"], svm["b"], svm["verdict changes"]) == ("agree", "", False)  # b has no SVM
+    assert list(compare_space_claims(spaces, "adult").columns) == [
+        "source",
+        "claim",
+        "reading",
+        "a",
+        "b",
+        "verdict changes",
+    ]
+
+
+def test_summary_and_spaces_list_views_in_the_papers_order():
+    table = results_table({"SVC": SVC})
+    order = ["Org.", "Id.", "L=2", "L=3", "L=4", "L=5", "k=2", "k=3", "k=4", "k=5"]
+    assert svm_summary(table)["view"].tolist() == order
+    from privnb.experiments import compare_spaces
+
+    spaces = compare_spaces({"a": table, "b": table})
+    assert spaces["view"].tolist() == order
+    assert not [c for c in spaces if c.startswith(("d (", "bound ("))]  # no linear SVC's Theorem 4.1 rows: no bound

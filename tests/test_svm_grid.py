@@ -1,4 +1,4 @@
-"""The SVC/SVM grid of seed 003 (Section 5): exact duplicate collapsing, solvers, the grid runner."""
+"""The SVC/SVM grid of MC16 (Section 5): exact duplicate collapsing, solvers, the grid runner."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +7,7 @@ from sklearn.svm import SVC, LinearSVC
 
 from privnb.data import Dataset
 from privnb.experiments import run_svm_grid
-from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, svm_classifier, svm_pipeline
+from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, PrunedTraining, svm_classifier, svm_pipeline
 
 
 def toy_dataset(n=240, seed=0):
@@ -89,12 +89,16 @@ def test_sklearnex_solver_is_the_same_problem():
 def test_grid_rows_and_not_applicable_l():
     data = toy_dataset()
     rows = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2, 4), n_splits=2, random_state=0)
-    assert set(rows["classifier"]) == set(CLASSIFIER_NAMES.values())
-    assert set(rows["method"]) == {"original", "identifying", "pruned"}
+    assert set(rows["classifier"]) == {*CLASSIFIER_NAMES.values(), "majority"}
+    assert set(rows["method"]) == {"original", "identifying", "pruned", "majority"}
     na = rows[(rows["method"] == "pruned") & (rows["param"] == 4)]
     assert na["value"].isna().all() and na["note"].str.startswith("N/A").all()  # l = 4 > 3 sensitive values
+    assert set(na["classifier"]) == {"SVC", "SVM"} and set(na["metric"]) == {"error"}
     ok = rows[rows["note"] == ""]
-    assert ok["value"].between(0, 1).all() and len(ok) == 2 * 2 * 3
+    assert ok["value"].between(0, 1).all() and len(ok) == 2 * 2 * 3 + 2  # and the baseline's 2 folds
+    majority = rows[rows["method"] == "majority"]
+    y = np.asarray(data.y)
+    assert majority["value"].tolist() == pytest.approx([np.mean(y != np.bincount(y).argmax())] * 2, abs=0.02)
     pruned = ok[ok["method"] == "pruned"]
     assert (pruned["n_train"] + pruned["n_suppressed"] == len(data.frame) // 2).all()
 
@@ -110,7 +114,7 @@ def test_grid_gives_the_rows_of_cross_validate_views():
     from privnb.experiments import cross_validate_views, svm_views
 
     data = toy_dataset(seed=4)
-    fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7)
+    fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7, majority=False)
     views = {**svm_views(data, "linear", ls=(2,)), **svm_views(data, "rbf", ls=(2,))}
     generic = cross_validate_views(data, views, n_splits=3, random_state=7, progress=False)
     keys = ["classifier", "method", "param", "fold"]
@@ -198,3 +202,64 @@ def test_compare_ordinal_centers_counts_the_kept_rows_that_move_and_their_error(
     )
     same = compare_ordinal_centers(numeric, ls=(2,), kernels=("linear",), n_splits=2, random_state=0)
     assert (same["kept rows differing"] == 0).all() and (same["mode - mean"] == 0).all()
+
+
+def test_hierarchies_come_from_the_data_when_not_given():
+    from types import SimpleNamespace
+
+    from privnb.experiments.svm_l_diversity import dataset_hierarchies, svm_grid_views
+    from privnb.experiments.svm_l_diversity.grid import SvmLearner
+
+    own = {"a": object()}
+    assert dataset_hierarchies(SimpleNamespace(hierarchies=own)) is own
+    assert dataset_hierarchies(SimpleNamespace(hierarchies=own), {"b": 1}) == {"b": 1}
+    assert dataset_hierarchies(SimpleNamespace(hierarchies={})) is None and dataset_hierarchies(object()) is None
+    data = toy_dataset()
+    with_hierarchies = SimpleNamespace(**{f: getattr(data, f) for f in ("name", "kinds", "orders", "sensitive")})
+    with_hierarchies.quasi_identifiers, with_hierarchies.hierarchies = data.quasi_identifiers, own
+    views = svm_grid_views(with_hierarchies, SvmLearner(), ls=(2,), k_anonymity=(2, 3))
+    generalized = [view for view in views if view.method == "generalized"]
+    assert [view.estimator.hierarchies for view in generalized] == [own, own]
+    assert {view.batch for view in generalized} == {"generalized"}  # one task per fold: one lattice search
+    assert len({view.batch for view in views}) == len(views) - 1 and views[-1].method == "majority"
+
+
+def test_kernel_scorer_gives_one_error_per_kernel_and_theorem_rows_on_request():
+    from privnb.experiments import FoldData
+    from privnb.experiments.svm_l_diversity import KernelScorer, SvmLearner, fitted_models
+
+    data = toy_dataset(seed=8)
+    X, y = data.X, np.asarray(data.y)
+    learner = SvmLearner(kernels=("linear", "rbf"))
+    view = PrunedTraining(learner.estimator(data), sensitive="s", l=2, kinds=data.kinds, random_state=0)
+    view.fit(X.iloc[:160], y[:160])
+    fold = FoldData(0, 0, X.iloc[:160], y[:160], X.iloc[160:], y[160:])
+    scores = KernelScorer(("SVC", "SVM"))(view, fold)
+    assert [(s.classifier, s.metric) for s in scores] == [("SVC", "error"), ("SVM", "error")]
+    for score in scores:
+        model = fitted_models(view)[score.classifier]
+        expected = np.mean(model.predict(view.estimator_[0].transform(X.iloc[160:])) != y[160:])
+        assert score.value == pytest.approx(expected)
+    with_theorem = KernelScorer(("SVC", "SVM"), theorem_inputs=True)(view, fold)
+    assert [s.metric for s in with_theorem[2:]] == ["dimension", "w_norm", "r2_min", "r2_max"] + [
+        "appendix_b_r2_min",
+        "appendix_b_r2_max",
+    ]
+    assert KernelScorer(("SVC", "SVM")).outputs == (("SVC", "error"), ("SVM", "error"))
+
+
+def test_error_boxplot_draws_the_majority_baseline():
+    from privnb.workbench import error_boxplot
+
+    data = toy_dataset()
+    rows = run_svm_grid(data, kernels=("linear",), ls=(2,), n_splits=2, random_state=0, progress=False)
+    svc = rows[rows["classifier"] == "SVC"]
+    figure = error_boxplot(svc, baseline=0.4)
+    dashed = [line for line in figure.axes[0].lines if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and list(dashed[0].get_ydata()) == [0.4, 0.4]
+    assert not [line for line in error_boxplot(svc).axes[0].lines if line.get_linestyle() == "--"]
+
+
+def test_grid_rejects_an_unknown_option_by_name():
+    with pytest.raises(ValueError, match=r"unknown SVM option\(s\) \['spaces'\]"):
+        run_svm_grid(toy_dataset(), ls=(2,), n_splits=2, spaces="one_hot")

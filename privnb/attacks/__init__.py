@@ -1,35 +1,42 @@
-"""What each release actually discloses: the de Finetti attack on anatomy, prosecutor risk and homogeneity on
-k-anonymity, linkage on k-anonymity by containment, and the exact audit applied to differentially private
-NBC views. No learner is imported here (the runner that puts attacks and learners on the same folds lives in
-``privnb.experiments.frontier``).
+"""What each release actually discloses, every measure one :class:`AttackResult` (success, the baseline the
+attack computes from the release, the advantage, the targets and details): the de Finetti attack on anatomy,
+prosecutor re-identification and homogeneity on k-anonymity, linkage on k-anonymity by containment (two
+adversaries), and the exact audit of published NBC views. No learner is imported here (the runner that puts
+attacks and learners on the same folds lives in ``privnb.experiments.privacy_frontier``).
 """
 
-from .definetti import (
-    AnatomyAttack,
-    check_anatomy,
-    definetti_attack,
-    encode_quasi_identifiers,
-    naive_definetti_attack,
+from .anatomy_disclosure import (
+    definetti_disclosure,
+    group_prior,
+    original_model_disclosure,
     pruning_disclosure,
     random_guess,
     random_worlds_rate,
 )
-from .nbc_dp import DP_COUNT_MECHANISMS, dp_views
-from .risk import equivalence_classes, kanonymity_risk, linkage_attack, singled_out
+from .definetti import AnatomyAttack, check_anatomy, definetti_attack, encode_quasi_identifiers, naive_definetti_attack
+from .linkage import ADVERSARIES, linkage_attack, singled_out
+from .nbc_audit import nbc_audit_attack
+from .result import AttackResult
+from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
 
 __all__ = [
+    "ADVERSARIES",
     "AnatomyAttack",
+    "AttackResult",
     "check_anatomy",
     "definetti_attack",
+    "definetti_disclosure",
     "encode_quasi_identifiers",
+    "equivalence_classes",
+    "group_prior",
+    "homogeneity_attack",
+    "linkage_attack",
     "naive_definetti_attack",
+    "nbc_audit_attack",
+    "original_model_disclosure",
+    "prosecutor_attack",
     "pruning_disclosure",
     "random_guess",
     "random_worlds_rate",
-    "DP_COUNT_MECHANISMS",
-    "dp_views",
-    "equivalence_classes",
-    "kanonymity_risk",
-    "linkage_attack",
     "singled_out",
 ]

@@ -1,9 +1,9 @@
-"""What anatomy discloses: the random-worlds guess, Kifer's de Finetti attack, and the pruning heuristic.
+"""What anatomy discloses to Kifer's de Finetti attack: an EM over each group's assignments of its values.
 
-Anatomy (Definition 11 of seed 002, Xiao and Tao's algorithm) publishes IT (quasi-identifiers and a group
-id) and ST (each group's sensitive values). Under the random-worlds assumption every assignment of a
-group's values to its members is equally likely, so an adversary who knows Alice's quasi-identifiers
-guesses her sensitive value right with probability freq(v, G) / |G|: 1/l for Xiao and Tao's groups.
+Anatomy (Definition 11 of MC17, Xiao and Tao's algorithm) publishes IT (quasi-identifiers and a group id)
+and ST (each group's sensitive values). Under the random-worlds assumption every assignment of a group's
+values to its members is equally likely, so an adversary who knows Alice's quasi-identifiers guesses her
+sensitive value right with probability freq(v, G) / |G|: 1/l for Xiao and Tao's groups.
 
 Kifer (SIGMOD 2009, "Attacks on privacy and de Finetti's theorem", Section 5) showed that this
 probability is wrong whenever the sensitive value depends on the quasi-identifiers: the tuples are
@@ -14,7 +14,13 @@ then guesses each individual's value among its group's values. :func:`definetti_
 as an EM algorithm over those assignments: the E-step weighs each of a group's |G|! assignments by the
 model's likelihood (enumerated as arrays: groups hold l <= 6 rows), the M-step refits the Naive Bayes
 counts on the expected assignments. The first model is the one the anatomized join itself gives (every
-member paired with every value of its group, weight 1/|G|), the natural start.
+member paired with every value of its group, weight 1/|G|); one E-step with it is the join model's guess
+(``n_iter=0``); the EM then runs until the log-likelihood gains less than ``tol`` per individual.
+
+A guess is scored tie-aware: when k of a group's values share the top posterior (within ``rtol``,
+relatively), the guess is right with probability 1/k, so the rate does not depend on the order or the
+labels of the values (on Adult at l = 5 half of the rows tie at the top, and floating-point noise would
+otherwise pick the winner).
 
 What could not be checked against the paper's text: its Section 5 pseudo-code was not available to us;
 the initialization, the Laplace smoothing, the binning of numeric quasi-identifiers and the stopping
@@ -29,60 +35,112 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.utils import check_random_state
 
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
-__all__ = [
-    "AnatomyAttack",
-    "encode_quasi_identifiers",
-    "random_worlds_rate",
-    "definetti_attack",
-    "naive_definetti_attack",
-    "pruning_disclosure",
-    "check_anatomy",
-    "random_guess",
-]
+__all__ = ["AnatomyAttack", "encode_quasi_identifiers", "definetti_attack", "naive_definetti_attack", "check_anatomy"]
 
 MAX_GROUP = 6
 """Largest group the attack enumerates (6! = 720 assignments per group)."""
 
+TIE_RTOL = 1e-8
+"""Posteriors within this relative distance of a row's top posterior tie with it."""
+
 
 @dataclass(frozen=True)
 class AnatomyAttack:
-    """The result of :func:`definetti_attack` (or of its reference run on the original data).
+    """The guesses of :func:`definetti_attack` (or of its reference run on the original data).
 
     Attributes
     ----------
     guess : Series
-        Guessed sensitive value of every IT row, indexed like ``anatomy.it`` (``row_id``).
+        A guessed sensitive value of every IT row (the first of the tied top values), indexed like
+        ``anatomy.it`` (``row_id``).
     confidence : Series
         The posterior probability of the guess (the marginal over the group's assignments).
+    posterior : ndarray of shape (n_rows, n_values)
+        P(row holds value) for every IT row and every ST value (``values``); zero outside the row's group.
+    values : Index
+        The sensitive values, the columns of ``posterior``.
     n_iter : int
-        EM iterations run.
+        EM iterations run after the join model's E-step (0: the join model's guess).
+    converged : bool
+        Whether the last iteration gained less than ``tol`` per individual (False for ``n_iter=0``).
     log_likelihood : ndarray
-        The observed-data log-likelihood after each iteration (non-decreasing, up to rounding).
+        The observed-data log-likelihood after each E-step (non-decreasing, up to rounding).
+    rtol : float
+        The relative tolerance of a tie at the top.
     """
 
     guess: pd.Series
     confidence: pd.Series
+    posterior: np.ndarray
+    values: pd.Index
     n_iter: int
+    converged: bool
     log_likelihood: np.ndarray
+    rtol: float = TIE_RTOL
 
-    def success(self, truth: pd.Series) -> float:
-        """Share of individuals whose sensitive value the attack guesses right (``truth`` by ``row_id``)."""
+    def top(self) -> np.ndarray:
+        """Boolean (n_rows, n_values): the values tied at the top of each row's posterior."""
+        best = self.posterior.max(axis=1, keepdims=True)
+        return (self.posterior >= best * (1 - self.rtol)) & (self.posterior > 0)
+
+    def credit(self, truth: pd.Series) -> np.ndarray:
+        """Per row, the probability that the guess is right: 1/k when the true value is among k tied at the top.
+
+        Parameters
+        ----------
+        truth : Series
+            The true sensitive values, indexed by ``row_id`` (every attacked row).
+
+        Returns
+        -------
+        ndarray of float
+        """
         true = truth.reindex(self.guess.index)
         if true.isna().any():
             raise ValueError(
                 "truth lacks the sensitive value of some attacked individuals; pass the original "
                 "sensitive column indexed by the anatomized rows' labels"
             )
-        return float(np.mean(true.to_numpy() == self.guess.to_numpy()))
+        top = self.top()
+        code = self.values.get_indexer(true)
+        hit = np.zeros(len(code), dtype=bool)
+        known = code >= 0
+        hit[known] = top[np.flatnonzero(known), code[known]]
+        return hit / top.sum(axis=1)
+
+    def success(self, truth: pd.Series) -> float:
+        """Expected share of individuals whose sensitive value the attack guesses right (ties split evenly).
+
+        Parameters
+        ----------
+        truth : Series
+            The true sensitive values, indexed by ``row_id``.
+
+        Returns
+        -------
+        float
+        """
+        return float(self.credit(truth).mean())
+
+    def tie_share(self) -> float:
+        """Share of rows whose top posterior is shared by two or more values."""
+        return float(np.mean(self.top().sum(axis=1) > 1))
 
 
 def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
-    """Refuse a release the attack cannot read: not an Anatomy, not l-diverse, groups too large."""
+    """Refuse a release the attack cannot read: not an Anatomy, not l-diverse, groups too large.
+
+    Parameters
+    ----------
+    anatomy : Anatomy
+        The release.
+    l : int, optional
+        The diversity it claims (checked when given).
+    """
     if not isinstance(anatomy, Anatomy):
         raise TypeError(f"expected a privnb.mechanisms.Anatomy (anatomize's output), got {type(anatomy).__name__}")
     if l is not None:
@@ -102,26 +160,26 @@ def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
         raise ValueError("the release holds no grouped individual: nothing to attack")
 
 
-def random_worlds_rate(anatomy: Anatomy, truth: pd.Series) -> float:
-    """Expected share of right guesses under the random-worlds assumption: mean of freq(v_true, G) / |G|.
-
-    This is the nominal 1/l of l-diversity (Definition 10 of seed 002) for groups of l distinct values.
-    ``truth`` holds the true sensitive values indexed by ``row_id``.
-    """
-    check_anatomy(anatomy)
-    gid = anatomy.it["gid"].to_numpy()
-    true = truth.reindex(anatomy.it.index).to_numpy()
-    counts = anatomy.st.groupby(["gid", anatomy.sensitive], observed=True).size()
-    sizes = anatomy.st["gid"].value_counts()
-    freq = counts.reindex(pd.MultiIndex.from_arrays([gid, true])).fillna(0).to_numpy()
-    return float(np.mean(freq / sizes.reindex(gid).to_numpy()))
-
-
 def encode_quasi_identifiers(frame: pd.DataFrame, columns, *, n_bins: int = 10) -> np.ndarray:
     """Integer codes of the quasi-identifiers for a categorical Naive Bayes: (n_rows, n_columns).
 
-    A numeric column with more than ``n_bins`` distinct values is cut into ``n_bins`` quantile bins (the
-    adversary's discretization; Kifer's Naive Bayes is over categories); any other column is factorized.
+    A numeric column with more than ``n_bins`` distinct values is cut into at most ``n_bins`` quantile bins
+    of its values (the adversary's discretization; Kifer's Naive Bayes is over categories): equal values
+    share a bin, so a quantile edge that falls inside a run of equal values merges two bins. Any other
+    column is factorized.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    columns : sequence of str
+        The quasi-identifiers.
+    n_bins : int
+        Largest number of bins of a numeric column.
+
+    Returns
+    -------
+    ndarray of int
     """
     n_bins = check_int(n_bins, "n_bins", low=2)
     out = np.empty((len(frame), len(columns)), dtype=np.intp)
@@ -130,7 +188,7 @@ def encode_quasi_identifiers(frame: pd.DataFrame, columns, *, n_bins: int = 10) 
         if values.isna().any():
             raise ValueError(f"quasi-identifier {column!r} has missing values; drop or impute them first")
         if pd.api.types.is_numeric_dtype(values) and values.nunique() > n_bins:
-            out[:, j] = pd.qcut(values.rank(method="first"), n_bins, labels=False)
+            out[:, j] = pd.qcut(values, n_bins, labels=False, duplicates="drop")
         else:
             out[:, j] = pd.factorize(values, sort=True)[0]
     return out
@@ -197,19 +255,6 @@ def _e_step(groups: _Groups, scores: np.ndarray):
     return weights, total
 
 
-def _guesses(groups: _Groups, weights, n):
-    guess = np.full(n, -1, dtype=np.intp)
-    confidence = np.zeros(n)
-    for members, values, _ in groups.batches:
-        marg = weights[members[:, :, None], values[:, None, :]]  # (G, s, s)
-        best = marg.argmax(axis=2)
-        guess[members] = np.take_along_axis(values[:, None, :].repeat(members.shape[1], 1), best[..., None], axis=2)[
-            ..., 0
-        ]
-        confidence[members] = marg.max(axis=2)
-    return guess, confidence
-
-
 def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l):
     check_anatomy(anatomy, l)
     n_iter = check_int(n_iter, "n_iter", low=0)
@@ -224,14 +269,31 @@ def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l):
     return codes, codes.max(axis=0) + 1, values, n_iter
 
 
-def _result(anatomy, values, guess, confidence, n_iter, history):
+def _result(anatomy, values, posterior, n_iter, converged, history):
     index = anatomy.it.index
+    best = posterior.argmax(axis=1)
     return AnatomyAttack(
-        pd.Series(values.take(guess), index=index, name=anatomy.sensitive),
-        pd.Series(confidence, index=index, name="confidence"),
+        pd.Series(values.take(best), index=index, name=anatomy.sensitive),
+        pd.Series(posterior[np.arange(len(best)), best], index=index, name="confidence"),
+        posterior,
+        values,
         n_iter,
+        converged,
         np.asarray(history),
     )
+
+
+def _em(e_step, model, weights, n_iter, tol, n):
+    """The join model's E-step, then up to ``n_iter`` EM iterations: (posterior, iterations, converged, history)."""
+    posterior, total = e_step(model(weights))
+    history, converged = [total], False
+    for _ in range(n_iter):
+        posterior, total = e_step(model(posterior))
+        history.append(total)
+        if history[-1] - history[-2] < tol * n:
+            converged = True
+            break
+    return posterior, len(history) - 1, converged, history
 
 
 def definetti_attack(
@@ -239,7 +301,7 @@ def definetti_attack(
     *,
     quasi_identifiers=None,
     l: int | None = None,
-    n_iter: int = 20,
+    n_iter: int = 2000,
     tol: float = 1e-6,
     alpha: float = 1.0,
     n_bins: int = 10,
@@ -249,7 +311,8 @@ def definetti_attack(
 
     A categorical Naive Bayes model of P(sensitive | quasi-identifiers) is learned from the release alone,
     by EM over each group's |G|! assignments of its sensitive values to its members; each individual is
-    then guessed the value of its group with the largest posterior marginal.
+    then guessed the values of its group with the largest posterior marginal (ties split, see
+    :meth:`AnatomyAttack.success`).
 
     Parameters
     ----------
@@ -261,9 +324,10 @@ def definetti_attack(
     l : int, optional
         The diversity the release claims; checked (``ValueError`` when the release does not satisfy it).
     n_iter : int
-        Largest number of EM iterations (0: the model of the anatomized join, no iteration).
+        Largest number of EM iterations after the join model's E-step (0: the join model's guess, one
+        E-step with the Naive Bayes fitted on the anatomized join).
     tol : float
-        Stop when the log-likelihood gains less than ``tol`` per individual.
+        The EM has converged when an iteration gains less than ``tol`` in log-likelihood per individual.
     alpha : float
         Laplace smoothing of the Naive Bayes counts.
     n_bins : int
@@ -279,26 +343,17 @@ def definetti_attack(
     codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l)
     groups = _Groups(anatomy, values)
     n, n_values = len(codes), len(values)
+    model = lambda weights: _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))  # noqa: E731
     if model_from is not None:
         true = values.get_indexer(model_from.reindex(anatomy.it.index))
         if (true < 0).any():
             raise ValueError("model_from lacks some individuals' values or holds values ST does not")
         weights = np.zeros((n, n_values))
         weights[np.arange(n), true] = 1.0
-        weights, total = _e_step(groups, _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha)))
-        return _result(anatomy, values, *_guesses(groups, weights, n), 0, [total])
+        posterior, _, _, history = _em(lambda s: _e_step(groups, s), model, weights, 0, tol, n)
+        return _result(anatomy, values, posterior, 0, False, history)
     weights = _join_weights(groups, n, n_values)
-    history = []
-    for _ in range(max(n_iter, 1)):
-        scores = _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))
-        new_weights, total = _e_step(groups, scores)
-        history.append(total)
-        if n_iter == 0:
-            break
-        weights = new_weights
-        if len(history) > 1 and history[-1] - history[-2] < tol * n:
-            break
-    return _result(anatomy, values, *_guesses(groups, weights, n), len(history) if n_iter else 0, history)
+    return _result(anatomy, values, *_em(lambda s: _e_step(groups, s), model, weights, n_iter, tol, n))
 
 
 def _join_weights(groups, n, n_values):
@@ -308,6 +363,22 @@ def _join_weights(groups, n, n_values):
         s = members.shape[1]
         np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), 1.0 / s)
     return weights
+
+
+def _naive_e_step(groups, scores):
+    """The E-step as a plain loop over groups and their assignments."""
+    new = np.zeros_like(scores)
+    total = 0.0
+    for members_batch, values_batch, _ in groups.batches:
+        for members, vals in zip(members_batch, values_batch):
+            perms = list(itertools.permutations(range(len(members))))
+            logs = np.array([sum(scores[m, vals[p[a]]] for a, m in enumerate(members)) for p in perms])
+            norm = logsumexp(logs)
+            total += norm
+            for p, lp in zip(perms, logs):
+                for a, m in enumerate(members):
+                    new[m, vals[p[a]]] += np.exp(lp - norm)
+    return new, total
 
 
 def naive_definetti_attack(
@@ -322,57 +393,29 @@ def naive_definetti_attack(
     """The same EM as :func:`definetti_attack` with a plain Python loop over groups and permutations.
 
     The baseline of ``benchmarks/bench_attacks.py`` and the tests' reference; same result.
+
+    Parameters
+    ----------
+    anatomy : Anatomy
+        The release.
+    quasi_identifiers : sequence of str, optional
+        As in :func:`definetti_attack`.
+    n_iter : int
+        As in :func:`definetti_attack`.
+    tol : float
+        As in :func:`definetti_attack`.
+    alpha : float
+        As in :func:`definetti_attack`.
+    n_bins : int
+        As in :func:`definetti_attack`.
+
+    Returns
+    -------
+    AnatomyAttack
     """
     codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, None)
     groups = _Groups(anatomy, values)
     n, n_values = len(codes), len(values)
-    members_of = [m for members, _, _ in groups.batches for m in members]
-    values_of = [v for _, vals, _ in groups.batches for v in vals]
+    model = lambda weights: _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))  # noqa: E731
     weights = _join_weights(groups, n, n_values)
-    history = []
-    for _ in range(max(n_iter, 1)):
-        scores = _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))
-        new = np.zeros_like(weights)
-        total = 0.0
-        for members, vals in zip(members_of, values_of):
-            perms = list(itertools.permutations(range(len(members))))
-            logs = np.array([sum(scores[m, vals[p[a]]] for a, m in enumerate(members)) for p in perms])
-            norm = logsumexp(logs)
-            total += norm
-            for p, lp in zip(perms, logs):
-                for a, m in enumerate(members):
-                    new[m, vals[p[a]]] += np.exp(lp - norm)
-        history.append(total)
-        if n_iter == 0:
-            break
-        weights = new
-        if len(history) > 1 and history[-1] - history[-2] < tol * n:
-            break
-    return _result(anatomy, values, *_guesses(groups, weights, n), len(history) if n_iter else 0, history)
-
-
-def pruning_disclosure(pruned: pd.DataFrame, sensitive: str, truth: pd.Series, *, id_column: str = "row_id") -> float:
-    """Share of individuals whose kept row (seed 003's pruning, Figure B.2) carries their true sensitive value.
-
-    ``pruned`` is ``Pruning.pruned`` (one row per individual with ``id_column``); ``truth`` the original
-    sensitive values indexed by the same ids. Under random worlds this share would be 1/l.
-    """
-    if id_column not in pruned.columns or sensitive not in pruned.columns:
-        raise ValueError(f"pruned rows need the columns {id_column!r} and {sensitive!r} (Pruning.pruned)")
-    true = truth.reindex(pruned[id_column].to_numpy())
-    if true.isna().any():
-        raise ValueError("truth lacks the sensitive value of some pruned individuals")
-    return float(np.mean(true.to_numpy() == pruned[sensitive].to_numpy()))
-
-
-def random_guess(anatomy: Anatomy, random_state=None) -> pd.Series:
-    """One draw of the random-worlds adversary: each individual's guess is a uniform member of its group's ST
-    values (so a value is drawn with probability freq(v, G)/|G|).
-    """
-    check_anatomy(anatomy)
-    rng = check_random_state(random_state)
-    st = anatomy.st.sort_values("gid", kind="stable")
-    starts = np.searchsorted(st["gid"].to_numpy(), anatomy.it["gid"].to_numpy())
-    sizes = np.bincount(st["gid"].to_numpy())[anatomy.it["gid"].to_numpy()]
-    pick = starts + (rng.random_sample(len(starts)) * sizes).astype(np.intp)
-    return pd.Series(st[anatomy.sensitive].to_numpy()[pick], index=anatomy.it.index, name=anatomy.sensitive)
+    return _result(anatomy, values, *_em(lambda s: _naive_e_step(groups, s), model, weights, n_iter, tol, n))

@@ -78,7 +78,15 @@ statement14_limit = sp.LessThan(_F, _S ** (sp.log(_r) / ((2 * n_attributes**2 + 
 
 
 def check_policy(l1, l2) -> None:
-    """Raise ``ValueError`` unless ``0 < l1 < l2 < 1`` (Definition 1 of seed 004)."""
+    """Raise ``ValueError`` unless ``0 < l1 < l2 < 1`` (Definition 1 of seed 004).
+
+    Parameters
+    ----------
+    l1 : float
+        The prior bound L1 of the privacy policy.
+    l2 : float
+        The posterior bound L2.
+    """
     for name, value in (("L1", l1), ("L2", l2)):
         if not isinstance(value, numbers.Real) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
@@ -98,6 +106,15 @@ def max_gamma(L1, L2, n_classes) -> float:
     Condition (7) is strict, so the value returned is the supremum of the admissible gammas; for two
     classes it equals the policy ratio ``(L2/L1)(1-L1)/(1-L2)`` itself.
 
+    Parameters
+    ----------
+    L1 : float
+        The prior bound of the policy (Definition 1).
+    L2 : float
+        The posterior bound of the policy.
+    n_classes : int
+        The number of classes |C|.
+
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
@@ -113,7 +130,15 @@ def max_gamma(L1, L2, n_classes) -> float:
 
 
 def lemma2_ratio_value(gamma_value, n_classes_value) -> float:
-    """Numeric value of ``m2/m1`` of Lemma 2."""
+    """Numeric value of ``m2/m1`` of Lemma 2.
+
+    Parameters
+    ----------
+    gamma_value : float
+        The amplification gamma.
+    n_classes_value : int
+        The number of classes |C|.
+    """
     check_gamma(gamma_value)
     c = _check_classes(n_classes_value) - 1
     g = float(gamma_value)
@@ -144,6 +169,13 @@ def corollary4_ratio(gamma_value, n_attributes_value: int) -> float:
 
     Meeting it does not imply condition (8) with gamma once a quasi-identifier has two or more attributes
     (``privnb.nbc.corollary4_counterexamples``: 12 rows meet it for gamma = 9, the exact audit gives 28/3).
+
+    Parameters
+    ----------
+    gamma_value : float
+        The amplification gamma.
+    n_attributes_value : int
+        The number n of attributes in a quasi-identifier.
     """
     check_gamma(gamma_value)
     if not isinstance(n_attributes_value, numbers.Integral) or n_attributes_value < 1:
@@ -156,6 +188,21 @@ def statement14_min_r(f_tilde, s_m, big_m, small_m, n, *, log: bool = False) -> 
 
     Solves ``F~ = S_M ** (log r / ((2n^2+3n) log(M/m)))`` for r; ``inf`` when ``S_M <= 1``. With
     ``log=True`` returns ``ln r`` instead (r itself overflows a float on real data: Adult needs ln r ~ 985).
+
+    Parameters
+    ----------
+    f_tilde : float
+        F~ of Statement 14.
+    s_m : float
+        S_M of Statement 14.
+    big_m : float
+        M, the largest published count.
+    small_m : float
+        m, the smallest published count.
+    n : int
+        The number of attributes.
+    log : bool
+        Return ln r instead of r.
     """
     if not f_tilde >= 1:
         raise ValueError(f"F~ (the largest prior multiple) must be >= 1, got {f_tilde!r}")

@@ -133,6 +133,24 @@ def expected_rho_squared(d, n_train, *, density=1.0, det_a=1.0, exact=True):
 
     ``exact=True`` lambdifies eq. (19) (with log-Gamma, safe for large ``n_train``), ``False`` the
     approximation (21). ``n_train`` is N*l for the anatomized data, N for the original; arrays broadcast.
+
+    Parameters
+    ----------
+    d : int or array
+        Number of attributes besides the sensitive one (the data live in R^(d+1)).
+    n_train : int or array
+        Training rows: N*l for the anatomized data, N for the original.
+    density : float
+        The density of the points at the query (1 for the unit cube).
+    det_a : float
+        det(A) of the metric (1 for the identity).
+    exact : bool
+        Eq. (19) when True, the approximation (21) when False.
+
+    Returns
+    -------
+    float or ndarray
+        E{rho^2}, broadcast over the arguments.
     """
     d = int(_as_dimension(d))
     step = beta_derivation()
@@ -153,6 +171,17 @@ def simulate_rho_squared(d, n_train, *, n_repeats=2000, random_state=None):
     nearest of ``n_train`` uniform points (density 1, A = I), averaged over ``n_repeats`` draws.
 
     Returns ``(mean, standard_error)``. Eq. (19) is exact here as long as the ball stays in the cube.
+
+    Parameters
+    ----------
+    d : int
+        Number of attributes besides the sensitive one.
+    n_train : int
+        Number of uniform training points.
+    n_repeats : int
+        Monte-Carlo draws.
+    random_state : int, RandomState or None
+        Seeds the draws.
     """
     d = int(_as_dimension(d))
     rng = check_random_state(random_state)
@@ -169,6 +198,17 @@ def convergence_term(d, n_train):
     """beta(d) * n_train^(-2/(d+1)): the finite-sample term of eq. (8) (seed 002) without E_X{...}.
 
     Pass N*l for the anatomized 1-NN and N for the original (Theorem 18: O((N l)^(-2/(d+1)))).
+
+    Parameters
+    ----------
+    d : int or array
+        Number of attributes besides the sensitive one.
+    n_train : int or array
+        Training rows (N*l anatomized, N original).
+
+    Returns
+    -------
+    float or ndarray
     """
     n_train = np.asarray(n_train, dtype=float)
     d_int = int(_as_dimension(d))
@@ -188,6 +228,19 @@ def knn_error_series(k, xi=_xi, *, upper=None):
     The printed limits ``k+1/2`` read as (k+1)/2: with that reading the series equals the exact
     majority-vote error :func:`knn_majority_error` for every odd k (the reading (k-1)/2 misses the term
     (1/m) C(2m-2, m-1) xi^m, m = (k+1)/2). ``upper`` overrides the sum's upper limit, to show that.
+
+    Parameters
+    ----------
+    k : int
+        The (odd) number of neighbours.
+    xi : sympy.Symbol
+        The symbol for q1(x) q2(x).
+    upper : sympy expression, optional
+        The sum's upper limit instead of (k+1)/2.
+
+    Returns
+    -------
+    sympy expression
     """
     k = _check_k(k)
     m = (k + 1) // 2
@@ -200,6 +253,17 @@ def knn_majority_error(k, q=None):
     """Exact asymptotic error of the k-NN majority vote when all k neighbours sit at x (seed 002, eq. 2's
     setting): the test label is class 1 w.p. q and each neighbour's label independently so; the error is
     q P(Bin(k, 1-q) > k/2) + (1-q) P(Bin(k, q) > k/2). A sympy polynomial in ``q`` (odd k: no ties).
+
+    Parameters
+    ----------
+    k : int
+        The (odd) number of neighbours.
+    q : sympy.Symbol, optional
+        The symbol for the probability of class 1 at x.
+
+    Returns
+    -------
+    sympy expression
     """
     k = _check_k(k)
     q = sp.Symbol("q", nonnegative=True) if q is None else q
@@ -211,7 +275,19 @@ def knn_majority_error(k, q=None):
 
 
 def bayes_error_series(n_terms, xi=_xi):
-    """Partial sum of eq. (3) of seed 002: sum_{i=1}^{n_terms} (1/i) C(2i-2, i-1) xi^i -> min(q1, q2)."""
+    """Partial sum of eq. (3) of seed 002: sum_{i=1}^{n_terms} (1/i) C(2i-2, i-1) xi^i -> min(q1, q2).
+
+    Parameters
+    ----------
+    n_terms : int
+        Number of terms of the partial sum.
+    xi : sympy.Symbol
+        The symbol for q1(x) q2(x).
+
+    Returns
+    -------
+    sympy expression
+    """
     if not isinstance(n_terms, (int, np.integer)) or n_terms < 1:
         raise ValueError(f"n_terms must be a positive integer, got {n_terms!r}")
     return sum(
@@ -241,6 +317,7 @@ def knn_error_chain(q, ks=(1, 3, 5, 7, 9)):
     q : array-like
         Posterior q1(x) values in [0, 1].
     ks : sequence of odd int
+        The k of the k-NN errors in the chain.
 
     Returns
     -------
@@ -305,12 +382,30 @@ class AnatomizedGaussians:
         return np.asarray(self.priors) * dens * w[:, s].T
 
     def posterior(self, a, s, *, anatomized=False):
-        """q_c(x) (or q_{A_c}(x)), shape (n, 2)."""
+        """q_c(x) (or q_{A_c}(x)), shape (n, 2).
+
+        Parameters
+        ----------
+        a : ndarray
+            The non-sensitive attribute of each row.
+        s : ndarray
+            The sensitive attribute of each row.
+        anatomized : bool
+            q_{A_c}(x) of the anatomized data instead of q_c(x).
+        """
         joint = self._joint(a, s, anatomized)
         return joint / joint.sum(axis=1, keepdims=True)
 
     def sample(self, n, *, random_state=None):
-        """n raw rows: (features (n, 2), y (n,), a, s)."""
+        """n raw rows: (features (n, 2), y (n,), a, s).
+
+        Parameters
+        ----------
+        n : int
+            Number of rows.
+        random_state : int, RandomState or None
+            Seeds the draw.
+        """
         rng = check_random_state(random_state)
         y = (rng.random_sample(n) < self.priors[1]).astype(int)
         a = rng.standard_normal(n) + self.delta * y
@@ -319,10 +414,34 @@ class AnatomizedGaussians:
         return self.features(a, s), y, a, s
 
     def features(self, a, s):
+        """The two features of rows: ``a``, and ``s`` scaled by ``s_scale``.
+
+        Parameters
+        ----------
+        a : ndarray
+            The non-sensitive attribute.
+        s : ndarray
+            The sensitive attribute.
+        """
         return np.column_stack([np.asarray(a, dtype=float), self.s_scale * np.asarray(s, dtype=float)])
 
     def sample_anatomized(self, n, *, random_state=None):
-        """D_A of n individuals (n*l rows): features (n*l, 2), y (n*l,), individual ids (n*l,)."""
+        """D_A of n individuals (n*l rows): features (n*l, 2), y (n*l,), individual ids (n*l,).
+
+        Parameters
+        ----------
+        n : int
+            Number of individuals.
+        random_state : int, RandomState or None
+            Seeds the draw and the grouping.
+
+        Parameters
+        ----------
+        n : int
+            Number of individuals.
+        random_state : int, RandomState or None
+            Seeds the draw and the grouping.
+        """
         rng = check_random_state(random_state)
         _, y, a, s = self.sample(n, random_state=rng)
         keys = rng.random_sample((n, self.m))

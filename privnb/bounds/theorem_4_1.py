@@ -106,6 +106,16 @@ def theorem_4_1_bound(N, d, rp2_min, rp2_max):
 def theorem_4_1_terms(N, d, rp2_min, rp2_max):
     """The two terms of (4.6), vectorized over numpy arrays: (VC term (3.5), pruning term).
 
+    Parameters
+    ----------
+    N, d, rp2_min, rp2_max : number or array
+        As in :func:`theorem_4_1_bound`.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The VC term (3.5) and the pruning term.
+
     Raises
     ------
     ValueError
@@ -117,7 +127,17 @@ def theorem_4_1_terms(N, d, rp2_min, rp2_max):
 
 
 def second_term_share(N, d, rp2_min, rp2_max):
-    """The pruning term's share of bound (4.6): second / (first + second), vectorized."""
+    """The pruning term's share of bound (4.6): second / (first + second), vectorized.
+
+    Parameters
+    ----------
+    N, d, rp2_min, rp2_max : number or array
+        As in :func:`theorem_4_1_bound`.
+
+    Returns
+    -------
+    ndarray
+    """
     first, second = theorem_4_1_terms(N, d, rp2_min, rp2_max)
     return second / (first + second)
 
@@ -127,6 +147,20 @@ def rp2_range_from_data(r2_min, r2_max, w_norm):
 
     r_p^2 = (R_p ||w_p||)^2 with R_p^2 between the smallest and largest squared norms of the
     anatomized rows (Figure B.1), so [r_p^2] = R^2 ||w_p||^2 at both ends (Section 4.3 of seed 003).
+
+    Parameters
+    ----------
+    r2_min : float or array
+        The smallest squared norm of the anatomized rows.
+    r2_max : float or array
+        The largest squared norm.
+    w_norm : float or array
+        ||w_p|| of the fitted linear SVC.
+
+    Returns
+    -------
+    (float, float) or (ndarray, ndarray)
+        [r_p^2]min and [r_p^2]max.
     """
     if r2_min <= 0 or r2_max < r2_min:
         raise ValueError(

@@ -1,21 +1,26 @@
 """Data sets and their containers: loaders by name or by data card (``load("adult")``,
-``load("path/to/card.yaml")``), file resolution with verified downloads, the papers' toy tables, Adult's
-binarization.
+``load("path/to/card.yaml")``), file resolution with verified downloads, the generalization hierarchies a
+data set carries (``Dataset.hierarchies``, :class:`Hierarchy`), the papers' toy tables, Adult's binarization.
 """
 
 from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, binarize_table, density
+from .card_hierarchies import build_card_hierarchies
 from .cards import (
     CardError,
     CardReport,
+    adult_hierarchies,
     builtin_cards,
-    card_hierarchy_tables,
     check_card,
+    hierarchies_from_card,
+    inspect_card,
     is_card,
     load,
     load_card,
     read_card,
 )
 from .containers import KINDS, Dataset, TokenCorpus
+from .hierarchy import MAX_GROUPS, Hierarchy, HierarchyError
+from .labels import format_interval, format_number, parse_interval
 from .loaders import (
     ADULT_COLUMNS,
     ADULT_QUASI_IDENTIFIERS,
@@ -86,8 +91,17 @@ __all__ = [
     "is_card",
     "load_card",
     "check_card",
+    "inspect_card",
     "read_card",
-    "card_hierarchy_tables",
+    "hierarchies_from_card",
+    "adult_hierarchies",
+    "build_card_hierarchies",
+    "Hierarchy",
+    "HierarchyError",
+    "MAX_GROUPS",
+    "format_interval",
+    "format_number",
+    "parse_interval",
     "ENV_VAR",
     "DataUnavailableError",
     "FileSpec",

@@ -16,6 +16,8 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
+from privnb.data.labels import format_number
+
 ADULT_BINS = {
     "age": ((17, 25), (26, 35), (36, 45), (46, 60), (61, 90)),
     "hours-per-week": ((1, 34), (35, 40), (41, 50), (51, 99)),
@@ -88,7 +90,8 @@ def density(X) -> float:
 
 
 def _interval(lo: float, hi: float, first: bool) -> str:
-    return f"{'[' if first else '('}{lo:g}, {hi:g}]"
+    """``(lo, hi]`` (``[lo, hi]`` for the first bin) with the bounds printed exactly."""
+    return f"{'[' if first else '('}{format_number(lo)}, {format_number(hi)}]"
 
 
 def binarize_table(data, *, n_bins: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,5 +1,7 @@
 """The column checks of a data card describing a table: each column's kind (given or inferred), the missing
-values (dropped or made a category) and the binary target; every problem is appended to ``problems``.
+values (dropped or made a category), the binary target and the values that differ only by case or white space;
+every problem is appended to ``problems``. A card's values meet the cells as :mod:`privnb.data.card_values`
+says (numbers as numbers, ``2500`` matching ``2500.0``).
 """
 
 from __future__ import annotations
@@ -7,10 +9,31 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privnb.data.card_values import find_value, label_text, matching, near_duplicates
 from privnb.validation import KINDS, infer_kind
 
 
-def _kinds(card, raw, frame, features, problems):
+def column_kinds(card, raw, frame, features, problems):
+    """Each feature's kind (given by ``columns:`` or inferred), the ordinal orders, and how each kind was decided.
+
+    Parameters
+    ----------
+    card : Path
+        The card, named in each problem.
+    raw : dict
+        The card's YAML.
+    frame : pandas.DataFrame
+        The table as read.
+    features : list of str
+        The quasi-identifiers and the sensitive attribute.
+    problems : list of str
+        Where each problem is appended.
+
+    Returns
+    -------
+    (dict, dict, dict)
+        Kinds, orders and how each kind was decided, by column.
+    """
     kinds, orders, how = {}, {}, {}
     specs = raw.get("columns") or {}
     for column in features:
@@ -46,7 +69,28 @@ def _kinds(card, raw, frame, features, problems):
     return kinds, orders, how
 
 
-def _missing(card, frame, features, target, kinds, orders, missing, action, problems, notes):
+def handle_missing(card, frame, features, target, kinds, orders, missing, action, problems, notes):
+    """The table with its missing cells dropped or made a category, and its ordinal cells spelt as their order.
+
+    Parameters
+    ----------
+    card : Path
+        The card, named in each problem.
+    frame : pandas.DataFrame
+        The role columns as read, markers already missing.
+    features : list of str
+        The quasi-identifiers and the sensitive attribute.
+    target : str
+        The target column (rows without a target are dropped).
+    kinds, orders : dict
+        From :func:`column_kinds`; an ordinal order gains the missing category.
+    missing : dict
+        The card's ``missing:`` section.
+    action : str
+        "drop" or "category".
+    problems, notes : list of str
+        Where each problem and each note for the report are appended.
+    """
     counts = frame.isna().sum()
     no_target = int(counts[target])
     if no_target:
@@ -79,25 +123,42 @@ def _missing(card, frame, features, target, kinds, orders, missing, action, prob
             + ("; it ends the order of ordinal columns" if set(holes) & set(orders) else "")
         )
     for column, order in orders.items():
-        by_text = {str(v): v for v in order}
-        values = frame[column].dropna()
-        outside = sorted({str(v) for v in values.unique()} - set(by_text))
+        values = frame[column].dropna().unique()
+        spelt = {v: find_value(v, order) for v in values}
+        outside = sorted({str(v) for v, known in spelt.items() if known is None})
         if outside:
             problems.append(
                 f"{card}: column {column!r} has values {outside[:5]} outside its order {order}; add "
                 f"them to columns.{column}.order, or list them in missing.markers"
             )
-        elif not set(values.unique()) <= set(order):
-            frame = frame.assign(**{column: frame[column].map(lambda v, known=by_text: known.get(str(v), v))})
+        elif any(v is not known for v, known in spelt.items()):
+            frame = frame.assign(**{column: frame[column].map(lambda v, known=spelt: known.get(v, v))})
     return frame.reset_index(drop=True)
 
 
 def positive_labels(card, column, values, positive, setting: str, problems: list) -> np.ndarray:
-    """Which rows carry the ``positive`` label (as text); a problem when none or all of them do.
+    """Which rows carry the ``positive`` label; a problem when none or all of them do.
 
-    ``setting`` names the card key that chooses the label (``roles.positive``, ``items.positive``).
+    Parameters
+    ----------
+    card : Path
+        The card, named in each problem.
+    column : str
+        The label column.
+    values : array-like
+        Its cells.
+    positive : object
+        The positive label as written in the card (a number matches cells of equal value).
+    setting : str
+        The card key that chooses the label (``roles.positive``, ``items.positive``).
+    problems : list of str
+        Where each problem is appended.
+
+    Returns
+    -------
+    numpy.ndarray of bool
     """
-    hits = np.asarray(pd.Series(values).astype(str) == str(positive))
+    hits = matching(values, [positive])
     if not hits.any():
         problems.append(
             f"{card}: column {column!r}: positive label {positive!r} not found; its values are "
@@ -111,7 +172,22 @@ def positive_labels(card, column, values, positive, setting: str, problems: list
     return hits
 
 
-def _target(card, frame, target, roles, problems):
+def binary_target(card, frame, target, roles, problems):
+    """The target as 0/1 (1 = ``roles.positive``) and its (negative, positive) names.
+
+    Parameters
+    ----------
+    card : Path
+        The card, named in each problem.
+    frame : pandas.DataFrame
+        The table, missing values handled.
+    target : str
+        The target column.
+    roles : dict
+        The card's ``roles:`` section.
+    problems : list of str
+        Where each problem is appended.
+    """
     values = frame[target]
     distinct = values.unique().tolist()
     if "positive" not in roles:
@@ -122,6 +198,44 @@ def _target(card, frame, target, roles, problems):
         return None, ("0", "1")
     positive = roles["positive"]
     hits = positive_labels(card, target, values, positive, "roles.positive", problems)
-    negatives = sorted({str(v) for v in distinct} - {str(positive)})
+    negatives = sorted({label_text(v) for v in values[~hits].unique()})
     negative = negatives[0] if len(negatives) == 1 else f"not {positive}"
     return hits.astype(np.int64), (negative, str(positive))
+
+
+def variant_warnings(card, frame, quasi, sensitive, target) -> list[str]:
+    """Warnings for the role columns whose values differ only by case or white space.
+
+    Such values count as distinct: sensitive values ``hiv`` and ``HIV`` let an l-diverse group hold the same
+    diagnosis twice.
+
+    Parameters
+    ----------
+    card : Path
+        The card, named in each line.
+    frame : pandas.DataFrame
+        The loaded table.
+    quasi : list of str
+        The quasi-identifiers.
+    sensitive, target : str or None
+        The sensitive attribute and the target column.
+
+    Returns
+    -------
+    list of str
+        One line per group of such values.
+    """
+    roles = {**dict.fromkeys(quasi, "quasi-identifier"), sensitive: "sensitive", target: "target"}
+    roles.pop(None, None)
+    lines = []
+    for column, role in roles.items():
+        for group in near_duplicates(frame[column]):
+            spaced = len({v.strip() for v in group}) < len(group)
+            cased = len({v.casefold() for v in group}) < len(group)
+            how = " or ".join(["case"] * cased + ["white space"] * spaced) or "case and white space"
+            lines.append(
+                f"{card}: column {column!r} ({role}): values {group} differ only by {how} and count as different "
+                f"values{' (l-diversity counts them as distinct sensitive values)' if role == 'sensitive' else ''}; "
+                "write them one way in the file" + (" (or drop read: {strip: false})" if spaced else "")
+            )
+    return lines

@@ -39,7 +39,20 @@ class ItemProblems(ValueError):
 
 
 def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
-    """The TokenCorpus of a card's ``items`` section, and notes for the check report."""
+    """The TokenCorpus of a card's ``items`` section, and notes for the check report.
+
+    Parameters
+    ----------
+    card : Path
+        The card, named in each problem.
+    raw : dict
+        The card's YAML (its ``items`` section is read).
+
+    Raises
+    ------
+    ItemProblems
+        Every problem found, one line each naming the card, the file or column, and what to do.
+    """
     spec = raw["items"]
     problems: list[str] = []
     if not isinstance(spec, dict):
@@ -57,12 +70,24 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         problems.append(
             f"{card}: items.file {spec.get('file')!r} not found at {path}; fix the path (it is relative to the card)"
         )
+    n_folds = spec.get("n_folds", 10)
+    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 1:
+        problems.append(f"{card}: items.n_folds {n_folds!r} must be a whole number of folds, at least 1 (default 10)")
+    if fmt == "matrix" and spec.get("label") is None:
+        problems.append(f"{card}: items.label is missing; name the label column of {spec.get('file')}")
     if problems:
         raise ItemProblems(problems)
-    if fmt == "matrix":
-        X, labels, folds, tokens = _matrix(card, path, spec, problems)
-    else:
-        X, labels, folds, tokens = _transactions(card, path, spec, problems)
+    try:
+        if fmt == "matrix":
+            X, labels, folds, tokens = _matrix(card, path, spec, problems)
+        else:
+            X, labels, folds, tokens = _transactions(card, path, spec, problems)
+    except (OSError, ValueError, pd.errors.ParserError) as error:
+        shape = ", one row per line, the same number of fields in each" if fmt == "matrix" else ""
+        reason = f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
+        raise ItemProblems(
+            [f"{card}: items.file {path.name} cannot be read as {fmt} ({reason}); fix the file (UTF-8 text{shape})"]
+        ) from None
     if problems:
         raise ItemProblems(problems)
     label_name = spec.get("label", "label")
@@ -72,7 +97,7 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         raise ItemProblems(problems)
     notes = [f"items: {spec['file']} ({fmt})"]
     if folds is None:
-        folds = _stratified_folds(y, int(spec.get("n_folds", 10)))
+        folds = _stratified_folds(y, n_folds)
         notes.append(f"no folds column: {len(np.unique(folds))} stratified folds assigned in row order")
     X = sp.csr_matrix(X, dtype=np.int8)
     notes.append(

@@ -8,7 +8,7 @@ generalization hierarchies (ARX CSV files, or intervals over a numeric column)::
 
     name: clinic
     file: clinic.csv                  # .csv, .tsv, .txt (optionally .gz) or .parquet
-    read: {sep: ","}                  # optional pandas.read_csv options (sep, header, names, ...)
+    read: {sep: ","}                  # optional pandas.read_csv options (sep, header, names, ...) and strip
     roles:
       quasi_identifiers: [age, zip, sex]   # default: every column without another role
       sensitive: diagnosis
@@ -28,25 +28,31 @@ A binary item matrix (the feature-selection notebook) has an ``items`` section i
 their loader (``loader: adult``), which handles each file's quirks; ``load("adult")`` and
 ``load(<that card>)`` are the same call.
 
-Every problem found is reported at once in a :class:`CardError`, one line each naming the card, the column and
-what to do.
+Text cells lose their surrounding white space (``read: {strip: false}`` keeps it) and the missing-value markers,
+the ordinal orders and the positive label meet the cells as numbers where both are numbers, in every format
+(:mod:`privnb.data.card_read`, :mod:`privnb.data.card_values`). Every problem found is reported at once in a
+:class:`CardError`, one line each naming the card, the column and what to do.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
 
-from privnb.data.card_columns import _kinds, _missing, _target
+from privnb.data.card_columns import binary_target, column_kinds, handle_missing, variant_warnings
+from privnb.data.card_hierarchies import build_card_hierarchies, card_file
 from privnb.data.card_items import ItemProblems, load_items
+from privnb.data.card_read import read_frame, read_options, yaml_booleans
+from privnb.data.card_report import CardReport, table_report
+from privnb.data.card_values import closest
 from privnb.data.containers import Dataset, TokenCorpus
+from privnb.data.hierarchy import Hierarchy
 from privnb.data.loaders import LOADERS
-from privnb.data.sources import DataUnavailableError
 
 CARD_SUFFIXES = (".yaml", ".yml")
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
@@ -66,9 +72,7 @@ CARD_KEYS = (
     "files",
 )
 ROLE_KEYS = ("quasi_identifiers", "sensitive", "target", "positive")
-READ_KEYS = ("sep", "header", "names", "skiprows", "encoding", "skipinitialspace", "comment", "decimal", "thousands")
 MISSING_ACTIONS = ("drop", "category")
-DATA_PREFIX = "data:"
 
 
 class CardError(ValueError):
@@ -77,22 +81,6 @@ class CardError(ValueError):
     def __init__(self, problems):
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
-
-
-@dataclass
-class CardReport:
-    """What loading a card did: one row per column (role, kind, how the kind was decided, values, missing
-    cells) and notes (rows read and dropped, target balance, sensitive domain, the largest l anatomy allows).
-    """
-
-    card: str
-    columns: pd.DataFrame
-    notes: list[str] = field(default_factory=list)
-
-    def to_string(self) -> str:
-        with pd.option_context("display.max_colwidth", 80, "display.width", 200):
-            table = self.columns.to_string(index=False) if len(self.columns) else ""
-        return "\n".join([f"card: {self.card}", *self.notes, *([table] if table else [])])
 
 
 def builtin_cards() -> dict[str, Path]:
@@ -138,22 +126,55 @@ def load_card(card: str | os.PathLike, **options) -> Dataset | TokenCorpus:
 def check_card(card: str | os.PathLike) -> CardReport:
     """Validate a card and describe its data, reading only: nothing is written or downloaded.
 
-    Raises CardError (every problem, one line each) or DataUnavailableError for a built-in card whose files
-    are not here.
+    Parameters
+    ----------
+    card : str or PathLike
+        The card's path.
+
+    Raises
+    ------
+    CardError
+        Every problem, one line each.
+    DataUnavailableError
+        A built-in card whose files are not here.
+    """
+    return inspect_card(card)[1]
+
+
+def inspect_card(card: str | os.PathLike) -> tuple[Dataset | TokenCorpus, CardReport]:
+    """What a card loads and its report (as :func:`check_card`), reading only: nothing is written or downloaded.
+
+    Parameters
+    ----------
+    card : str or PathLike
+        The card's path.
     """
     from privnb.data.sources import read_only
 
     with read_only():
-        return _load(Path(card), {})[1]
+        return _load(Path(card), {})
 
 
 def read_card(card: str | os.PathLike) -> dict:
-    """The card's YAML as a mapping, its keys checked."""
+    """The card's YAML as a mapping, its keys checked and no YAML boolean where text is meant.
+
+    Parameters
+    ----------
+    card : str or PathLike
+        The card's path.
+
+    Raises
+    ------
+    CardError
+        The card is missing, not YAML, not a mapping, has unknown keys, or holds unquoted yes/no/on/off/true/false
+        where text is meant (one line each).
+    """
     card = Path(card)
     if not card.is_file():
         raise CardError([f"{card}: card not found; give the path of a .yaml data card"])
     try:
-        raw = yaml.safe_load(card.read_text(encoding="utf-8"))
+        text = card.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise CardError([f"{card}: not valid YAML ({' '.join(str(error).split())}); fix the syntax"]) from None
     if not isinstance(raw, dict):
@@ -163,25 +184,48 @@ def read_card(card: str | os.PathLike) -> dict:
     unknown = sorted(set(raw) - set(CARD_KEYS))
     if unknown:
         raise CardError([f"{card}: unknown keys {unknown}; allowed: {list(CARD_KEYS)}"])
+    booleans = yaml_booleans(card, text)
+    if booleans:
+        raise CardError(booleans)
     return raw
 
 
-def card_hierarchy_tables(card: str | os.PathLike, *, data_home=None) -> dict:
-    """The card's hierarchies, raw: column -> ARX table (a DataFrame of strings, no header) or
-    ``{"intervals": {"low":, "high":, "width" or "cuts":}}`` with low/high filled in from the data.
-    ``privnb.mechanisms.hierarchies_from_card`` turns them into Hierarchy objects.
+def hierarchies_from_card(card: str | os.PathLike, *, data_home=None) -> dict[str, Hierarchy]:
+    """The generalization hierarchies a data card declares (``hierarchies:``), by column: the loaded data set's
+    ``Dataset.hierarchies`` (an item matrix has none).
+
+    Parameters
+    ----------
+    card : str or path-like
+        The card (a built-in card's path included).
+    data_home : str or path-like, optional
+        Where a built-in card's files, and ``data:`` hierarchy files, are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
     """
-    card = Path(card)
-    raw = read_card(card)
-    specs = raw.get("hierarchies") or {}
-    if not specs:
-        return {}
     data = load_card(card, **({"data_home": data_home} if data_home is not None else {}))
-    problems: list[str] = []
-    tables = _hierarchies(card, specs, data.frame, data.kinds, problems, data_home)
-    if problems:
-        raise CardError(problems)
-    return tables
+    return dict(getattr(data, "hierarchies", {}))
+
+
+def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
+    """Adult's generalization hierarchies as its built-in card (``privnb/data/cards/adult.yaml``) declares them:
+    ARX's tables for age, education, marital-status, native-country, occupation, race, sex and workclass;
+    intervals for capital-gain, capital-loss and hours-per-week. ``load("adult").hierarchies`` holds the same.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Where Adult's files are looked up.
+
+    Returns
+    -------
+    dict
+        Column -> Hierarchy.
+    """
+    return hierarchies_from_card(builtin_cards()["adult"], data_home=data_home)
 
 
 def _load(card: Path, options: dict):
@@ -217,6 +261,8 @@ def _load_builtin(card: Path, raw: dict, options: dict):
     problems = [] if isinstance(data, TokenCorpus) else _agrees(card, raw, data)
     if problems:
         raise CardError(problems)
+    if isinstance(data, Dataset) and raw.get("hierarchies"):
+        data = _with_hierarchies(card, raw["hierarchies"], data, options.get("data_home"))
     if isinstance(data, TokenCorpus):
         notes = [
             f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})",
@@ -229,7 +275,15 @@ def _load_builtin(card: Path, raw: dict, options: dict):
         return data, CardReport(str(card), pd.DataFrame(), notes)
     notes = [f"loader: {name} ({' '.join(str(raw.get('loader_does', '')).split())})"]
     given = dict.fromkeys(data.kinds, "given by the loader")
-    return data, _report(card, data, given, {}, notes)
+    return data, table_report(card, data, given, {}, notes)
+
+
+def _with_hierarchies(card: Path, specs, data: Dataset, data_home) -> Dataset:
+    """A built-in loader's Dataset with the hierarchies its card declares."""
+    hierarchies, problems = build_card_hierarchies(card, specs, data.frame, data.kinds, data_home=data_home)
+    if problems:
+        raise CardError(problems)
+    return dataclasses.replace(data, hierarchies=hierarchies)
 
 
 def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
@@ -257,18 +311,6 @@ def _agrees(card: Path, raw: dict, data: Dataset) -> list[str]:
     return problems
 
 
-def _resolve(card: Path, ref, data_home=None) -> Path:
-    """A file named by a card: relative to the card, or ``data:<path>`` in the data folder (verified)."""
-    ref = str(ref)
-    if ref.startswith(DATA_PREFIX):
-        from privnb.data.manifest import FILES
-        from privnb.data.sources import fetch
-
-        return fetch(FILES[ref[len(DATA_PREFIX) :]], data_home)
-    path = Path(ref).expanduser()
-    return path if path.is_absolute() else card.parent / path
-
-
 def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd.DataFrame | None:
     if not raw.get("file"):
         problems.append(
@@ -276,51 +318,16 @@ def _read_frame(card: Path, raw: dict, markers: list, problems: list[str]) -> pd
             "'items:' for a binary item matrix"
         )
         return None
-    path = _resolve(card, raw["file"])
+    path = card_file(card, raw["file"])
     if not path.is_file():
         problems.append(f"{card}: file {raw['file']!r} not found at {path}; fix 'file:' (it is relative to the card)")
         return None
-    read = dict(raw.get("read") or {})
-    unknown = sorted(set(read) - set(READ_KEYS))
-    if unknown:
-        problems.append(f"{card}: read: unknown options {unknown}; allowed: {list(READ_KEYS)}")
-        return None
-    try:
-        if path.suffix.lower() == ".parquet":
-            frame = pd.read_parquet(path)
-            for column in frame.columns:
-                if not pd.api.types.is_numeric_dtype(frame[column]):
-                    frame[column] = frame[column].astype(object).where(~frame[column].isin(markers))
-            return frame.infer_objects()
-        if read.get("header", True) is False:
-            read["header"] = None
-        elif "header" in read:
-            read["header"] = 0
-        read.setdefault("sep", "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
-        return pd.read_csv(path, na_values=markers, keep_default_na=False, **read)
-    except (OSError, ValueError, pd.errors.ParserError) as error:
-        problems.append(
-            f"{card}: file {path.name} cannot be read ({type(error).__name__}: "
-            f"{' '.join(str(error).split())[:200]}); fix the file or the read: options"
-        )
-        return None
+    read = read_options(card, raw.get("read"), path.suffix.lower() != ".parquet", problems)
+    return None if read is None else read_frame(card, path, read, markers, problems)
 
 
-def _load_table(card: Path, raw: dict):
-    problems: list[str] = []
-    missing = dict(raw.get("missing") or {})
-    markers = [str(m) for m in missing.get("markers", [""])]
-    action = missing.get("action", "drop")
-    if action not in MISSING_ACTIONS:
-        problems.append(
-            f"{card}: missing.action {action!r} is not one of {list(MISSING_ACTIONS)}; use drop (drop "
-            "the rows) or category (a value of its own)"
-        )
-    frame = _read_frame(card, raw, markers, problems)
-    if frame is None:
-        raise CardError(problems)
-    frame.columns = [str(c) for c in frame.columns]
-    available = list(frame.columns)
+def _roles(card: Path, raw: dict, available: list[str], problems: list[str]):
+    """The quasi-identifiers, sensitive attribute and target a card names, each checked against the file."""
     roles = dict(raw.get("roles") or {})
     bad_roles = sorted(set(roles) - set(ROLE_KEYS))
     if bad_roles:
@@ -332,7 +339,7 @@ def _load_table(card: Path, raw: dict):
             return True
         problems.append(
             f"{card}: column {column!r} ({where}) is not in {Path(str(raw['file'])).name}; its "
-            f"columns are {available}; fix the name in the card"
+            f"columns are {available}{closest(column, available)}; fix the name in the card"
         )
         return False
 
@@ -347,8 +354,7 @@ def _load_table(card: Path, raw: dict):
     quasi = roles.get("quasi_identifiers")
     if quasi is None:
         quasi = [c for c in available if c not in (target, sensitive)]
-    quasi = [str(c) for c in quasi]
-    quasi = [c for c in quasi if known(c, "roles.quasi_identifiers")]
+    quasi = [c for c in map(str, quasi) if known(c, "roles.quasi_identifiers")]
     if target in quasi or (sensitive is not None and sensitive in quasi) or target == sensitive:
         problems.append(
             f"{card}: roles overlap (target {target!r}, sensitive {sensitive!r}, quasi-identifiers "
@@ -356,149 +362,54 @@ def _load_table(card: Path, raw: dict):
         )
     for column in raw.get("columns") or {}:
         known(column, "columns")
+    return quasi, sensitive, target, roles
+
+
+def _load_table(card: Path, raw: dict):
+    problems: list[str] = []
+    missing = dict(raw.get("missing") or {})
+    markers = missing.get("markers", [""])
+    if not isinstance(markers, list):
+        problems.append(f'{card}: missing.markers must be a list, e.g. ["?", ""]')
+        markers = []
+    action = missing.get("action", "drop")
+    if action not in MISSING_ACTIONS:
+        problems.append(
+            f"{card}: missing.action {action!r} is not one of {list(MISSING_ACTIONS)}; use drop (drop "
+            "the rows) or category (a value of its own)"
+        )
+    frame = _read_frame(card, raw, markers, problems)
+    if frame is None:
+        raise CardError(problems)
+    available = list(frame.columns)
+    quasi, sensitive, target, roles = _roles(card, raw, available, problems)
     if problems:
         raise CardError(problems)
     features = [*quasi, *([sensitive] if sensitive is not None else [])]
     frame = frame[[*features, target]]
+    unused = [c for c in available if c not in frame.columns]
     notes = [f"file: {raw['file']} ({len(frame)} rows read)"]
-    kinds, orders, how = _kinds(card, raw, frame, features, problems)
-    frame = _missing(card, frame, features, target, kinds, orders, missing, action, problems, notes)
-    y, names = _target(card, frame, target, roles, problems)
+    kinds, orders, how = column_kinds(card, raw, frame, features, problems)
+    frame = handle_missing(card, frame, features, target, kinds, orders, missing, action, problems, notes)
+    y, names = binary_target(card, frame, target, roles, problems)
     if sensitive is not None and frame[sensitive].nunique() < 2:
         problems.append(
             f"{card}: column {sensitive!r} (roles.sensitive) has {frame[sensitive].nunique()} distinct "
             "value(s) after the missing values are handled; a sensitive attribute needs at least 2 "
             "(anatomy needs l of them): choose another column or drop roles.sensitive"
         )
-    if raw.get("hierarchies"):
-        _hierarchies(card, raw["hierarchies"], frame, kinds, problems, None, check_only=True)
+    specs = raw.get("hierarchies") or {}
+    troubled = {c for c in frame.columns if any(f"column {c!r}" in line for line in problems)}
+    if isinstance(specs, dict):  # a column that already has a problem is not checked again
+        specs = {column: spec for column, spec in specs.items() if column not in troubled}
+    hierarchies, found = build_card_hierarchies(card, specs, frame, kinds, available=available)
+    problems.extend(found)
     if problems:
         raise CardError(problems)
+    warnings = variant_warnings(card, frame, quasi, sensitive, target)
     frame = frame.assign(**{target: y})
-    data = Dataset(str(raw.get("name") or card.stem), frame, tuple(quasi), sensitive, target, kinds, orders, names)
-    return data, _report(card, data, how, missing, notes)
-
-
-def _hierarchies(card, specs, frame, kinds, problems, data_home, check_only=False) -> dict:
-    out = {}
-    if not isinstance(specs, dict):
-        problems.append(f"{card}: hierarchies must map columns to {{arx: FILE}} or {{intervals: {{width: W}}}}")
-        return out
-    for column, spec in specs.items():
-        if column not in frame.columns:
-            problems.append(
-                f"{card}: column {column!r} (hierarchies) has no role in the card; give it one or drop its hierarchy"
-            )
-            continue
-        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("arx", "intervals"):
-            problems.append(
-                f"{card}: column {column!r}: a hierarchy is {{arx: FILE.csv}} or {{intervals: {{low:, "
-                "high:, width: or cuts:}}}}"
-            )
-            continue
-        if "arx" in spec:
-            if check_only and str(spec["arx"]).startswith(DATA_PREFIX):
-                continue
-            table = _arx_table(card, column, spec["arx"], frame[column], problems, data_home)
-            if table is not None:
-                out[column] = table
-            continue
-        interval = dict(spec["intervals"] or {})
-        if kinds.get(column) != "numeric":
-            problems.append(
-                f"{card}: column {column!r}: interval hierarchies need a numeric column, this one is "
-                f"{kinds.get(column)}; give an ARX table (arx: FILE.csv) instead"
-            )
-            continue
-        if ("width" in interval) == ("cuts" in interval):
-            problems.append(f"{card}: column {column!r}: intervals need exactly one of width: or cuts:")
-            continue
-        values = frame[column].dropna()
-        interval.setdefault("low", float(values.min()) if len(values) else 0.0)
-        interval.setdefault("high", float(values.max()) if len(values) else 0.0)
-        if len(values) and (values.min() < interval["low"] or values.max() > interval["high"]):
-            problems.append(
-                f"{card}: column {column!r}: values run from {values.min()} to {values.max()}, outside "
-                f"the intervals' [{interval['low']}, {interval['high']}]; widen low/high"
-            )
-            continue
-        out[column] = {"intervals": interval}
-    return out
-
-
-def _arx_table(card, column, ref, values, problems, data_home):
-    try:
-        path = _resolve(card, ref, data_home)
-    except DataUnavailableError as error:
-        problems.append(f"{card}: column {column!r}: hierarchy {ref}: {error}")
-        return None
-    if not path.is_file():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy file {ref!r} not found at {path}; fix the path (it "
-            "is relative to the card)"
-        )
-        return None
-    table = pd.read_csv(path, sep=";", header=None, dtype=str, keep_default_na=False)
-    if table.shape[1] < 2 or not (table.iloc[:, -1] == "*").all():
-        problems.append(
-            f"{card}: column {column!r}: hierarchy {path.name} must be ARX's format: ';'-separated, the "
-            "raw value first, then more general labels, '*' last"
-        )
-        return None
-    numbers = pd.to_numeric(table.iloc[:, 0], errors="coerce")
-    leaves = set(table.iloc[:, 0]) | ({float(v) for v in numbers.dropna()} if numbers.notna().all() else set())
-    uncovered = sorted({str(v) for v in values.dropna().unique() if str(v) not in leaves and v not in leaves})
-    if uncovered:
-        problems.append(
-            f"{card}: column {column!r}: values {uncovered[:5]} are not in the first column of "
-            f"hierarchy {path.name}; add a row for each"
-        )
-        return None
-    return table
-
-
-def _report(card: Path, data: Dataset, how: dict, missing: dict, notes: list[str]) -> CardReport:
-    frame = data.frame
-    roles = dict.fromkeys(data.quasi_identifiers, "quasi-identifier")
-    if data.sensitive is not None:
-        roles[data.sensitive] = "sensitive"
-    rows = [
-        {
-            "column": c,
-            "role": role,
-            "kind": data.kinds[c],
-            "kind from": how.get(c, ""),
-            "values": int(frame[c].nunique()),
-            "order": ", ".join(map(str, data.orders[c]))[:60] if c in data.orders else "",
-        }
-        for c, role in roles.items()
-    ]
-    rows.append(
-        {
-            "column": data.target,
-            "role": "target",
-            "kind": "binary",
-            "kind from": "",
-            "values": 2,
-            "order": f"1 = {data.target_names[1]}",
-        }
-    )
-    y = data.y
-    notes = [
-        *notes,
-        (
-            f"{len(frame)} rows; target {data.target!r}: {int(y.sum())} positive "
-            f"({data.target_names[1]}), {int(len(y) - y.sum())} negative ({data.target_names[0]})"
-        ),
-    ]
-    if data.sensitive is None:
-        notes.append("no sensitive attribute: anatomy and l-diversity cannot run on this data")
-    else:
-        counts = frame[data.sensitive].value_counts()
-        eligible = min(len(counts), len(frame) // int(counts.max()))
-        notes.append(
-            f"sensitive {data.sensitive!r}: domain of {len(counts)} values; anatomy allows l up to "
-            f"{len(counts)} (groups of l distinct values, the rest suppressed), with no row suppressed "
-            f"up to l = {eligible} (most frequent value: {int(counts.max())} of {len(frame)} rows)"
-        )
-    return CardReport(str(card), pd.DataFrame(rows), notes)
+    name = str(raw.get("name") or card.stem)
+    data = Dataset(name, frame, tuple(quasi), sensitive, target, kinds, orders, names, hierarchies=hierarchies)
+    report = table_report(card, data, how, missing, notes)
+    report.unused, report.warnings = unused, warnings
+    return data, report

@@ -12,6 +12,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from privnb.data.hierarchy import Hierarchy
 from privnb.validation import KINDS
 
 
@@ -35,6 +36,10 @@ class Dataset:
         Ordinal column -> its values in domain order.
     target_names : (str, str)
         (negative label, positive label).
+    hierarchies : mapping, optional
+        Column -> :class:`~privnb.data.Hierarchy`, the generalization hierarchies the data set carries (as
+        ARX's ``DataDefinition.setHierarchy``): a card's ``hierarchies:``, built by the card loader. Default
+        empty; keys must be non-target columns.
     """
 
     name: str
@@ -45,6 +50,7 @@ class Dataset:
     kinds: Mapping[str, str]
     orders: Mapping[str, tuple] = field(default_factory=dict)
     target_names: tuple[str, str] = ("0", "1")
+    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
 
     def __post_init__(self):
         qi = tuple(self.quasi_identifiers)
@@ -92,6 +98,22 @@ class Dataset:
                 )
         if len(self.target_names) != 2:
             raise ValueError(f"Dataset {self.name!r}: target_names must be (negative, positive)")
+        self._check_hierarchies(features)
+
+    def _check_hierarchies(self, features) -> None:
+        object.__setattr__(self, "hierarchies", dict(self.hierarchies))
+        unknown = sorted(set(self.hierarchies) - set(features))
+        if unknown:
+            raise ValueError(
+                f"Dataset {self.name!r}: hierarchies for {unknown}, which are not among its non-target columns "
+                f"{features}; drop them"
+            )
+        wrong = sorted(c for c, h in self.hierarchies.items() if not isinstance(h, Hierarchy))
+        if wrong:
+            raise ValueError(
+                f"Dataset {self.name!r}: hierarchies of {wrong} are not Hierarchy objects; build them with "
+                "Hierarchy.from_arx or Hierarchy.intervals"
+            )
 
     @property
     def X(self) -> pd.DataFrame:
@@ -143,6 +165,7 @@ class Dataset:
             self.kinds,
             self.orders,
             self.target_names,
+            self.hierarchies,
         )
 
 

@@ -139,7 +139,12 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
 
 
 def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
-    """ARX's generalization hierarchies for Adult, raw (privnb.mechanisms.adult_hierarchies parses them).
+    """ARX's generalization hierarchy tables for Adult, raw (``privnb.data.adult_hierarchies`` gives them built).
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Where the files are looked up (default: ``PRIVNB_DATA``, then the user cache).
 
     Returns
     -------

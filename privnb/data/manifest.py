@@ -132,7 +132,7 @@ def describe_data(data_home=None, *, verify: bool = True) -> pd.DataFrame:
         (with a plain and a gzipped copy, the one whose checksum matches); sha256 is "ok", "mismatch",
         "damaged" (a truncated or corrupt gzip, or not the expected format) or "unverified" (not checked, no
         pinned checksum, or missing); problem says what is wrong and what to do. Hashes are remembered by
-        path, size and mtime in the user cache, so each file is hashed once.
+        path, size, mtime, ctime and inode in the user cache, so each file is hashed once until it changes.
     """
     dirs, _ = search_dirs(data_home)
     rows = []

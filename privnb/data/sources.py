@@ -217,6 +217,10 @@ def candidates(spec: FileSpec, dirs: list[Path]) -> list[Path]:
 
 _VERIFIED = "verified.json"
 
+#: The most files the verified-checksum cache remembers (``verified.json`` in the user cache); beyond it the
+#: least recently verified entries are dropped (they are hashed again when next used).
+VERIFIED_LIMIT = 256
+
 
 def _verified_cache() -> Path:
     return user_cache_dir() / _VERIFIED
@@ -233,33 +237,56 @@ def _read_verified() -> dict:
 
 
 def _remember(key: str, entry: list) -> None:
+    """Add or refresh one entry, most recent last; the oldest beyond :data:`VERIFIED_LIMIT` are dropped."""
     import json
 
     if _READ_ONLY.get():
         return
     data = _read_verified()
+    data.pop(key, None)
     data[key] = entry
+    kept = dict(list(data.items())[-VERIFIED_LIMIT:])
     with contextlib.suppress(OSError):  # a read-only cache: verify again next time
-        write_bytes(_verified_cache(), json.dumps(data, indent=0, sort_keys=True).encode())
+        write_bytes(_verified_cache(), json.dumps(kept, indent=0).encode())
+
+
+def _file_state(stat: os.stat_result) -> list[int]:
+    """What the cache compares: size, mtime, ctime (ns) and inode, as git's index does. Restoring an edited
+    file's mtime (``touch -r``, ``cp -p``, ``rsync -t``) still changes its ctime or its inode.
+    """
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
 
 
 def checked_sha256(spec: FileSpec, path: Path) -> str:
-    """sha256 of the uncompressed content of ``path``, remembered by path, size and mtime in the user cache
-    (so a file is hashed once until it changes). A truncated or corrupt gzip stream is a DataIntegrityError.
+    """sha256 of the uncompressed content of ``path``, remembered in the user cache by path, size, mtime, ctime
+    and inode (so a file is hashed once until it changes). A truncated or corrupt gzip stream is a
+    DataIntegrityError. A malformed cache entry is ignored (the file is hashed again).
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The file ``path`` is a copy of (plain or gzipped).
+    path : Path
+        The copy.
+
+    Returns
+    -------
+    str
+        The hex sha256 of the uncompressed content.
     """
     path = Path(path)
-    stat = path.stat()
+    state = _file_state(path.stat())
     key = str(path.resolve())
     entry = _read_verified().get(key)
-    if isinstance(entry, list) and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
-        return entry[2]
+    if isinstance(entry, list) and len(entry) == len(state) + 1 and entry[:-1] == state and isinstance(entry[-1], str):
+        return entry[-1]
     try:
         digest = content_sha256(spec, path)
     except (OSError, EOFError, zlib.error) as error:
         raise DataIntegrityError(
             f"data file {path} is damaged ({type(error).__name__}: {error}); {_remedy(spec, path)}"
         ) from None
-    _remember(key, [stat.st_size, stat.st_mtime_ns, digest])
+    _remember(key, [*state, digest])
     return digest
 
 

@@ -1,7 +1,36 @@
 """One runner per paper over one protocol (folds, seeds, tidy rows), the t-tests and the claims tables."""
 
+from .card_check import CardCheck, card_check
 from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
+from .feature_selection import (
+    C_GRID,
+    DP_METHODS,
+    LABELS,
+    METHODS,
+    PAPER_TABLES,
+    READINGS,
+    SELECTORS,
+    SVM_SETTINGS,
+    ac_table,
+    auc_tables,
+    dataset_statistics,
+    evaluate_datasets,
+    evaluate_methods,
+    fit_svm,
+    frequent_columns,
+    itemset_growth,
+    reading_table,
+    selection_claims,
+    selection_claims_table,
+    selection_inputs,
+    selection_metrics,
+    side_by_side,
+    summary_table,
+    svm_auc,
+    svm_setting_table,
+    time_miners,
+)
 from .folds import (
     COLUMNS,
     FoldData,
@@ -45,28 +74,20 @@ from .nbc import (
     safety_transform_sweep,
 )
 from .nbc_claims import claims_table, figure8_est_metrics, figure8_metrics, figure9_metrics
-from .selection import (
-    C_GRID,
-    DP_METHODS,
-    LABELS,
-    METHODS,
-    READINGS,
-    SELECTORS,
-    SVM_SETTINGS,
-    dataset_statistics,
-    evaluate_datasets,
-    evaluate_methods,
-    fit_svm,
-    frequent_columns,
-    itemset_growth,
-    svm_auc,
-    time_miners,
+from .nbc_data import nbc_data
+from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
+from .svm_l_diversity import (
+    SVM_CLAIMS,
+    compare_ordinal_centers,
+    compare_spaces,
+    run_svm_grid,
+    svm_aspects,
+    svm_claims,
+    svm_summary,
+    svm_views,
+    theorem_4_1_inputs,
+    theorem_4_1_table,
 )
-from .selection_claims import reading_table, selection_claims, svm_setting_table
-from .selection_tables import PAPER_TABLES, ac_table, auc_tables, selection_metrics, side_by_side, summary_table
-from .svm import compare_ordinal_centers, run_svm_grid, svm_views, theorem_4_1_inputs
-from .svm_claims import SVM_CLAIMS, svm_claims
-from .svm_tables import compare_spaces, svm_aspects, svm_summary, theorem_4_1_table
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
@@ -102,6 +123,8 @@ __all__ = [
     "SVM_SETTINGS",
     "reading_table",
     "selection_claims",
+    "selection_claims_table",
+    "selection_inputs",
     "svm_setting_table",
     "svm_views",
     "theorem_4_1_inputs",
@@ -157,7 +180,22 @@ __all__ = [
     "time_miners",
 ]
 
-from .frontier import AXES, anatomy_and_k_anonymity, containment_linkage, frontier_points, nbc_release_audit
+from .privacy_frontier import (
+    RELEASES,
+    ReleaseKind,
+    anatomy_and_k_anonymity,
+    containment_linkage,
+    definetti_rates,
+    frontier_points,
+    nbc_release_audit,
+    rate_spread,
+    register_release,
+    view_table,
+)
 
-__all__ += ["AXES", "anatomy_and_k_anonymity", "containment_linkage", "frontier_points", "nbc_release_audit"]
+__all__ += ["RELEASES", "ReleaseKind", "anatomy_and_k_anonymity", "containment_linkage", "definetti_rates"]
+__all__ += ["frontier_points", "nbc_release_audit", "rate_spread", "register_release", "view_table"]
 __all__ += ["NEEDS", "DataSupport", "DataUnsupportedError", "data_support"]
+
+__all__ += ["CardCheck", "card_check", "NOTEBOOKS", "notebook_requirements", "section_needs"]
+__all__ += ["nbc_data"]

@@ -14,6 +14,10 @@ Needs
 ``"hierarchies"``
     A generalization hierarchy for every quasi-identifier (full-domain k-anonymity; Adult's built-in ones or
     a card's ``hierarchies:``).
+``"rows"``
+    A table with enough rows for the section's k (k-anonymity's k, k-AC's k, k neighbours), with ``k=``; with
+    ``n_splits=`` each training fold of the cross-validation needs them (a fold has ``n - ceil(n / n_splits)``
+    rows or more).
 ``"items"``
     A binary item matrix with a label per row (k-anonymity by containment).
 ``"table"``
@@ -24,6 +28,7 @@ Needs
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +37,7 @@ import pandas as pd
 
 __all__ = ["DataSupport", "DataUnsupportedError", "data_support", "NEEDS"]
 
-NEEDS = ("sensitive", "hierarchies", "items", "table", "paper")
+NEEDS = ("sensitive", "hierarchies", "rows", "items", "table", "paper")
 
 
 class DataUnsupportedError(ValueError):
@@ -41,7 +46,28 @@ class DataUnsupportedError(ValueError):
 
 @dataclass(frozen=True)
 class DataSupport:
-    """What one data set offers the notebooks' methods (see the module docstring for the needs)."""
+    """What one data set offers the notebooks' methods (see the module docstring for the needs).
+
+    Parameters
+    ----------
+    dataset : str
+        The name or card path the notebook was given.
+    name : str
+        The data set's name.
+    paper : str or None
+        The paper data set it is (``"adult"``, ...), None for a card of one's own.
+    sensitive : str or None
+        The sensitive attribute.
+    sensitive_values : int
+        Its number of distinct values.
+    quasi_identifiers : tuple of str
+    hierarchies : mapping, optional
+        Quasi-identifier -> Hierarchy, those the data set carries (``Dataset.hierarchies``).
+    items : bool
+        Whether it is a binary item matrix.
+    n_rows : int
+        Rows of the data the sections run on (:meth:`for_rows` after sampling).
+    """
 
     dataset: str
     name: str
@@ -51,58 +77,156 @@ class DataSupport:
     quasi_identifiers: tuple = ()
     hierarchies: Mapping | None = field(default=None, repr=False)
     items: bool = False
+    n_rows: int = 0
 
     @property
     def generalization_hierarchies(self) -> dict | None:
         """A hierarchy per quasi-identifier when every one has one (what the generalizers take), else None."""
         return None if self.missing("hierarchies") else dict(self.hierarchies)
 
-    def missing(self, need: str, *, l: int | None = None) -> str:
-        """``""`` when the data set meets ``need`` (with ``l`` for "sensitive"), else why not and what to do."""
+    def for_rows(self, n_rows: int) -> DataSupport:
+        """The same support for a sample of the data set.
+
+        Parameters
+        ----------
+        n_rows : int
+            Rows of the sample the sections run on.
+
+        Returns
+        -------
+        DataSupport
+        """
+        return dataclasses.replace(self, n_rows=int(n_rows))
+
+    def missing(self, need: str, *, l: int | None = None, k: int | None = None, n_splits: int | None = None) -> str:
+        """Why the data set does not meet ``need``, and what to do; ``""`` when it does.
+
+        Parameters
+        ----------
+        need : str
+            One of :data:`NEEDS` (``"paper:<name>|<name>"`` for the papers' data sets).
+        l : int, optional
+            For ``"sensitive"``: the largest l the section uses.
+        k : int, optional
+            For ``"rows"``: the largest k the section uses (k-anonymity, k-AC, k neighbours).
+        n_splits : int, optional
+            For ``"rows"``: the section anonymizes the training folds of ``n_splits``-fold cross-validation,
+            so each needs ``k`` rows.
+
+        Returns
+        -------
+        str
+        """
         kind, _, paper = need.partition(":")
         if kind not in NEEDS:
             raise ValueError(f"unknown need {need!r}; needs are {NEEDS} (paper as 'paper:<name>')")
         if kind == "paper":
-            if self.paper is not None and self.paper in paper.split("|"):
-                return ""
-            wanted = " or ".join(paper.split("|")) if paper else "one of the papers' data sets"
-            return f"the paper's numbers exist only for {wanted}; {self.name!r} is not"
+            return self._missing_paper(paper)
         if kind == "items":
             return "" if self.items else f"{self.name!r} is a table, not a binary item matrix (a card with items:)"
+        if kind == "rows":
+            return self._missing_rows(k, n_splits)
         if self.items:
             return f"{self.name!r} is a binary item matrix; this needs a table card (file:, roles:)"
         if kind == "sensitive":
-            if self.sensitive is None:
-                return f"{self.name!r} has no sensitive attribute; name one in the card's roles (sensitive:)"
-            needed = max(2, l or 2)
-            if self.sensitive_values < needed:
-                return (
-                    f"{self.sensitive!r} has {self.sensitive_values} value(s); l = {needed} needs at least {needed}"
-                    " (lower l, or choose a sensitive attribute with more values)"
-                )
-        missing = [q for q in self.quasi_identifiers if q not in (self.hierarchies or {})]
-        if kind == "hierarchies" and missing:
-            named = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+            return self._missing_sensitive(l)
+        if kind == "hierarchies":
+            return self._missing_hierarchies()
+        return ""
+
+    def _missing_paper(self, paper: str) -> str:
+        if self.paper is not None and self.paper in paper.split("|"):
+            return ""
+        wanted = " or ".join(paper.split("|")) if paper else "one of the papers' data sets"
+        return f"the paper's numbers exist only for {wanted}; {self.name!r} is not"
+
+    def _missing_sensitive(self, l: int | None) -> str:
+        if self.sensitive is None:
+            return f"{self.name!r} has no sensitive attribute; name one in the card's roles (sensitive:)"
+        needed = max(2, l or 2)
+        if self.sensitive_values < needed:
             return (
-                f"no generalization hierarchy for {named}; add them to the card's hierarchies: (ARX tables or "
-                "intervals for numeric columns)"
+                f"{self.sensitive!r} has {self.sensitive_values} value(s); l = {needed} needs at least {needed}"
+                " (lower l, or choose a sensitive attribute with more values)"
             )
         return ""
 
-    def require(self, need: str, *, l: int | None = None, what: str = "this notebook") -> None:
-        """Raise :class:`DataUnsupportedError` when the data set does not meet ``need`` (``what`` needs it)."""
-        reason = self.missing(need, l=l)
+    def _missing_hierarchies(self) -> str:
+        missing = [q for q in self.quasi_identifiers if q not in (self.hierarchies or {})]
+        if not missing:
+            return ""
+        named = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        return (
+            f"no generalization hierarchy for {named}; add them to the card's hierarchies: (ARX tables or "
+            "intervals for numeric columns)"
+        )
+
+    def _missing_rows(self, k: int | None, n_splits: int | None) -> str:
+        k = 1 if k is None else int(k)
+        rows = self.n_rows - (-(-self.n_rows // n_splits) if n_splits else 0)  # the smallest training fold
+        if rows >= k:
+            return ""
+        where = f"the smallest training fold of {n_splits}-fold cross-validation has" if n_splits else "it has"
+        return (
+            f"k = {k} needs at least {k} rows and {where} {rows} (of {self.n_rows} in {self.name!r}); lower k "
+            "or use more rows"
+        )
+
+    def require(
+        self,
+        need: str,
+        *,
+        l: int | None = None,
+        k: int | None = None,
+        n_splits: int | None = None,
+        what: str = "this notebook",
+    ) -> None:
+        """Raise :class:`DataUnsupportedError` when the data set does not meet ``need``.
+
+        Parameters
+        ----------
+        need : str
+            As for :meth:`missing`.
+        l, k, n_splits : int, optional
+            As for :meth:`missing`.
+        what : str
+            What needs it, for the message.
+        """
+        reason = self.missing(need, l=l, k=k, n_splits=n_splits)
         if reason:
             raise DataUnsupportedError(f"{what} cannot run on {self.dataset}: {reason}")
 
-    def requirements(self, sections: Mapping[str, Sequence[str] | str], *, l: int | None = None) -> pd.DataFrame:
-        """One row per section: what it needs, whether this data set has it, and if not, why (``l`` is the
-        largest l the section uses).
+    def requirements(
+        self,
+        sections: Mapping[str, Sequence[str] | str],
+        *,
+        l: int | None = None,
+        k: int | None = None,
+        n_splits: int | None = None,
+    ) -> pd.DataFrame:
+        """One row per section: what it needs, whether this data set has it, and if not, why.
+
+        Parameters
+        ----------
+        sections : mapping
+            Section -> its needs (one or a list of :data:`NEEDS`).
+        l : int, optional
+            The largest l the sections use.
+        k : int, optional
+            The largest k the sections that need ``"rows"`` use.
+        n_splits : int, optional
+            Those sections anonymize training folds of ``n_splits``-fold cross-validation.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``section``, ``needs``, ``runs``, ``why not``.
         """
         rows = []
         for section, needs in sections.items():
             needs = [needs] if isinstance(needs, str) else list(needs)
-            reasons = list(dict.fromkeys(reason for need in needs if (reason := self.missing(need, l=l))))
+            reasons = [self.missing(need, l=l, k=k, n_splits=n_splits) for need in needs]
+            reasons = list(dict.fromkeys(reason for reason in reasons if reason))
             rows.append(
                 {
                     "section": section,
@@ -122,23 +246,19 @@ def _paper_name(dataset) -> str | None:
     return None
 
 
-def _hierarchies(dataset, paper: str | None, quasi_identifiers) -> dict | None:
-    """The quasi-identifiers' hierarchies that exist (built-in: Adult's; a card: its hierarchies:)."""
-    from privnb.data import is_card
-    from privnb.mechanisms import adult_hierarchies, hierarchies_from_card
-
-    if paper == "adult":
-        found = adult_hierarchies()
-    elif paper is None and is_card(dataset):
-        found = hierarchies_from_card(dataset)
-    else:
-        found = {}
-    return {q: found[q] for q in quasi_identifiers if q in found}
-
-
 def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
-    """What ``dataset`` (a papers' name or a card path) offers; ``data`` is its loaded Dataset or TokenCorpus
-    (loaded here when omitted).
+    """What ``dataset`` offers, its hierarchies those the loaded data set carries (its card is not read again).
+
+    Parameters
+    ----------
+    dataset : str or path-like
+        One of the papers' names or a card's path.
+    data : Dataset or TokenCorpus, optional
+        ``dataset`` loaded (loaded here when omitted).
+
+    Returns
+    -------
+    DataSupport
     """
     from privnb.data import TokenCorpus, load
 
@@ -146,7 +266,7 @@ def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
     paper = _paper_name(dataset)
     name = getattr(data, "name", None) or (paper or os.path.splitext(os.path.basename(str(dataset)))[0])
     if isinstance(data, TokenCorpus):
-        return DataSupport(str(dataset), name, paper, items=True)
+        return DataSupport(str(dataset), name, paper, items=True, n_rows=int(data.X.shape[0]))
     quasi_identifiers = tuple(data.quasi_identifiers)
     sensitive = data.sensitive
     values = int(data.frame[sensitive].nunique()) if sensitive is not None else 0
@@ -157,5 +277,6 @@ def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
         sensitive=sensitive,
         sensitive_values=values,
         quasi_identifiers=quasi_identifiers,
-        hierarchies=_hierarchies(dataset, paper, quasi_identifiers),
+        hierarchies={q: data.hierarchies[q] for q in quasi_identifiers if q in data.hierarchies},
+        n_rows=len(data.frame),
     )

@@ -352,6 +352,7 @@ def run_folds(
     progress: bool = True,
     na_errors: tuple[type[BaseException], ...] | None = None,
     desc: str | None = None,
+    splits: tuple[Sequence, Sequence[int]] | None = None,
 ) -> pd.DataFrame:
     """Cross-validate ``views`` on the same stratified folds: the protocol every paper runner uses.
 
@@ -378,6 +379,9 @@ def run_folds(
         propagates.
     desc : str, optional
         The progress bar's label (default the data set's name).
+    splits : (sequence of (train, test) index arrays, sequence of int), optional
+        The folds and one seed per fold, given instead of drawing them with :func:`folds_and_seeds` (for a
+        paper whose runner draws them otherwise); ``n_splits`` and ``random_state`` are then unused.
 
     Returns
     -------
@@ -391,8 +395,8 @@ def run_folds(
         raise ValueError("views is empty: pass at least one training view")
     na_errors = default_na_errors() if na_errors is None else tuple(na_errors)
     y = np.asarray(dataset.y)
-    splits, seeds = folds_and_seeds(y, n_splits, random_state)
-    tasks = [(fold, batch) for fold in chosen_folds(folds, n_splits) for batch in _batches(views)]
+    splits, seeds = folds_and_seeds(y, n_splits, random_state) if splits is None else splits
+    tasks = [(fold, batch) for fold in chosen_folds(folds, len(splits)) for batch in _batches(views)]
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_run_batch)(dataset.name, batch, dataset.X, y, *splits[fold], fold, int(seeds[fold]), na_errors)
         for fold, batch in tasks

@@ -29,8 +29,8 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from privnb.bounds.amplification import statement14_min_r
-from privnb.mechanisms.full_domain import FullDomainGeneralizer, adult_hierarchies
-from privnb.mechanisms.hierarchy import Hierarchy
+from privnb.data import Hierarchy, adult_hierarchies
+from privnb.mechanisms.full_domain import FullDomainGeneralizer
 from privnb.nbc.counterexample import condition8_ratio, corollary4_counterexamples
 from privnb.nbc.est_release import ESTResult, est, winning_labels
 from privnb.nbc.exact_audit import audit

@@ -23,6 +23,7 @@ from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_it
 from .neighbors import kneighbors, kneighbors_factored, nearest_per_part, tied_counts_per_part
 from .svm import (
     CLASSIFIER_NAMES,
+    DEFAULT_SPACE,
     KERNELS,
     SOLVERS,
     SPACES,
@@ -74,6 +75,7 @@ __all__ = [
     "KERNELS",
     "SOLVERS",
     "SPACES",
+    "DEFAULT_SPACE",
     "CLASSIFIER_NAMES",
     "CollapseDuplicates",
     "NystroemSVM",

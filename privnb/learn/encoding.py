@@ -3,7 +3,7 @@
 Two schemes, fitted on the training frame only:
 
 ``"ibk"``
-    Weka IBk's distance (the k-NN experiments of seed 002): numeric and ordinal attributes (ordinal
+    Weka IBk's distance (the k-NN experiments of MC17): numeric and ordinal attributes (ordinal
     values replaced by their rank in the domain order) are min-max scaled on the training range;
     nominal attributes become one-hot columns scaled by 1/sqrt(2), so that a mismatch adds exactly 1
     to the squared Euclidean distance, as Weka's overlap metric does. A value unseen in training sets one
@@ -12,7 +12,7 @@ Two schemes, fitted on the training frame only:
 ``"standard"``
     Numeric and ordinal ranks standardized (training mean and standard deviation); nominal one-hot.
 ``"appendix_b"``
-    Appendix B of seed 000 (rules 2 and 3), the space in which seed 003 puts D and D_P (R^(d+1)): one
+    Appendix B of MC16a (rules 2 and 3), the space in which MC16 puts D and D_P (R^(d+1)): one
     column per attribute; numeric values minus their training mean, ordinal codes 1..|dom| minus their
     training mean (or mode, ``ordinal_center="mode"``), a nominal attribute 0 at its training mode and
     1 elsewhere (unseen values included). No scaling. The rules are
@@ -21,7 +21,11 @@ Two schemes, fitted on the training frame only:
 ``"appendix_b_scaled"``
     The same coordinates, each divided by its largest absolute value in training, so that every column
     lies in [-1, 1] and keeps Appendix B's centre at 0: the scaling LibSVM's documentation asks for before
-    training (its svm-scale tool maps each attribute to [-1, 1]), the library seed 003 names.
+    training, the library MC16 names; the centre stays at 0, so a column's scaled range is not all of [-1, 1].
+``"appendix_b_svm_scale"``
+    The same coordinates scaled as LibSVM's ``svm-scale -l -1 -u 1`` does: each column's training minimum
+    maps to -1 and its maximum to 1, linearly; a column constant in training maps to 0 (svm-scale drops it);
+    test values outside the training range are not clipped (svm-scale does not clip).
 
 Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk").
 Any subset of the described columns can be encoded (the identifying view drops the sensitive column).
@@ -40,7 +44,7 @@ from privnb.validation import KINDS, infer_kind, validated_rows
 
 __all__ = ["FrameEncoder", "KINDS", "SCHEMES", "generalized_kinds"]
 
-SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled")
+SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale")
 
 
 def generalized_kinds(kinds: Mapping[str, str], hierarchies: Mapping | None) -> dict[str, str]:
@@ -77,7 +81,8 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         their dtype is numeric and ``"nominal"`` otherwise; ``None`` infers every column that way.
     orders : mapping, optional
         Ordinal column -> its values in domain order (required for every ordinal column).
-    scheme : {"ibk", "standard", "appendix_b", "appendix_b_scaled"}
+    scheme : {"ibk", "standard", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale"}
+        How columns are encoded (see the module docstring).
     ordinal_center : {"mean", "mode"}
         Schemes "appendix_b*" only: the centre of ordinal codes (Appendix B's "set mode of the discrete
         values to be mean", read either way; see :func:`privnb.mechanisms.pruning.appendix_b_preprocess`).
@@ -91,8 +96,10 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
     categories_ : dict
         Nominal column -> the training categories (one output column each).
     center_, scale_ : dict
-        Numeric/ordinal column -> (x - center) / scale is its output (schemes "ibk", "standard"); scheme
-        "appendix_b_scaled": every column -> the divisor of its Appendix B coordinate.
+        Numeric/ordinal column -> (x - center) / scale is its output (schemes "ibk", "standard"); schemes
+        "appendix_b_scaled" and "appendix_b_svm_scale": every column -> the centre and divisor of its Appendix B
+        coordinate (svm-scale: the training range's midpoint and half-width; infinite for a constant column,
+        which maps to 0).
     statistics_ : dict
         Schemes "appendix_b*": column -> (kind, centre or nominal mode, order), as
         :func:`privnb.mechanisms.pruning.appendix_b_statistics` returns them.
@@ -171,9 +178,7 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             self.statistics_ = appendix_b_statistics(
                 frame, self.kinds_, orders=self.orders, columns=self.columns_, ordinal_center=self.ordinal_center
             )
-            if self.scheme == "appendix_b_scaled":
-                largest = np.abs(appendix_b_apply(frame, self.statistics_)).max(axis=0, initial=0.0)
-                self.scale_ = dict(zip(self.columns_, np.where(largest > 0, largest, 1.0)))
+            self._fit_scaling(appendix_b_apply(frame, self.statistics_))
             return self
         for column in self.columns_:
             if self.kinds_[column] == "nominal":
@@ -189,6 +194,19 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                 self.center_[column] = numbers.mean() if len(numbers) else 0.0
                 self.scale_[column] = std or 1.0
         return self
+
+    def _fit_scaling(self, encoded: np.ndarray) -> None:
+        """The centres and divisors of the scaled Appendix B schemes, from the encoded training rows."""
+        if self.scheme == "appendix_b_scaled":
+            largest = np.abs(encoded).max(axis=0, initial=0.0)
+            center, scale = np.zeros(encoded.shape[1]), np.where(largest > 0, largest, 1.0)
+        elif self.scheme == "appendix_b_svm_scale":
+            empty = np.zeros(encoded.shape[1])
+            low, high = (encoded.min(axis=0), encoded.max(axis=0)) if len(encoded) else (empty, empty)
+            center, scale = (low + high) / 2, np.where(high > low, (high - low) / 2, np.inf)
+        else:
+            return
+        self.center_, self.scale_ = dict(zip(self.columns_, center)), dict(zip(self.columns_, scale))
 
     def transform(self, X) -> np.ndarray:
         """Encode ``X`` (any rows; it must hold every fitted column) as a float matrix."""
@@ -206,9 +224,10 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
                 if self.kinds_[column] != "nominal":
                     self._numbers(frame, column)
             encoded = appendix_b_apply(frame, self.statistics_)
-            if self.scheme == "appendix_b_scaled":
-                encoded = encoded / np.array([self.scale_[column] for column in self.columns_])
-            return encoded
+            if self.scheme == "appendix_b":
+                return encoded
+            center = np.array([self.center_[column] for column in self.columns_])
+            return (encoded - center) / np.array([self.scale_[column] for column in self.columns_])
         weight = 1 / np.sqrt(2) if self.scheme == "ibk" else 1.0
         blocks = []
         for column in self.columns_:

@@ -1,9 +1,10 @@
-"""The SVC/SVM experiment grid of seed 003 (Section 5), fast and exact.
+"""The SVC/SVM experiment grid of MC16 (Section 5), fast and exact.
 
 The paper trains LibSVM's linear-kernel SVC and RBF SVM (defaults C = 1, gamma = 1 / n_features) on
 original, identifying, pruned (l = 2..5) and generalized (k = 2..5) training folds, tested on raw rows,
-by 10-fold cross-validation. :func:`run_svm_grid` runs that grid with the folds and seeds of
-:func:`privnb.experiments.cross_validate_views`, (view, fold) tasks in parallel, and exact savings:
+by 10-fold cross-validation. :func:`privnb.experiments.run_svm_grid` runs that grid over
+:func:`privnb.experiments.run_folds` (the folds and seeds of every runner), (view, fold) tasks in parallel, with
+exact savings from the helpers here:
 
 * each mechanism (anatomize + prune, generalize) runs once per (view, fold), and its rows are encoded
   and collapsed once, for both kernels (:class:`KernelBank`); the generalized views of a fold share one
@@ -19,6 +20,9 @@ Solvers: ``"libsvm"`` (scikit-learn's SVC, the paper's library, the reference), 
 (scikit-learn-intelex's SVC: the same soft-margin problem solved by oneDAL, several times faster;
 its agreement with libsvm is measured in benchmarks/bench_svm.py), and ``"nystroem"`` (RBF only:
 Nystroem features and a linear SVM, an approximation, never a default).
+
+Input spaces (:data:`SPACES`): the default, :data:`DEFAULT_SPACE`, is MC16's R^(d+1) scaled as LibSVM's
+``svm-scale`` does; see there why.
 """
 
 from __future__ import annotations
@@ -41,6 +45,25 @@ SOLVERS = ("libsvm", "sklearnex", "nystroem")
 
 #: Names of the classifiers in result rows: the paper's "SVC" (linear kernel) and "SVM" (RBF kernel).
 CLASSIFIER_NAMES = {"linear": "SVC", "rbf": "SVM"}
+
+#: The SVMs' input spaces, each a FrameEncoder scheme: "one_hot" (numbers and ordinal ranks standardized,
+#: nominal one-hot; privnb's first space), "appendix_b" (MC16's R^(d+1): one centred column per attribute,
+#: Appendix B of MC16a, unscaled as written), "appendix_b_scaled" (the same columns divided by their largest
+#: training magnitude, centre kept at 0) and "appendix_b_svm_scale" (the same columns mapped by LibSVM's
+#: ``svm-scale -l -1 -u 1``: each column's training min..max onto [-1, 1]).
+SPACES = {
+    "one_hot": "standard",
+    "appendix_b": "appendix_b",
+    "appendix_b_scaled": "appendix_b_scaled",
+    "appendix_b_svm_scale": "appendix_b_svm_scale",
+}
+
+#: The default input space: MC16's R^(d+1) (Appendix B of MC16a), scaled as LibSVM, the library MC16 names,
+#: documents: its guide asks to scale every attribute to [-1, 1] with ``svm-scale`` (fitted on the training
+#: data, the same factors applied to the test data). The paper names the tool and is silent on the scaling, so
+#: the tool's documented practice is the paper's behaviour; "appendix_b" (unscaled, as Appendix B is written)
+#: and "appendix_b_scaled" (privnb's earlier reading of "scaled to [-1, 1]") remain options.
+DEFAULT_SPACE = "appendix_b_svm_scale"
 
 
 class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -159,11 +182,21 @@ def svm_classifier(
     Parameters
     ----------
     kernel : {"linear", "rbf"}
-        "linear" is the paper's SVC, "rbf" its SVM (Section 5.1.3 of seed 003).
+        "linear" is the paper's SVC, "rbf" its SVM (Section 5.1.3 of MC16).
     solver : {"libsvm", "sklearnex", "nystroem"}
         See the module docstring; "nystroem" exists only for the RBF kernel.
+    C : float
+        The soft margin's penalty (LibSVM's default 1).
     cache_size : float
         LibSVM's kernel cache in MB (speed only; 1000 MB instead of scikit-learn's 200).
+    n_components : int
+        Nystroem landmarks (solver "nystroem" only).
+    random_state : int, RandomState or None
+        Seeds the Nystroem solver (the exact solvers do not draw).
+
+    Returns
+    -------
+    classifier
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
@@ -188,7 +221,7 @@ def svm_pipeline(
     kernel: str = "rbf",
     *,
     solver: str = "libsvm",
-    space: str = "one_hot",
+    space: str = DEFAULT_SPACE,
     ordinal_center: str = "mean",
     collapse: bool = True,
     kinds=None,
@@ -196,9 +229,29 @@ def svm_pipeline(
 ):
     """Encoder (``privnb.learn.FrameEncoder``, fitted on the training view) then the classifier.
 
-    ``space`` is the learner's input space (:data:`SPACES`); ``collapse=True`` wraps the classifier in
-    :class:`CollapseDuplicates` (exact); ``kinds`` replaces the dataset's column kinds (e.g.
-    :func:`privnb.learn.encoding.generalized_kinds` for a generalized view). ``options`` go to :func:`svm_classifier`.
+    Parameters
+    ----------
+    dataset : privnb.data.Dataset
+        Gives the column kinds and orders.
+    kernel : {"linear", "rbf"}
+        The paper's SVC or SVM.
+    solver : {"libsvm", "sklearnex", "nystroem"}
+        As in :func:`svm_classifier`.
+    space : str
+        The learner's input space (:data:`SPACES`, default :data:`DEFAULT_SPACE`).
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes (the "appendix_b*" spaces).
+    collapse : bool
+        Wrap the classifier in :class:`CollapseDuplicates` (exact).
+    kinds : mapping, optional
+        Replaces the dataset's column kinds (e.g. :func:`privnb.learn.encoding.generalized_kinds` for a
+        generalized view).
+    options
+        Go to :func:`svm_classifier`.
+
+    Returns
+    -------
+    Pipeline
     """
     return encoded_classifier(
         dataset,
@@ -210,21 +263,30 @@ def svm_pipeline(
     )
 
 
-#: The SVMs' input spaces, each a FrameEncoder scheme: "one_hot" (numbers and ordinal ranks standardized,
-#: nominal one-hot; privnb's historical default), "appendix_b" (seed 003's R^(d+1): one centred column per
-#: attribute, Appendix B of seed 000, unscaled as written) and "appendix_b_scaled" (the same columns in [-1, 1],
-#: as LibSVM's documentation asks; the paper sweep's space, where the unscaled linear SVC does not converge).
-SPACES = {"one_hot": "standard", "appendix_b": "appendix_b", "appendix_b_scaled": "appendix_b_scaled"}
-
-
 def encoded_classifier(
-    dataset, classifier, *, space: str = "one_hot", ordinal_center: str = "mean", collapse: bool = True, kinds=None
+    dataset, classifier, *, space: str = DEFAULT_SPACE, ordinal_center: str = "mean", collapse: bool = True, kinds=None
 ):
     """``classifier`` behind a FrameEncoder of ``dataset``'s kinds in ``space`` (and :class:`CollapseDuplicates`).
 
-    ``ordinal_center`` ("mean" | "mode") is Appendix B's centring of ordinal codes (space "appendix_b";
-    the linear SVC and the RBF SVM are invariant to a shift of a column, so it moves only the radius of
-    Theorem 4.1, not the classifier).
+    Parameters
+    ----------
+    dataset : privnb.data.Dataset
+        Gives the column kinds and orders.
+    classifier : estimator
+        Fitted on the encoded rows (a classifier or a :class:`KernelBank`).
+    space : str
+        The input space (:data:`SPACES`, default :data:`DEFAULT_SPACE`).
+    ordinal_center : {"mean", "mode"}
+        Appendix B's centring of ordinal codes (the "appendix_b*" spaces; the linear SVC and the RBF SVM are
+        invariant to a shift of a column, so it moves only the radius of Theorem 4.1, not the classifier).
+    collapse : bool
+        Wrap the classifier in :class:`CollapseDuplicates`.
+    kinds : mapping, optional
+        Replaces the dataset's column kinds.
+
+    Returns
+    -------
+    Pipeline
     """
     from privnb.learn.encoding import FrameEncoder
 

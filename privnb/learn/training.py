@@ -119,7 +119,20 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return None if self.mechanism is None else clone(self.mechanism)
 
     def training_view(self, X: pd.DataFrame, y: np.ndarray) -> TrainingData:
-        """The rows the estimator learns from: ``mechanism_.fit_resample`` of the validated training rows."""
+        """The rows the estimator learns from: ``mechanism_.fit_resample`` of the validated training rows.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The validated training rows.
+        y : ndarray
+            Their labels.
+
+        Returns
+        -------
+        TrainingData
+            The released rows, their labels and the number of suppressed training rows.
+        """
         if self.mechanism_ is None:
             return TrainingData(X, y, 0)
         rows, labels = self.mechanism_.fit_resample(X, y)
@@ -153,7 +166,9 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
+            The raw training rows.
         y : array-like of shape (n_samples,)
+            Their labels.
 
         Returns
         -------
@@ -305,11 +320,6 @@ class AnatomizedTraining(TrainingView):
         """:class:`privnb.mechanisms.Anatomizer` with the view's parameters."""
         return Anatomizer(self.sensitive, self.l, residue=self.residue, random_state=self.random_state)
 
-    def anatomized_rows(self, X, y):
-        """D_A of the rows ``X`` (fits ``mechanism_``, so sets ``anatomy_``) and the name of its label column."""
-        self.mechanism_ = self.new_mechanism()
-        return self.mechanism_.joined(X, y)
-
 
 class PrunedTraining(AnatomizedTraining):
     """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
@@ -438,7 +448,7 @@ class GeneralizedTraining(TrainingView):
             if self.hierarchies is None:
                 raise ValueError(
                     "method='full-domain' needs hierarchies (one per quasi-identifier), "
-                    "e.g. privnb.mechanisms.adult_hierarchies(); or use method='mondrian'."
+                    "e.g. privnb.data.load('adult').hierarchies; or use method='mondrian'."
                 )
             return FullDomainGeneralizer(
                 self.quasi_identifiers,

@@ -3,6 +3,8 @@ and Mondrian k-anonymity with their hierarchies, k-anonymity by containment, ran
 the DP release.
 """
 
+from privnb.data import Hierarchy, adult_hierarchies, format_interval, hierarchies_from_card  # the same objects
+
 from .anatomy import (
     Anatomizer,
     Anatomy,
@@ -12,6 +14,7 @@ from .anatomy import (
     bucketize,
     is_l_diverse,
 )
+from .base import Mechanism, as_rows
 from .containment import (
     CONSTRAINTS,
     Patterns,
@@ -39,14 +42,26 @@ from .dp_release import (
     selection_noise_scale,
 )
 from .flipping import Flipping, randomized_flipping
-from .full_domain import FullDomainGeneralizer, adult_hierarchies
+from .full_domain import FullDomainGeneralizer
 from .grouping import check_columns, is_k_anonymous
-from .hierarchy import Hierarchy, build_hierarchies, format_interval, hierarchies_from_card
 from .lattice import FullDomainLattice
 from .mondrian import MondrianGeneralizer
+from .privacy_models import (
+    BasicBetaLikeness,
+    DistinctLDiversity,
+    EnhancedBetaLikeness,
+    EntropyLDiversity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    SensitiveCounts,
+    TCloseness,
+    sensitive_counts,
+)
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
 
 __all__ = [
+    "Mechanism",
+    "as_rows",
     "Anatomy",
     "NotLDiverseError",
     "anatomize",
@@ -83,7 +98,6 @@ __all__ = [
     "check_columns",
     "is_k_anonymous",
     "Hierarchy",
-    "build_hierarchies",
     "hierarchies_from_card",
     "format_interval",
     "FullDomainLattice",
@@ -94,4 +108,13 @@ __all__ = [
     "Pruning",
     "prune",
     "AnatomyPruner",
+    "PrivacyModel",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "BasicBetaLikeness",
+    "EnhancedBetaLikeness",
+    "SensitiveCounts",
+    "sensitive_counts",
 ]

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from privnb.mechanisms.base import Mechanism, as_rows
 from privnb.validation import check_int, resolve_column, with_labels
 
 __all__ = [
@@ -218,6 +218,7 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
         Diversity: every group has at least ``l`` distinct sensitive values, each with frequency
         at most 1/l (Definition 10 of seed 002).
     residue : {"suppress", "assign"}
+        What happens to the rows left over: suppressed (the papers' experiments) or assigned to a group.
     random_state : int, RandomState or None
         Drives which rows of a bucket are taken, the group ids and the order within groups.
 
@@ -341,19 +342,7 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
     return bool((l * max_freq <= sizes).all())
 
 
-# ---------------------------------------------------------------------------------------------- mechanisms
-# A mechanism (imbalanced-learn's sampler interface): ``fit_resample(X, y) -> (X', y')`` protects the
-# training rows and records what it did in fitted attributes (``n_suppressed_`` at least); a mechanism
-# whose output lives in another space (generalization) also has ``transform(X)`` for test rows.
-# ``privnb.learn.ProtectedTraining`` applies one in ``fit`` only.
-
-
-def _as_rows(X) -> pd.DataFrame:
-    """A DataFrame as is; a 2-D array as a frame whose columns are named by position."""
-    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
-
-
-class SensitiveDropper(BaseEstimator):
+class SensitiveDropper(Mechanism):
     """Mechanism of the identifying view D_id (Definition 13 of seed 002): drop the sensitive column.
 
     Parameters
@@ -369,9 +358,8 @@ class SensitiveDropper(BaseEstimator):
     def __init__(self, sensitive):
         self.sensitive = sensitive
 
-    def fit_resample(self, X, y):
+    def _fit_resample(self, X, y):
         """Every training row without the sensitive column, and the labels unchanged."""
-        X = _as_rows(X)
         self.sensitive_ = resolve_column(X, self.sensitive)
         view = X.drop(columns=self.sensitive_)
         if view.shape[1] == 0:
@@ -379,11 +367,11 @@ class SensitiveDropper(BaseEstimator):
                 f"X has {X.shape[1]} feature(s), only the sensitive one: the identifying "
                 "view would have no columns to learn from."
             )
-        self.n_suppressed_ = 0
+        self.suppressed_ = X.index[:0]
         return view, y
 
 
-class Anatomizer(BaseEstimator):
+class Anatomizer(Mechanism):
     """Mechanism of the anatomized view D_A (Definitions 11-12 and 14 of seed 002).
 
     The training rows, with their labels, are anatomized with :func:`anatomize`; IT is joined with
@@ -415,8 +403,15 @@ class Anatomizer(BaseEstimator):
 
         The labels travel with the rows through the anatomization (they belong to IT); mechanisms that
         select among each individual's candidate rows (:class:`privnb.mechanisms.AnatomyPruner`) start here.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            The training rows.
+        y : array-like
+            Their labels.
         """
-        X = _as_rows(X)
+        X = as_rows(X)
         sensitive = resolve_column(X, self.sensitive)
         if isinstance(self.l, (int, np.integer)) and len(X) < self.l:
             raise ValueError(
@@ -424,10 +419,10 @@ class Anatomizer(BaseEstimator):
             )
         data, target = with_labels(X.reset_index(drop=True), y)
         self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue, random_state=self.random_state)
-        self.n_suppressed_ = len(self.anatomy_.suppressed)
+        self.suppressed_ = self.anatomy_.suppressed
         return self.anatomy_.join(), target
 
-    def fit_resample(self, X, y):
+    def _fit_resample(self, X, y):
         """D_A of the training rows: IT joined with ST (N*l rows), and the labels of those rows."""
         joined, target = self.joined(X, y)
-        return joined[list(_as_rows(X).columns)], joined[target].to_numpy()
+        return joined[list(X.columns)], joined[target].to_numpy()

@@ -103,7 +103,19 @@ def _check_features(features, n_features: int) -> np.ndarray:
 
 
 def check_labels(y, n_rows: int) -> np.ndarray:
-    """Labels as a boolean "positive" vector; y holds two classes, the larger value is positive."""
+    """Labels as a boolean "positive" vector; y holds two classes, the larger value is positive.
+
+    Parameters
+    ----------
+    y : array-like
+        Two-class labels, one per row.
+    n_rows : int
+        The number of rows of the matrix they label.
+
+    Returns
+    -------
+    ndarray of bool
+    """
     y = np.asarray(y).ravel()
     if y.shape[0] != n_rows:
         raise ValueError(f"y has {y.shape[0]} labels for {n_rows} rows")
@@ -122,6 +134,13 @@ def check_constraint(constraint: str) -> str:
 class Patterns:
     """The distinct rows of ``X`` projected on ``features`` (Table 2 of seed 001 is one such view).
 
+    Parameters
+    ----------
+    X : scipy.sparse.csr_array
+        The binary matrix (n_rows, n_features).
+    features : ndarray of int
+        The feature subset to project on.
+
     Attributes
     ----------
     matrix : scipy.sparse.csr_array of shape (n_patterns, len(features))
@@ -138,7 +157,7 @@ class Patterns:
             self.counts = np.array([X.shape[0]])
             self.matrix = sp.csr_array((1, 0), dtype=np.int32)
         else:
-            keys = _row_keys(projected)
+            keys = row_keys(projected)
             _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
             self.inverse = inverse.ravel()
             self.counts = counts
@@ -185,8 +204,21 @@ def _dense(a) -> np.ndarray:
     return a.toarray() if sp.issparse(a) else np.asarray(a)
 
 
-def _row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
-    """One exact, hashable key per row: the row's bits packed into a fixed-width byte string."""
+def row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
+    """One exact, hashable key per row: the row's bits packed into a fixed-width byte string.
+
+    Parameters
+    ----------
+    projected : scipy.sparse.csr_array
+        A binary matrix.
+    chunk_bytes : int
+        Memory per packing chunk.
+
+    Returns
+    -------
+    ndarray
+        One key per row.
+    """
     n, d = projected.shape
     width = (d + 7) // 8
     step = max(1, chunk_bytes // max(d, 1))
@@ -205,7 +237,9 @@ def entity_ac(X, features=None) -> np.ndarray:
     Parameters
     ----------
     X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
     features : indices or boolean mask of the feature subset, default all
+        The items projected on.
 
     Returns
     -------
@@ -220,6 +254,17 @@ def dataset_ac(X, features=None) -> int:
     """``AC`` of the projected data set: the smallest ``AC`` of its rows (Definition 6 of seed 001).
 
     The empty feature set gives the number of rows.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    int
     """
     X = check_binary(X)
     if X.shape[0] == 0:
@@ -228,26 +273,78 @@ def dataset_ac(X, features=None) -> int:
 
 
 def is_k_ac(X, k: int, features=None) -> bool:
-    """Whether the projection of ``X`` on ``features`` is k-anonymous by containment (Definition 6)."""
+    """Whether the projection of ``X`` on ``features`` is k-anonymous by containment (Definition 6).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    k : int
+        The anonymity level.
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    bool
+    """
     X = check_binary(X)
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
     return dataset_ac(X, features) >= k
 
 
 def entity_anonymity(X, features=None) -> np.ndarray:
-    """Classic anonymity of every row: how many rows share its projected vector (Definition 1)."""
+    """Classic anonymity of every row: how many rows share its projected vector (Definition 1).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    ndarray of int, shape (n_rows,)
+    """
     X = check_binary(X)
     patterns = Patterns(X, _check_features(features, X.shape[1]))
     return patterns.counts[patterns.inverse]
 
 
 def dataset_anonymity(X, features=None) -> int:
-    """The largest ``k`` for which the projection is k-anonymous: its smallest group of equal rows."""
+    """The largest ``k`` for which the projection is k-anonymous: its smallest group of equal rows.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    int
+    """
     return int(entity_anonymity(X, features).min())
 
 
 def is_k_anonymous_binary(X, k: int, features=None) -> bool:
-    """Whether the projection of ``X`` on ``features`` is k-anonymous (Definition 1 of seed 001)."""
+    """Whether the projection of ``X`` on ``features`` is k-anonymous (Definition 1 of seed 001).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    k : int
+        The anonymity level.
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    bool
+    """
     X = check_binary(X)
     return dataset_anonymity(X, features) >= check_int(k, "k", high=X.shape[0], high_name="the number of rows")
 
@@ -264,6 +361,17 @@ def feature_hamdist(X, y) -> np.ndarray:
     ``h_f = (a_f (N- - b_f) + (N+ - a_f) b_f) / (N+ N-)`` with ``a_f`` (``b_f``) the positive
     (negative) rows holding feature ``f``: the share of positive-negative pairs that ``f`` tells apart.
     HamDist is modular (Theorem 4.2.1), so ``hamdist(S) = sum of h_f over S``.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    y : array-like
+        Two-class labels (the larger value is positive).
+
+    Returns
+    -------
+    ndarray of float, shape (n_features,)
     """
     X = check_binary(X)
     positive = check_labels(y, X.shape[0])
@@ -273,7 +381,21 @@ def feature_hamdist(X, y) -> np.ndarray:
 
 
 def hamdist(X, y, features=None) -> float:
-    """Average Hamming distance between positive and negative rows on ``features`` (Definition 8)."""
+    """Average Hamming distance between positive and negative rows on ``features`` (Definition 8).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    y : array-like
+        Two-class labels (the larger value is positive).
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    float
+    """
     X = check_binary(X)
     cols = _check_features(features, X.shape[1])
     return float(feature_hamdist(X[:, cols], y).sum()) if cols.size else 0.0
@@ -283,6 +405,19 @@ def distcnt(X, y, features=None) -> int:
     """Positive-negative pairs told apart by at least one feature of ``features`` (Definition 9).
 
     Closed form: ``N+ N- - sum over projected patterns of n+(p) n-(p)``.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    y : array-like
+        Two-class labels (the larger value is positive).
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    int
     """
     X = check_binary(X)
     positive = check_labels(y, X.shape[0])
@@ -296,6 +431,19 @@ def classification_metric(X, y, features=None) -> int:
     """Iyengar's CM (Definition 2 of seed 001) of the projection, without suppression.
 
     Each row in the minority class of its group of equal projected rows costs 1: ``sum min(n+, n-)``.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows, one 0/1 column per item.
+    y : array-like
+        Two-class labels (the larger value is positive).
+    features : indices or boolean mask, optional
+        The feature subset, default all.
+
+    Returns
+    -------
+    int
     """
     X = check_binary(X)
     positive = check_labels(y, X.shape[0])

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from privnb.mechanisms.containment import _row_keys, check_binary
+from privnb.mechanisms.containment import check_binary, row_keys
 from privnb.validation import check_int
 
 
@@ -40,7 +40,7 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     n, d = X.shape
     k = check_int(k, "k", high=n, high_name="the number of rows")
     rng = check_random_state(random_state)
-    _, first, inverse, counts = np.unique(_row_keys(X), return_index=True, return_inverse=True, return_counts=True)
+    _, first, inverse, counts = np.unique(row_keys(X), return_index=True, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     small = np.flatnonzero(counts[inverse] < k)
     if small.size == 0:

@@ -1,49 +1,22 @@
-"""Full-domain generalization (one level per attribute for the whole table) as an estimator, and the
-hierarchies of Adult's quasi-identifiers.
+"""Full-domain generalization (one level per attribute for the whole table) as an estimator (Adult's
+hierarchies are declared by its data card: ``privnb.data.adult_hierarchies``, ``load("adult").hierarchies``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
-from privnb.mechanisms.hierarchy import Hierarchy
-from privnb.mechanisms.lattice import FullDomainLattice, _minimal
+from privnb.mechanisms.base import Mechanism
+from privnb.mechanisms.grouping import as_hierarchy, check_frame
+from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
 from privnb.validation import check_int, validated_rows
 
 
-def adult_hierarchies(*, data_home=None) -> dict[str, Hierarchy]:
-    """Hierarchies for Adult's quasi-identifiers: ARX's tables, plus intervals for the rest.
-
-    ARX (``privnb.data.load_adult_hierarchies``): age, education, marital-status,
-    native-country, occupation, race, salary-class, sex, workclass. Built here (top ``*``):
-    capital-gain over [0, 99999] (cuts {1, 2500, 5000, 7500, 10000, 15000, 20000, 50000}, then
-    {1, 5000, 10000, 20000}, then {1}: zero against positive); capital-loss over [0, 4356]
-    ({1, 1000, 1500, 2000, 2500, 3000}, {1, 2000}, {1}); hours-per-week over [0, 100] (widths 10,
-    20, 40, 80).
-    """
-    from privnb.data.loaders import load_adult_hierarchies
-
-    out = {a: Hierarchy.from_arx(t, name=a) for a, t in load_adult_hierarchies(data_home=data_home).items()}
-    out["capital-gain"] = Hierarchy.intervals(
-        0,
-        99999,
-        name="capital-gain",
-        cuts=[[1, 2500, 5000, 7500, 10000, 15000, 20000, 50000], [1, 5000, 10000, 20000], [1]],
-    )
-    out["capital-loss"] = Hierarchy.intervals(
-        0, 4356, name="capital-loss", cuts=[[1, 1000, 1500, 2000, 2500, 3000], [1, 2000], [1]]
-    )
-    out["hours-per-week"] = Hierarchy.intervals(0, 100, width=10, name="hours-per-week")
-    return out
-
-
-class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
+class FullDomainGeneralizer(TransformerMixin, Mechanism):
     """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility.
 
     A lattice node gives each quasi-identifier one level of its hierarchy (Samarati 2001); a
@@ -104,7 +77,7 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
         self.utility = utility
 
     def _validate(self, frame):
-        frame, qi = _check_frame(frame, self.quasi_identifiers)
+        frame, qi = check_frame(frame, self.quasi_identifiers)
         k = check_int(self.k, "k")
         if not 0 <= self.max_suppression < 1:
             raise ValueError(f"max_suppression must be a share in [0, 1), got {self.max_suppression!r}")
@@ -118,7 +91,7 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
                 f"no hierarchy for quasi-identifiers {missing}: give one for each "
                 "(Hierarchy.from_arx for tables, Hierarchy.intervals for numbers)"
             )
-        hierarchies = {a: _as_hierarchy(a, self.hierarchies[a]) for a in qi}
+        hierarchies = {a: as_hierarchy(a, self.hierarchies[a]) for a in qi}
         if len(frame) == 0:
             raise ValueError("cannot anonymize an empty frame")
         return frame, qi, k, hierarchies
@@ -138,7 +111,7 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
                 f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k"
             )
         rows = []
-        for m in nodes[_minimal(nodes, lattice.heights, anon)].tolist():
+        for m in nodes[minimal_nodes(nodes, lattice.heights, anon)].tolist():
             n_sup, score = lattice.summary(m, k)
             if self.utility == "loss":
                 score = lattice.loss(m, k)
@@ -157,20 +130,21 @@ class FullDomainGeneralizer(TransformerMixin, BaseEstimator):
         self.generalized_ = self.generalize(frame.loc[~small])
         return self
 
-    def fit_resample(self, X, y):
+    def _validate_rows(self, X) -> pd.DataFrame:
+        return validated_rows(self, X, reset=True).reset_index(drop=True)
+
+    def _fit_resample(self, X, y):
         """Fit on the training rows (relabelled 0..n-1) and release them for learning: the suppressed
         rows dropped, the others encoded by :meth:`transform`; with their labels.
         """
-        X = validated_rows(self, X, reset=True).reset_index(drop=True)
         self.fit(X)
         kept = ~X.index.isin(self.suppressed_)
-        self.n_suppressed_ = int((~kept).sum())
-        return self.transform(X[kept]), np.asarray(y)[kept]
+        return self.transform(X[kept]), y[kept]
 
     def _check_fitted(self, frame):
         if not hasattr(self, "node_"):
             raise NotFittedError("this FullDomainGeneralizer is not fitted yet; call fit(frame) first")
-        return _check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
+        return check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -9,13 +9,25 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.hierarchy import Hierarchy
+from privnb.data.hierarchy import Hierarchy
 from privnb.validation import check_int
 
 
 # -- shared helpers ----------------------------------------------------------------------
-def _combine(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
-    """One int64 key per row from several code columns (mixed radix, compressed on overflow)."""
+def combine_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
+    """One int64 key per row from several code columns (mixed radix, compressed on overflow).
+
+    Parameters
+    ----------
+    codes : sequence of ndarray
+        Integer code columns, one value per row.
+    sizes : sequence of int
+        The number of codes of each column.
+
+    Returns
+    -------
+    ndarray of int64
+    """
     key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
     span = 1
     for c, size in zip(codes, sizes):
@@ -28,13 +40,22 @@ def _combine(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
     return key
 
 
-def _group_sizes(
+def group_sizes(
     key: np.ndarray, weights: np.ndarray | None = None, span: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(group of each entry, weighted size of each group); ``span`` bounds the keys when known.
 
     Groups are numbered in no particular order: a bincount when the span is small, else a
     hash table (pandas.factorize, several times faster than sorting).
+
+    Parameters
+    ----------
+    key : ndarray
+        One integer key per entry.
+    weights : ndarray, optional
+        A weight per entry (default 1).
+    span : int, optional
+        An upper bound of the keys, when known.
     """
     if span is not None and span <= 2 * len(key) + 1024:
         counts = np.bincount(key, weights=weights, minlength=span)
@@ -46,7 +67,20 @@ def _group_sizes(
     return inverse, np.bincount(inverse, weights=weights).astype(np.int64)
 
 
-def _check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
+def check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` and its quasi-identifiers as a list, or a ValueError saying what is wrong with them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    quasi_identifiers : sequence of str
+        Columns of ``frame``, each once, without missing values.
+
+    Returns
+    -------
+    (DataFrame, list of str)
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     if isinstance(quasi_identifiers, str) or len(quasi_identifiers) == 0:
@@ -69,6 +103,28 @@ def _check_frame(frame, quasi_identifiers) -> tuple[pd.DataFrame, list[str]]:
 def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_values: bool = True) -> None:
     """ValueError naming ``name`` unless ``frame`` has columns, each of ``columns`` once, and (with
     ``missing_values``) no missing value in them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    columns : sequence of str
+        The columns that must be there.
+    name : str
+        What ``frame`` is, for the message.
+    missing_values : bool
+        Also refuse missing values in ``columns``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows.
+    columns : sequence of str
+        The columns that must be there.
+    name : str
+        What ``frame`` is, for the message.
+    missing_values : bool
+        Also refuse missing values in ``columns``.
     """
     if len(frame.columns) == 0:
         raise ValueError(f"{name} has no columns (an empty frame); expected the columns {list(columns)}")
@@ -93,8 +149,30 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
     k-anonymity as in Definition 1 of seed 001 (Samarati 2001); a frame with the columns but no
     rows is k-anonymous. A frame without columns, duplicated column names, None among the
     quasi-identifiers or a missing value in a quasi-identifier column is a ValueError.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The release.
+    quasi_identifiers : sequence of str
+        Its quasi-identifier columns.
+    k : int
+        The anonymity level.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The release.
+    quasi_identifiers : sequence of str
+        Its quasi-identifier columns.
+    k : int
+        The anonymity level.
+
+    Returns
+    -------
+    bool
     """
-    frame, qi = _check_frame(frame, quasi_identifiers)
+    frame, qi = check_frame(frame, quasi_identifiers)
     check_columns(frame, qi, "frame")
     k = check_int(k, "k")
     if len(frame) == 0:
@@ -104,11 +182,31 @@ def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int
         codes_c, uniques = pd.factorize(frame[c], use_na_sentinel=False)
         codes.append(codes_c)
         sizes.append(len(uniques))
-    _, counts = _group_sizes(_combine(codes, sizes))
+    _, counts = group_sizes(combine_codes(codes, sizes))
     return bool(counts.min() >= k)
 
 
-def _as_hierarchy(attribute: str, h) -> Hierarchy:
+def as_hierarchy(attribute: str, h) -> Hierarchy:
+    """``h`` as a :class:`Hierarchy`: a Hierarchy as is, an ARX table (DataFrame) read by ``Hierarchy.from_arx``.
+
+    Parameters
+    ----------
+    attribute : str
+        The attribute the hierarchy generalizes (its name, for messages).
+    h : Hierarchy or DataFrame
+        The hierarchy.
+
+    Parameters
+    ----------
+    attribute : str
+        The attribute the hierarchy generalizes (its name, for messages).
+    h : Hierarchy or DataFrame
+        The hierarchy.
+
+    Returns
+    -------
+    Hierarchy
+    """
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, pd.DataFrame):

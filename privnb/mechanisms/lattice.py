@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.grouping import _combine, _group_sizes
+from privnb.mechanisms.grouping import combine_codes, group_sizes
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
 
@@ -65,7 +65,7 @@ class _GroupSizes:
     ):
         self.maps = maps
         self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
-        group, counts = _group_sizes(_combine(raw, [s[0] for s in self.n_groups]))
+        group, counts = group_sizes(combine_codes(raw, [s[0] for s in self.n_groups]))
         self.codes = _scatter(group, len(counts), raw)  # level-0 code of each entry
         self.weights = counts.astype(float)
         heights = [len(levels) for levels in maps]
@@ -98,7 +98,7 @@ class _GroupSizes:
             attrs = self.parts[p]
             cols = [self.maps[i][lv][self.codes[i]] for i, lv in zip(attrs, sub)]
             span = [self.n_groups[i][lv] for i, lv in zip(attrs, sub)]
-            ids, counts = _group_sizes(_combine(cols, span), span=math.prod(span))
+            ids, counts = group_sizes(combine_codes(cols, span), span=math.prod(span))
             dtype = np.int16 if len(counts) <= 2**15 else np.int32  # compact: gathers hit cache
             got = self.ids[p][sub] = (ids.astype(dtype), len(counts))
         return got
@@ -152,7 +152,7 @@ class _GroupSizes:
             first[key] = np.arange(m)
             entries, counts = first[present], size
         else:
-            group, size = _group_sizes(key, weights)
+            group, size = group_sizes(key, weights)
             if not force and 2 * len(size) > m:
                 return size, None
             entries = np.empty(len(size), dtype=np.intp)
@@ -242,8 +242,22 @@ def _classify_lattice(
     return nodes, status == _ANON, n_checks
 
 
-def _minimal(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Indices of the true nodes none of whose immediate predecessors is true."""
+def minimal_nodes(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Indices of the true nodes none of whose immediate predecessors is true.
+
+    Parameters
+    ----------
+    nodes : ndarray of shape (n_nodes, n_attributes)
+        The lattice's nodes (generalization levels).
+    heights : ndarray
+        Each attribute's hierarchy height.
+    truth : ndarray of bool
+        Which nodes satisfy the property.
+
+    Returns
+    -------
+    ndarray of int
+    """
     strides = np.array([int(np.prod(heights[i + 1 :])) for i in range(len(heights))])
     has_true_pred = np.zeros(len(nodes), dtype=bool)
     for i, stride in enumerate(strides):
@@ -304,7 +318,23 @@ class FullDomainLattice:
 
     @classmethod
     def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> FullDomainLattice:
-        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same."""
+        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The training rows.
+        quasi_identifiers : sequence of str
+            The columns generalized.
+        hierarchies : mapping
+            Column -> Hierarchy.
+        max_suppression : float
+            The share of rows that may be suppressed.
+
+        Returns
+        -------
+        FullDomainLattice
+        """
         raw, uniques = [], []
         for a in quasi_identifiers:
             hierarchies[a].check(frame[a].to_numpy())
@@ -326,7 +356,15 @@ class FullDomainLattice:
         return cls._last
 
     def summary(self, node, k: int) -> tuple[int, float]:
-        """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``."""
+        """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
         key = tuple(node)
         cap, groups, squares = self.summaries.get(key, (0, None, None))
         if k > cap:
@@ -355,9 +393,17 @@ class FullDomainLattice:
         return nodes, anon, n_checks
 
     def loss(self, node, k: int) -> float:
-        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1."""
+        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
         key, span = self.sizes.groups(node)
-        group, size = _group_sizes(key, self.sizes.weights, span=span)
+        group, size = group_sizes(key, self.sizes.weights, span=span)
         rows_kept = self.sizes.weights * (size >= k)[group]
         d = len(self.maps)
         loss = math.fsum(
@@ -366,10 +412,18 @@ class FullDomainLattice:
         return (loss + self.summary(node, k)[0] * d) / (self.n * d)
 
     def suppressed_rows(self, node, k: int) -> np.ndarray:
-        """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``."""
-        key = _combine(
+        """Boolean mask of the rows in groups of fewer than ``k`` rows at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        k : int
+            The anonymity level.
+        """
+        key = combine_codes(
             [self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
             [len(self.maps[i][lv]) for i, lv in enumerate(node)],
         )
-        group, size = _group_sizes(key)
+        group, size = group_sizes(key)
         return (size < k)[group]

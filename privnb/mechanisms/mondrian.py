@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.mechanisms.grouping import _as_hierarchy, _check_frame
-from privnb.mechanisms.hierarchy import TOP, format_interval
+from privnb.data.labels import TOP, format_interval
+from privnb.mechanisms.base import Mechanism
+from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.validation import check_int, infer_kind, validated_rows
 
 
@@ -103,7 +104,7 @@ def _hier_split(levels: list[np.ndarray], idx: np.ndarray, state: tuple[int, int
     return level - 1, [(int(c), child == c) for c in present]
 
 
-class MondrianGeneralizer(TransformerMixin, BaseEstimator):
+class MondrianGeneralizer(TransformerMixin, Mechanism):
     """Strict multidimensional k-anonymity by Mondrian partitioning (LeFevre et al. 2006).
 
     Starting from the whole table, a region is cut on the quasi-identifier of largest
@@ -173,7 +174,7 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
                     raise ValueError(f"column {a!r} is declared numeric but has dtype {col.dtype}")
                 attrs.append({"name": a, "type": "numeric", "values": np.unique(col.to_numpy(float))})
             elif a in hierarchies:
-                h = _as_hierarchy(a, hierarchies[a])
+                h = as_hierarchy(a, hierarchies[a])
                 h.check(col.to_numpy())
                 leaves = h.values
                 attrs.append(
@@ -240,7 +241,7 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
 
     def fit(self, frame: pd.DataFrame, y=None) -> MondrianGeneralizer:
         """Partition ``frame`` and record the split tree."""
-        frame, qi = _check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
+        frame, qi = check_frame(validated_rows(self, frame, reset=True), self.quasi_identifiers)
         k = check_int(self.k, "k")
         n, d = len(frame), len(qi)
         if n < k:
@@ -353,7 +354,7 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
     def _recode(self, frame: pd.DataFrame, *, encode: bool, nodes=None) -> pd.DataFrame:
         if not hasattr(self, "tree_"):
             raise NotFittedError("this MondrianGeneralizer is not fitted yet; call fit(frame) first")
-        frame = _check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
+        frame = check_frame(validated_rows(self, frame, reset=False), self.quasi_identifiers_)[0]
         nodes = self._route(frame) if nodes is None else nodes
         out = frame.copy()
         for j, at in enumerate(self.attributes_):
@@ -361,14 +362,15 @@ class MondrianGeneralizer(TransformerMixin, BaseEstimator):
             out[at["name"]] = column[nodes, j]
         return out
 
-    def fit_resample(self, X, y):
+    def _validate_rows(self, X) -> pd.DataFrame:
+        return validated_rows(self, X, reset=True).reset_index(drop=True)
+
+    def _fit_resample(self, X, y):
         """Fit on the training rows (relabelled 0..n-1) and release them for learning, encoded by
         :meth:`transform` (Mondrian suppresses nothing); with their labels.
         """
-        X = validated_rows(self, X, reset=True).reset_index(drop=True)
         self.fit(X)
-        self.n_suppressed_ = len(self.suppressed_)
-        return self.transform(X), np.asarray(y)
+        return self.transform(X), y
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

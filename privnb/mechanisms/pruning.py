@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.anatomy import Anatomizer, _as_rows
+from privnb.mechanisms.anatomy import Anatomizer
 from privnb.validation import infer_kinds
 
 
@@ -47,6 +47,19 @@ def appendix_b_statistics(
 
     The learned half of :func:`appendix_b_preprocess`, so that the same rules can be fitted on training
     rows and applied to others (:func:`appendix_b_apply`; ``privnb.learn.FrameEncoder(scheme="appendix_b")``).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows the rules are learned from.
+    kinds : mapping
+        Column -> "numeric" | "ordinal" | "nominal".
+    orders : mapping, optional
+        Ordinal column -> its domain order (sorted values when absent).
+    columns : sequence of str, optional
+        The columns to learn (default every column of ``kinds``).
+    ordinal_center : {"mean", "mode"}
+        The centre of ordinal codes.
 
     Returns
     -------
@@ -95,6 +108,13 @@ def appendix_b_apply(frame: pd.DataFrame, statistics: Mapping[str, tuple]) -> np
     Numeric values minus their centre; ordinal codes 1..|dom| minus their centre (a value outside the
     learned order is an error); nominal values 0 when equal to the learned mode, 1 otherwise (a value
     unseen when learning is "another value": 1).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows to encode.
+    statistics : mapping
+        What :func:`appendix_b_statistics` learned.
 
     Returns
     -------
@@ -285,9 +305,8 @@ class AnatomyPruner(Anatomizer):
         self.orders = orders
         self.ordinal_center = ordinal_center
 
-    def fit_resample(self, X, y):
+    def _fit_resample(self, X, y):
         """Anatomize the training rows with their labels, join IT with ST and prune (Figure B.2)."""
-        X = _as_rows(X)
         joined, target = self.joined(X, y)
         self.pruning_ = prune(
             joined,

@@ -3,6 +3,7 @@ SafetyTransform and EST.
 """
 
 from .counterexample import condition8_ratio, corollary4_counterexamples, two_attribute_views
+from .dp_views import DP_COUNT_MECHANISMS, dp_views
 from .est_release import ESTResult, est, merge, prior_r_lower_bound, resolve_ties, split, winning_labels
 from .exact_audit import AuditResult, achieved_r, audit, brute_force_posterior, check_prior, posterior, r_closeness
 from .prior_floor import PriorFloor, prior_floor
@@ -31,6 +32,8 @@ from .views import (
 )
 
 __all__ = [
+    "DP_COUNT_MECHANISMS",
+    "dp_views",
     "condition8_ratio",
     "corollary4_counterexamples",
     "two_attribute_views",

@@ -128,15 +128,15 @@ def _report(args) -> int:
 
 
 def _check_cards(cards: list[str]) -> int:
-    from privnb.data import CardError, DataUnavailableError, builtin_cards, check_card, is_card
+    from privnb.data import CardError, DataUnavailableError
+    from privnb.experiments.card_check import card_check
 
     if not cards:
         raise ValueError("privnb data check needs at least one CARD (a .yaml data card or a built-in name)")
     failed = False
     for card in cards:
-        path = card if is_card(card) else builtin_cards().get(card, card)
         try:
-            print(check_card(path).to_string(), end="\n\n")
+            print(card_check(card).to_string(), end="\n\n")
         except CardError as error:
             failed = True
             for problem in error.problems:

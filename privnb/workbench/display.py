@@ -48,7 +48,17 @@ __all__ = [
 
 # ------------------------------------------------------------------------------------------------ mathematics
 class Equation:
-    """One labelled expression; see :func:`equation`."""
+    """One labelled expression; see :func:`equation`.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        The expression (or relation) shown.
+    label : str, optional
+        Its equation number or name.
+    lhs : sympy expression, optional
+        A left-hand side shown as ``lhs = expr``.
+    """
 
     def __init__(self, expr, label: str | None = None, *, lhs=None):
         expr = sp.sympify(expr)
@@ -92,6 +102,7 @@ def equation(expr, label: str | None = None, *, lhs=None) -> Equation:
     Parameters
     ----------
     expr : sympy expression, relation (``sp.Eq``, ``sp.Le``, ...) or anything ``sympify`` accepts
+        The expression shown.
     label : str, optional
         Where the paper states it, shown beside the formula: ``"(7)"``, ``"Lemma 2, (7)"``, ``"Eq. (9) of seed 002"``.
     lhs : optional
@@ -142,7 +153,19 @@ def equations(*items) -> Equations:
 
 # ----------------------------------------------------------------------------------------------------- tables
 class Table:
-    """A DataFrame with its formatting; see :func:`table`."""
+    """A DataFrame with its formatting; see :func:`table`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table's content.
+    styler : pandas Styler
+        Its formatting.
+    caption : str, optional
+        One sentence above it.
+    precision : int
+        Decimals of floats.
+    """
 
     def __init__(self, frame: pd.DataFrame, styler, caption: str | None, precision: int = 3):
         self.frame = frame
@@ -185,6 +208,7 @@ def table(
     Parameters
     ----------
     frame : DataFrame or Series
+        The values shown.
     caption : str, optional
         A title shown above the table (what it holds: "Mean test error over 3 folds").
     precision : int
@@ -253,7 +277,15 @@ FIGURE_DPI = 100
 
 
 class Caption:
-    """One sentence under a figure; see :func:`caption`."""
+    """One sentence under a figure; see :func:`caption`.
+
+    Parameters
+    ----------
+    text : str
+        The sentence (Markdown).
+    prefix : str
+        The bold word before it ("Figure.", "Skipped.").
+    """
 
     def __init__(self, text: str, prefix: str = "Figure."):
         self.text = text
@@ -271,7 +303,19 @@ class Caption:
 
 
 def caption(text: str, *, prefix: str = "Figure.") -> Caption:
-    """A figure's caption: one sentence that says what to look at (Markdown, so ``$l$`` is typeset)."""
+    """A figure's caption: one sentence that says what to look at (Markdown, so ``$l$`` is typeset).
+
+    Parameters
+    ----------
+    text : str
+        The sentence (Markdown).
+    prefix : str
+        The bold word before it.
+
+    Returns
+    -------
+    Caption
+    """
     if not text or not text.strip():
         raise ValueError("a caption needs a sentence that says what to look at")
     return Caption(text.strip(), prefix)
@@ -280,6 +324,17 @@ def caption(text: str, *, prefix: str = "Figure.") -> Caption:
 def skipped(reason: str, *, section: str | None = None) -> Caption:
     """The one line a notebook shows instead of a section that cannot run on the data at hand (``reason``:
     what is missing and what to do, e.g. :meth:`privnb.experiments.DataSupport.missing`).
+
+    Parameters
+    ----------
+    reason : str
+        What is missing and what to do.
+    section : str, optional
+        The section's name, shown before the reason.
+
+    Returns
+    -------
+    Caption
     """
     if not reason or not reason.strip():
         raise ValueError("say why the section is skipped")
@@ -293,6 +348,17 @@ def show_figure(fig, text: str, path: str | os.PathLike | None = None, *, prefix
     backend the kernel runs (``MPLBACKEND=Agg`` in a sweep shows nothing for a bare Figure). Closing keeps
     matplotlib's inline backend from showing the figure a second time after the caption.
     Returns None, so that the caption is not shown again as the cell's result.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+        The figure.
+    text : str
+        Its caption (one sentence).
+    path : str or PathLike, optional
+        Where to save it (PNG), whole or not at all.
+    prefix : str
+        The bold word before the caption.
     """
     import io
 

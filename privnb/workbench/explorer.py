@@ -1,18 +1,19 @@
-"""The tour notebook's interactive explorer: l, k and gamma on sliders, every number computed by privnb.
+"""The tour notebook's interactive explorer: l, k and gamma on sliders, every number computed by privnb, all three
+acting on the data at hand.
 
-:func:`tour_state` computes, for one ``(l, k, gamma)``, what the tour shows: the anatomy of the papers' toy
-(groups, suppressed rows, the joined training data D_A), the equivalence classes of full-domain (when the
-table's quasi-identifiers have hierarchies) and Mondrian k-anonymous releases of a table (Adult's sample or a
-data card's), and the achieved r of SafetyTransform(gamma) on the NBC views of the Naive
-Bayes paper's Figure 1(a). It is plain computation (tested against the mechanisms it calls).
-:func:`tour_explorer` puts ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma over it with
-``ipywidgets.interactive_output``.
+:func:`tour_state` computes, for one ``(l, k, gamma)``, what the tour shows of the table it explores (Adult's
+sample or a data card's): its anatomy for ``l`` (groups, suppressed rows, the joined training data D_A), the
+equivalence classes of its full-domain (when the quasi-identifiers have hierarchies) and Mondrian k-anonymous
+releases for ``k``, and the achieved r of SafetyTransform(gamma) on the NBC views of its discrete attributes
+(the audit over quasi-identifiers of up to ``audit_max_size`` attributes). A section the data cannot run says
+why instead. It is plain computation (tested against the mechanisms it calls). :func:`tour_explorer` puts
+``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma beside it with ``ipywidgets.interactive_output``.
 
 How the explorer degrades to static output
 ------------------------------------------
 Displaying a :class:`TourExplorer` writes two outputs into its cell:
 
-1. the live explorer: the sliders over an ``Output`` panel that ``interactive_output`` refills whenever a
+1. the live explorer: the sliders beside an ``Output`` panel that ``interactive_output`` refills whenever a
    slider moves (the first fill, at the defaults, happens while the cell runs). Its ``text/plain``
    fallback is one line naming the sliders. The box also holds a tiny ``<style>`` element (an ``HTML``
    widget) that hides output 2, so wherever the widgets are rendered the reader sees only the live view;
@@ -34,83 +35,114 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from privnb.data import Dataset, anatomy_toy, nbc_figure1_databases
-from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, anatomize
+from privnb.data import Dataset
+from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, NotLDiverseError, anatomize
 from privnb.nbc import NBCViews, SafetyTransform, achieved_r
-from privnb.workbench.display import table
+from privnb.workbench.display import skipped, table
 
 GAMMA = "\N{GREEK SMALL LETTER GAMMA}"
 
-__all__ = ["TourState", "tour_state", "toy_views", "TourExplorer", "tour_explorer"]
+#: Groups of the anatomy shown (the first ones by group id).
+GROUPS_SHOWN = 5
 
-
-def toy_views() -> NBCViews:
-    """The NBC views of Figure 1(a) of seed 004 (attributes Adr, Age; class Sal)."""
-    db_a, _ = nbc_figure1_databases()
-    return NBCViews.from_frame(db_a, ["Adr", "Age"], "Sal")
+__all__ = ["TourState", "tour_state", "TourExplorer", "tour_explorer"]
 
 
 @dataclass(frozen=True)
 class TourState:
     """What the explorer shows for one ``(l, k, gamma)``; every table is a DataFrame.
 
-    Attributes
+    Parameters
     ----------
-    anatomy : Anatomy
-        ``anatomize(toy.frame, toy.sensitive, l)``.
-    groups : DataFrame
-        One row per anatomy group (``gid``): its members' row ids and its sensitive values.
-    suppressed : DataFrame
-        The toy's rows that no group holds.
-    joined : DataFrame
-        The anatomized training data D_A, ``anatomy.join()`` sorted by individual (``row_id``).
-    full_domain, mondrian : fitted FullDomainGeneralizer (None without hierarchies) and MondrianGeneralizer
+    l, k, gamma : int, int, float
+        The sliders' values.
+    name : str
+        The data's name.
+    anatomy : Anatomy or None
+        ``anatomize(data.frame, data.sensitive, l)``; None when ``anatomy_missing`` says why not.
+    anatomy_summary : DataFrame or None
+        Rows, groups, rows suppressed and the size of D_A.
+    groups : DataFrame or None
+        The first :data:`GROUPS_SHOWN` groups: their size and their sensitive values.
+    joined : DataFrame or None
+        The anatomized training data D_A of those groups, ``anatomy.join()`` sorted by individual (``row_id``).
+    anatomy_missing : str
+        Why the data cannot be anatomized at this l ("" when it can).
+    full_domain, mondrian : fitted FullDomainGeneralizer or None, fitted MondrianGeneralizer or None
+        The k-anonymous releases (full-domain needs hierarchies; either is None when k exceeds the rows).
     classes : DataFrame
         One row per method: equivalence classes, the smallest, median and largest class, rows suppressed.
     smallest_classes : DataFrame
         The five smallest equivalence classes of each method (their generalized quasi-identifiers and size).
-    safety : DataFrame
-        Rows "published as counted" and "SafetyTransform(gamma)": achieved r (Definition 5 of seed 004)
-        and Corollary 4's achieved gamma (the published views only).
+    release_missing : str
+        Why there is no release at this k ("" when there is).
+    safety : DataFrame or None
+        Rows "published as counted" and "SafetyTransform(gamma)": achieved r (Definition 5 of MZ09) and
+        Corollary 4's achieved gamma (the published views only).
+    safety_missing : str
+        Why SafetyTransform cannot run on this data ("" when it can).
+    audit_max_size : int
+        The largest quasi-identifier the r audit considers.
     """
 
     l: int
     k: int
     gamma: float
-    anatomy: Anatomy
-    groups: pd.DataFrame
-    suppressed: pd.DataFrame
-    joined: pd.DataFrame
+    name: str
+    anatomy: Anatomy | None
+    anatomy_summary: pd.DataFrame | None
+    groups: pd.DataFrame | None
+    joined: pd.DataFrame | None
+    anatomy_missing: str
     full_domain: FullDomainGeneralizer | None
-    mondrian: MondrianGeneralizer
+    mondrian: MondrianGeneralizer | None
     classes: pd.DataFrame
     smallest_classes: pd.DataFrame
-    safety: pd.DataFrame
+    release_missing: str
+    safety: pd.DataFrame | None
+    safety_missing: str
+    audit_max_size: int
 
     def tables(self) -> dict:
-        """Section title -> list of :func:`privnb.workbench.display.table` objects, in display order."""
-        n = len(self.anatomy.it) + len(self.anatomy.suppressed)
-        return {
-            f"l = {self.l}: anatomy of the {n}-row toy": [
-                table(self.groups, caption=f"{_count(len(self.groups), 'group')} of l = {self.l}"),
-                table(self.suppressed, caption=f"{_count(len(self.suppressed), 'row')} suppressed", precision=1),
+        """Section title -> list of tables (:func:`privnb.workbench.display.table`) or skipped lines, in order."""
+        anatomy = (
+            [skipped(self.anatomy_missing)]
+            if self.anatomy is None
+            else [
+                table(self.anatomy_summary, caption=f"Anatomy of {self.name} at l = {self.l}"),
+                table(self.groups, caption=f"The first {_count(len(self.groups), 'group')} of l = {self.l}"),
                 table(
-                    self.joined, caption=f"Joined training data D_A ({len(self.joined)} rows)", precision=1, index=False
+                    self.joined,
+                    caption=f"Their joined training data D_A ({len(self.joined)} rows)",
+                    precision=1,
+                    index=False,
                 ),
-            ],
-            f"k = {self.k}: equivalence classes": [
+            ]
+        )
+        releases = (
+            [skipped(self.release_missing)]
+            if self.release_missing
+            else [
                 table(self.classes, caption="Equivalence classes by method", precision=1),
                 table(self.smallest_classes, caption="The smallest classes", index=False),
-            ],
-            f"{GAMMA} = {self.gamma:g}: SafetyTransform on the views of Figure 1(a)": [
-                table(self.safety, caption="Achieved r (Definition 5)", precision=4),
-            ],
+            ]
+        )
+        audit = f"audit over quasi-identifiers of up to {self.audit_max_size} attribute(s)"
+        safety = (
+            [skipped(self.safety_missing)]
+            if self.safety is None
+            else [table(self.safety, caption=f"Achieved r (Definition 5; {audit})", precision=4)]
+        )
+        return {
+            f"l = {self.l}: anatomy of {self.name}": anatomy,
+            f"k = {self.k}: equivalence classes": releases,
+            f"{GAMMA} = {self.gamma:g}: SafetyTransform on the NBC views of {self.name}": safety,
         }
 
     def _repr_html_(self) -> str:
         sections = []
         for title, tables in self.tables().items():
-            cells = "".join(f'<div style="margin: 0 24px 8px 0;">{t._repr_html_()}</div>' for t in tables)
+            cells = "".join(f'<div style="margin: 0 24px 8px 0;">{_html(t)}</div>' for t in tables)
             sections.append(
                 f'<h4 style="margin: 12px 0 4px 0;">{title}</h4>'
                 f'<div style="display: flex; flex-wrap: wrap; align-items: flex-start;">{cells}</div>'
@@ -127,6 +159,13 @@ class TourState:
         printer.text(repr(self))
 
 
+def _html(shown) -> str:
+    """A table's HTML, or a skipped line as an HTML paragraph."""
+    if hasattr(shown, "_repr_html_"):
+        return shown._repr_html_()
+    return f"<p><b>{shown.prefix}</b> <i>{shown.text}</i></p>"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -135,52 +174,38 @@ def _classes(frame: pd.DataFrame, quasi_identifiers) -> pd.Series:
     return frame.groupby(list(quasi_identifiers), observed=True).size().rename("rows")
 
 
-def tour_state(
-    l: int,
-    k: int,
-    gamma: float,
-    *,
-    data: Dataset,
-    quasi_identifiers,
-    hierarchies,
-    toy: Dataset | None = None,
-    views: NBCViews | None = None,
-    random_state=0,
-) -> TourState:
-    """Everything the tour explorer shows for one ``(l, k, gamma)``.
+def _anatomy_section(data: Dataset, l: int, random_state):
+    """(anatomy, summary, first groups, their D_A, why not) of ``data`` at ``l``."""
+    if data.sensitive is None:
+        return None, None, None, None, f"{data.name} has no sensitive attribute: anatomy needs one (the card's roles)"
+    try:
+        anatomy = anatomize(data.frame, data.sensitive, l, random_state=random_state)
+    except NotLDiverseError as error:
+        return None, None, None, None, str(error)
+    report = anatomy.suppression_report()
+    summary = pd.DataFrame(
+        {"value": [report["rows"], report["groups"], report["rows_suppressed"], report["groups"] * l * l]},
+        index=["rows", "groups", "rows suppressed", "rows of D_A"],
+    )
+    shown = sorted(anatomy.it["gid"].unique())[:GROUPS_SHOWN]
+    members = anatomy.it[anatomy.it["gid"].isin(shown)].reset_index()
+    values = anatomy.st[anatomy.st["gid"].isin(shown)].groupby("gid")[data.sensitive]
+    groups = pd.DataFrame(
+        {
+            "rows": members.groupby("gid").size(),
+            f"{data.sensitive} values": values.agg(lambda s: ", ".join(map(str, s))),
+        }
+    )
+    joined = anatomy.join()
+    joined = joined[joined["row_id"].isin(members["row_id"])]
+    joined = joined.sort_values(["row_id", data.sensitive], kind="stable").reset_index(drop=True)
+    return anatomy, summary, groups, joined, ""
 
-    Parameters
-    ----------
-    l : int
-        Anatomy's diversity, applied to ``toy`` (default :func:`privnb.data.anatomy_toy`).
-    k : int
-        k-anonymity of the full-domain and Mondrian releases of ``data``'s ``quasi_identifiers``.
-    gamma : float > 1
-        SafetyTransform's amplification, applied to ``views`` (default :func:`toy_views`).
-    data : Dataset
-        The table generalized (the tour: its sample of Adult or of a data card's table).
-    quasi_identifiers : sequence of str
-    hierarchies : mapping attribute -> Hierarchy, or None
-        One per quasi-identifier (:attr:`privnb.experiments.DataSupport.generalization_hierarchies`); None
-        leaves full-domain generalization out (Mondrian needs none).
-    random_state : int
-        Anatomy's and SafetyTransform's random choices.
 
-    Returns
-    -------
-    TourState
-    """
-    toy = anatomy_toy() if toy is None else toy
-    views = toy_views() if views is None else views
-    qi = list(quasi_identifiers)
-
-    anatomy = anatomize(toy.frame, toy.sensitive, l, random_state=random_state)
-    members = anatomy.it.reset_index().groupby("gid")["row_id"].agg(lambda s: ", ".join(map(str, sorted(s))))
-    values = anatomy.st.groupby("gid")[toy.sensitive].agg(lambda s: ", ".join(f"{v:g}" for v in sorted(s)))
-    groups = pd.DataFrame({"rows": members, f"{toy.sensitive} values": values})
-    suppressed = toy.frame.loc[anatomy.suppressed]
-    joined = anatomy.join().sort_values(["row_id", toy.sensitive], kind="stable").reset_index(drop=True)
-
+def _release_section(data: Dataset, qi: list, k: int, hierarchies):
+    """(full-domain, Mondrian, class summary, smallest classes, why not) of ``data`` at ``k``."""
+    if k > len(data.frame):
+        return None, None, pd.DataFrame(), pd.DataFrame(), f"k = {k} exceeds the {len(data.frame)} rows of {data.name}"
     full_domain = None if hierarchies is None else FullDomainGeneralizer(qi, k, hierarchies).fit(data.frame)
     mondrian = MondrianGeneralizer(qi, k, kinds=data.kinds, hierarchies=hierarchies, orders=data.orders).fit(data.frame)
     summary, smallest = {}, []
@@ -200,29 +225,116 @@ def tour_state(
     classes = pd.DataFrame.from_dict(summary, orient="index").astype(
         {"classes": int, "smallest": int, "largest": int, "rows suppressed": int}
     )
+    return full_domain, mondrian, classes, pd.concat(smallest, ignore_index=True), ""
 
+
+def _safety_section(views: NBCViews | None, gamma: float, audit_max_size: int, random_state) -> pd.DataFrame:
+    """Achieved r of ``views`` as counted and after SafetyTransform(gamma)."""
     transform = SafetyTransform(gamma, random_state=random_state).fit(views)
-    safety = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "achieved r": [achieved_r(views), achieved_r(transform.views_)],
+            "achieved r": [
+                achieved_r(views, max_size=audit_max_size),
+                achieved_r(transform.views_, max_size=audit_max_size),
+            ],
             f"achieved {GAMMA} (Corollary 4)": [float("nan"), float(transform.achieved_gamma_)],
         },
         index=["published as counted", f"SafetyTransform({GAMMA} = {gamma:g})"],
     )
+
+
+def tour_state(
+    l: int,
+    k: int,
+    gamma: float,
+    *,
+    data: Dataset,
+    quasi_identifiers,
+    hierarchies,
+    views: NBCViews | None = None,
+    views_missing: str = "",
+    audit_max_size: int = 1,
+    random_state=0,
+) -> TourState:
+    """Everything the tour explorer shows for one ``(l, k, gamma)``, on the data at hand.
+
+    Parameters
+    ----------
+    l : int
+        Anatomy's diversity, applied to ``data`` (on its sensitive attribute).
+    k : int
+        k-anonymity of the full-domain and Mondrian releases of ``data``'s ``quasi_identifiers``.
+    gamma : float > 1
+        SafetyTransform's amplification, applied to ``views``.
+    data : Dataset
+        The table explored (the tour: its sample of Adult or of a data card's table).
+    quasi_identifiers : sequence of str
+        The columns generalized.
+    hierarchies : mapping attribute -> Hierarchy, or None
+        One per quasi-identifier; None leaves full-domain generalization out (Mondrian needs none).
+    views : NBCViews, optional
+        The NBC views of ``data``'s discrete attributes (:func:`nbc_views_of`); None skips the gamma section
+        with ``views_missing`` as the reason.
+    views_missing : str
+        Why there are no views.
+    audit_max_size : int
+        The largest quasi-identifier the exact r audit considers (:func:`privnb.nbc.achieved_r`).
+    random_state : int
+        Anatomy's and SafetyTransform's random choices.
+
+    Returns
+    -------
+    TourState
+    """
+    qi = list(quasi_identifiers)
+    anatomy, summary, groups, joined, anatomy_missing = _anatomy_section(data, int(l), random_state)
+    full_domain, mondrian, classes, smallest, release_missing = _release_section(data, qi, int(k), hierarchies)
+    safety = None if views is None else _safety_section(views, gamma, audit_max_size, random_state)
+    safety_missing = "" if views is not None else (views_missing or f"{data.name} has no NBC views")
     return TourState(
-        l,
-        k,
+        int(l),
+        int(k),
         float(gamma),
+        str(data.name),
         anatomy,
+        summary,
         groups,
-        suppressed,
         joined,
+        anatomy_missing,
         full_domain,
         mondrian,
         classes,
-        pd.concat(smallest, ignore_index=True),
+        smallest,
+        release_missing,
         safety,
+        safety_missing,
+        int(audit_max_size),
     )
+
+
+def nbc_views_of(support, data: Dataset, attributes=()) -> tuple[NBCViews | None, str]:
+    """The NBC views of ``data``'s discrete attributes, as notebook 04 reads them, or None and why not.
+
+    Parameters
+    ----------
+    support : privnb.experiments.DataSupport
+        What the data offers (:func:`privnb.experiments.data_support`).
+    data : Dataset
+        The table.
+    attributes : sequence of str
+        The attributes wished for (Adult: the paper's three); a card without them all uses its discrete
+        quasi-identifiers.
+
+    Returns
+    -------
+    (NBCViews or None, str)
+    """
+    from privnb.experiments.nbc_data import nbc_data
+
+    nbc = nbc_data(support, data, list(attributes))
+    if nbc.missing:
+        return None, nbc.missing
+    return NBCViews.from_frame(nbc.frame, nbc.attributes, nbc.target), ""
 
 
 class TourExplorer:
@@ -232,7 +344,7 @@ class TourExplorer:
     ----------
     controls : dict name -> ipywidgets slider ("l", "k", "gamma")
     panel : ipywidgets.Output, refilled by ``interactive_output`` when a slider moves
-    widget : ipywidgets.VBox, the sliders over the panel
+    widget : ipywidgets.HBox, the sliders beside the panel
     default : TourState, the state at the sliders' initial values (the static copy)
     state : TourState, the state last computed (the sliders' current values)
     """
@@ -253,7 +365,8 @@ class TourExplorer:
         }
         self.panel = widgets.interactive_output(self._show, self.controls)
         hide_static = widgets.HTML(f"<style>.privnb-static-{self._token} {{display: none;}}</style>")
-        self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.panel, hide_static])
+        sliders = widgets.VBox(list(self.controls.values()), layout=widgets.Layout(min_width="320px"))
+        self.widget = widgets.HBox([sliders, self.panel, hide_static], layout=widgets.Layout(align_items="flex-start"))
 
     def _state(self, l, k, gamma) -> TourState:
         key = (int(l), int(k), float(gamma))
@@ -290,24 +403,52 @@ def tour_explorer(
     data: Dataset,
     quasi_identifiers,
     hierarchies,
+    support=None,
+    nbc_attributes=(),
     l: int = 2,
     k: int = 5,
     gamma: float = 2.0,
     k_max: int = 50,
-    toy: Dataset | None = None,
-    views: NBCViews | None = None,
+    audit_max_size: int = 1,
     random_state=0,
 ) -> TourExplorer:
-    """The tour's explorer: ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma over :func:`tour_state`.
+    """The tour's explorer: ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma beside :func:`tour_state`.
 
-    ``l`` runs from 2 to the toy's number of distinct sensitive values (a larger ``l`` starts at the largest),
-    ``k`` from 2 to ``k_max``, gamma from 10^0.05 to 1000. States are computed once and kept. The last
-    expression of a cell, it shows the live explorer where widgets render and the default state everywhere else
-    (see the module docstring). ``data`` may be any table with roles (a data card's); without ``hierarchies``
-    the k section shows Mondrian alone.
+    All three act on ``data``. ``l`` runs from 2 to the number of distinct sensitive values (a larger ``l``
+    starts at the largest), ``k`` from 2 to ``k_max`` (at most the rows), gamma from 10^0.05 to 1000. States are
+    computed once and kept. The last expression of a cell, it shows the live explorer where widgets render and
+    the default state everywhere else (see the module docstring).
+
+    Parameters
+    ----------
+    data : Dataset
+        The table explored (a data card's, or a sample of a paper's).
+    quasi_identifiers : sequence of str
+        The columns generalized.
+    hierarchies : mapping or None
+        One hierarchy per quasi-identifier; None shows Mondrian alone.
+    support : privnb.experiments.DataSupport, optional
+        What the data offers; with it, gamma acts on the NBC views of the data's discrete attributes
+        (:func:`nbc_views_of`), else the gamma section says why not.
+    nbc_attributes : sequence of str
+        The NBC attributes wished for (Adult: the paper's three).
+    l, k, gamma : int, int, float
+        The sliders' initial values.
+    k_max : int
+        The k slider's largest value.
+    audit_max_size : int
+        The largest quasi-identifier the r audit considers.
+    random_state : int
+        Anatomy's and SafetyTransform's random choices.
+
+    Returns
+    -------
+    TourExplorer
     """
-    toy = anatomy_toy() if toy is None else toy
-    views = toy_views() if views is None else views
+    if support is None:
+        views, why = None, "no data support given: pass support= to audit SafetyTransform on this data"
+    else:
+        views, why = nbc_views_of(support, data, nbc_attributes)
 
     def compute(l_, k_, gamma_):
         return tour_state(
@@ -317,10 +458,12 @@ def tour_explorer(
             data=data,
             quasi_identifiers=quasi_identifiers,
             hierarchies=hierarchies,
-            toy=toy,
             views=views,
+            views_missing=why,
+            audit_max_size=audit_max_size,
             random_state=random_state,
         )
 
-    l_max = int(toy.frame[toy.sensitive].nunique())
-    return TourExplorer(compute, l=min(l, l_max), k=k, gamma=gamma, l_max=l_max, k_max=k_max)
+    l_max = max(2, int(data.frame[data.sensitive].nunique())) if data.sensitive is not None else 2
+    k_max = max(2, min(k_max, len(data.frame)))
+    return TourExplorer(compute, l=min(l, l_max), k=min(k, k_max), gamma=gamma, l_max=l_max, k_max=k_max)

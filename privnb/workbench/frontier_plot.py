@@ -9,30 +9,22 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from privnb.experiments.frontier import AXES
+from privnb.experiments import RELEASES
 
-__all__ = ["frontier_plot", "MECHANISMS"]
-
-MECHANISMS = {
-    "anatomized": ("anatomized (k-NN)", "l", "Anatomy: the de Finetti attack (seeds 002/003)"),
-    "pruned": ("pruned (k-NN)", "l", "Anatomy, pruned to one row (seed 003)"),
-    "generalized": ("full-domain (k-NN)", "k", "k-anonymity: the homogeneity attack"),
-    "mondrian": ("Mondrian (k-NN)", "k", "k-anonymity: the homogeneity attack"),
-    "k-ac": ("k-AC (linear SVC)", "k", "Containment: linkage (seed 001)"),
-    "k-anonymity": ("k-anonymity by containment (linear SVC)", "k", "Containment: linkage (seed 001)"),
-    "full": ("all features (linear SVC)", "", "Containment: linkage (seed 001)"),
-    "safety_transform": ("SafetyTransform (NBC)", "γ", "NBC views: the exact audit (seed 004)"),
-    "dp_laplace": ("DP counts, Laplace (NBC)", "ε", "NBC views: the exact audit (seed 004)"),
-    "dp_geometric": ("DP counts, geometric (NBC)", "ε", "NBC views: the exact audit (seed 004)"),
-}
-"""Method -> (legend label, the letter of its parameter, the title of its panel)."""
+__all__ = ["frontier_plot"]
 
 _MARKERS = "osD^v<>ph*"
-_ORDER = list(AXES)
 
 
 def _rank(method) -> int:
-    return _ORDER.index(method) if method in _ORDER else len(_ORDER)
+    order = list(RELEASES)
+    return order.index(method) if method in order else len(order)
+
+
+def _describe(method) -> tuple[str, str, str]:
+    """(legend label, parameter letter, panel title) of a method, from its registry entry."""
+    kind = RELEASES.get(method)
+    return (kind.label, kind.letter, kind.panel) if kind is not None else (method, "", "")
 
 
 def _unit(panel: pd.DataFrame, symlog: bool):
@@ -45,6 +37,16 @@ def _unit(panel: pd.DataFrame, symlog: bool):
     xs, ys = drawn(panel["attack"]), panel["error"].to_numpy(dtype=float)
     low, span = np.array([xs.min(), ys.min()]), np.maximum([np.ptp(xs), np.ptp(ys)], 1e-9)
     return lambda x, y: (np.array([drawn(x), y]) - low) / span
+
+
+def _majority(ax, panel: pd.DataFrame) -> None:
+    """The majority-class error as a dashed line, and a red ring on every point at or above it."""
+    if "majority_error" not in panel or panel["majority_error"].isna().all():
+        return
+    for level in panel["majority_error"].dropna().unique():
+        ax.axhline(level, color="0.3", lw=1.2, ls="--")
+    above = panel[panel["error"] >= panel["majority_error"]]
+    ax.plot(above["attack"], above["error"], "o", ms=14, mfc="none", mec="red", mew=1.5, ls="")
 
 
 def _annotations(group: pd.DataFrame, letter: str, unit) -> list[tuple[float, float, str]]:
@@ -67,10 +69,25 @@ def frontier_plot(
     """One panel per x axis (``points["axis"]``) on a grid of ``ncols`` columns (default 3, 2 for four
     panels); r - 1 on a symlog scale once it exceeds 10.
 
-    Panels and mechanisms come in :data:`privnb.experiments.AXES`'s order; each mechanism keeps one colour and
-    marker, its points joined in parameter order and labelled by their parameter (coinciding points share a
-    label). A dotted line marks the attack's baseline (x = 0). One legend serves all panels: in the grid's
-    spare cell, else beside a grid of one or two columns, under a wider one.
+    Panels and mechanisms come in :data:`privnb.experiments.RELEASES`'s order, with its labels; each mechanism
+    keeps one colour and marker, its points joined in parameter order and labelled by their parameter
+    (coinciding points share a label). A dotted line marks the attack's baseline (x = 0); a dashed line the
+    majority-class error (``points["majority_error"]``, when given), and a point at or above it is ringed
+    in red. One legend serves all panels: in the grid's spare cell, else beside a grid of one or two
+    columns, under a wider one.
+
+    Parameters
+    ----------
+    points : DataFrame
+        :func:`privnb.experiments.frontier_points`'s table.
+    title : str
+        The figure's title.
+    ncols : int, optional
+        Columns of the grid.
+
+    Returns
+    -------
+    Figure
     """
     methods = sorted(dict.fromkeys(points["method"]), key=_rank)
     names = list(dict.fromkeys(points.assign(rank=points["method"].map(_rank)).sort_values("rank")["axis"]))
@@ -88,10 +105,11 @@ def frontier_plot(
             group = panel[panel["method"] == method].sort_values("param")
             ax.plot(group["attack"], group["error"], "-", ms=8, lw=1.6, **style[method])
             offset = (5, 4) if i % 2 == 0 else (5, -13)  # a second mechanism's labels below its points
-            for x, y, text in _annotations(group, MECHANISMS.get(method, ("", ""))[1], unit):
+            for x, y, text in _annotations(group, _describe(method)[1], unit):
                 ax.annotate(text, (x, y), fontsize=10, xytext=offset, textcoords="offset points")
-        ax.set_title(MECHANISMS.get(panel["method"].iloc[0], ("", "", ""))[2], fontsize=12)
+        ax.set_title(_describe(panel["method"].iloc[0])[2], fontsize=12)
         ax.axvline(0, color="0.5", lw=1, ls=":")
+        _majority(ax, panel)
         ax.margins(x=0.15, y=0.12)
         if symlog:
             ax.set_xscale("symlog", linthresh=1)
@@ -105,7 +123,10 @@ def frontier_plot(
         ax.tick_params(labelsize=11)
         ax.grid(alpha=0.3)
     handles = [Line2D([], [], lw=1.6, ms=8, **style[m]) for m in methods]
-    labels = [MECHANISMS.get(m, (m,))[0] for m in methods]
+    labels = [_describe(m)[0] for m in methods]
+    if "majority_error" in points:
+        handles.append(Line2D([], [], color="0.3", lw=1.2, ls="--"))
+        labels.append("majority-class error (ringed: at or above it)")
     spare = list(grid[len(names) :])
     for ax in spare:
         ax.set_axis_off()

@@ -62,10 +62,6 @@ def _split_baseline(frame: pd.DataFrame, baseline: str | None) -> tuple[pd.DataF
     return frame[~is_baseline], frame[is_baseline]
 
 
-def _baseline_line(axis, level: float, name: str) -> None:
-    axis.axhline(level, color="0.3", linestyle="--", linewidth=1, label=method_label(name, np.nan))
-
-
 def _by_view(groups) -> list:
     """``(method, param)`` groups in the papers' order (Org., Id., L=2.., k=2..)."""
     return sorted(groups, key=lambda item: method_sort_key(*item[0]))
@@ -80,7 +76,7 @@ def error_boxplot(
     title: str | None = None,
     ylabel: str = "Error rate",
     path=None,
-    baseline: str | None = None,
+    baseline: float | None = None,
 ) -> Figure:
     """Boxplots of per-fold errors, one box per training view, in the papers' style.
 
@@ -95,15 +91,14 @@ def error_boxplot(
     facet : str, optional
         A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
         panel per value; without it the rows must hold one dataset and one classifier.
-    baseline : str, optional
-        A method (e.g. ``"majority"``) whose rows are no box but a dashed line at their mean error in every
-        panel; a view whose mean error is at or above it gets "≥" after its label.
+    baseline : float, optional
+        A reference error drawn as a dashed line on every panel (e.g. the majority class's): a box at or above
+        it learned nothing a constant guess would not give; a view whose mean error is at or above it gets
+        "≥" after its label.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
-    frame, base = _split_baseline(frame, baseline)
     if frame.empty:
         raise ValueError(f"no values for metric {metric!r} to plot")
-    level = base["value"].mean() if len(base) else None
     panels = [(None, frame)] if facet is None else list(frame.groupby(facet, sort=True))
     for _, part in panels:
         _single_valued(part, [c for c in ("dataset", "classifier") if c != facet], "error_boxplot")
@@ -111,10 +106,12 @@ def error_boxplot(
     for axis, (name, part) in zip(axes, panels):
         views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
         labels = [method_label(*key) for key, _ in views]
-        if level is not None:
-            labels = [f"{label} ≥" if values.mean() >= level else label for label, (_, values) in zip(labels, views)]
-            _baseline_line(axis, level, baseline)
+        if baseline is not None:  # a view no better than the baseline on average is marked
+            labels = [f"{label} ≥" if values.mean() >= baseline else label for label, (_, values) in zip(labels, views)]
         axis.boxplot([values.to_numpy() for _, values in views], tick_labels=labels)
+        if baseline is not None:
+            axis.axhline(baseline, color="grey", ls="--", lw=1, label=f"majority class ({baseline:.3f})")
+            axis.legend(fontsize=7, loc="best")
         axis.set_xlabel("Classifier type")
         axis.set_title(str(name) if title is None or facet is not None else title)
     axes[0].set_ylabel(ylabel)
@@ -134,17 +131,18 @@ def convergence_plot(
     ylabel: str = "Error rate",
     logx: bool = False,
     path=None,
-    baseline: str | None = None,
+    baseline_method: str | None = None,
 ) -> Figure:
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
     The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
     the column holding the training-set size of each row. With a ``fold`` column, the j-th size of every
     fold makes one point (at the folds' mean size), so folds whose sizes differ by a row share a point.
-    ``baseline`` names a method (e.g. ``"majority"``) whose curve is drawn dashed, whatever its classifier.
+    ``baseline_method`` names a method (e.g. ``"majority"``) whose curve is drawn dashed, whatever its
+    classifier.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
-    frame, base = _split_baseline(frame, baseline)
+    frame, base = _split_baseline(frame, baseline_method)
     if x not in frame:
         raise ValueError(f"results have no column {x!r} for the x axis; columns: {list(frame.columns)}")
     if frame.empty:
@@ -153,7 +151,7 @@ def convergence_plot(
     fig, (axis,) = _figure_and_axes(ax)
     for key, curve in _by_view(_curves(pd.concat([frame, base]), x).groupby(["method", "param"], dropna=False)):
         curve = curve.sort_values(x)
-        if key[0] == baseline:
+        if key[0] == baseline_method:
             axis.plot(curve[x], curve["mean"], color="0.3", linestyle="--", label=method_label(*key))
             continue
         (line,) = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))

@@ -1,6 +1,7 @@
-"""Seed 003's measurements from :func:`~privnb.experiments.run_svm_grid`'s results table.
+"""MC16's measurements from :func:`~privnb.experiments.run_svm_grid`'s results table.
 
-Mancuhan and Clifton (seed 003; seed 000 with the appendix): the mean errors per view (:func:`svm_summary`),
+Mancuhan and Clifton (MC16; MC16a with the appendix): the mean errors per view beside the majority-class
+baseline (:func:`svm_summary`),
 the three observation aspects of Section 5.2 (:func:`svm_aspects`), Theorem 4.1 evaluated on the
 experiment's own pruned linear SVCs (:func:`theorem_4_1_table`) and the grid in several input spaces side
 by side (:func:`compare_spaces`). The claims checked on them are in :mod:`privnb.experiments.svm_claims`.
@@ -14,8 +15,14 @@ import numpy as np
 import pandas as pd
 
 from privnb.bounds import rp2_range_from_data, second_term_share, theorem_4_1_terms
-from privnb.experiments.labels import method_label
+from privnb.experiments.labels import method_label, method_sort_key
 from privnb.learn.svm import CLASSIFIER_NAMES
+
+#: The classifier and method of the majority-class baseline's rows (:func:`privnb.experiments.majority_view`).
+MAJORITY = "majority"
+
+#: The flag column of :func:`svm_summary`: the view's mean error is at or above the majority class's.
+AT_MAJORITY = "≥ majority"
 
 #: Columns of :func:`theorem_4_1_table` (``theorem_4_1.csv`` of notebook 01).
 THEOREM_4_1_COLUMNS = (
@@ -38,13 +45,47 @@ THEOREM_4_1_COLUMNS = (
     "measured gap",
 )
 
+#: The columns of :data:`THEOREM_4_1_COLUMNS` a reader needs first: N, d, ||w_p||, the bound's two terms, the
+#: bound, and the measured error and gap (the squared radii and [r_p^2] are the rest).
+THEOREM_4_1_MAIN_COLUMNS = ("l", "n_train", "d", "w_norm", "vc_term", "pruning_term", "bound", "error", "measured gap")
 
-def _errors(results: pd.DataFrame) -> pd.DataFrame:
-    return results[results["metric"] == "error"]
+
+def error_rows(results: pd.DataFrame, *, majority: bool = False) -> pd.DataFrame:
+    """The ``error`` rows of a grid's results, without the majority-class baseline's unless asked.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid`.
+    majority : bool
+        Keep the baseline's rows (classifier "majority").
+
+    Returns
+    -------
+    DataFrame
+    """
+    errors = results[results["metric"] == "error"]
+    return errors if majority else errors[errors["classifier"] != MAJORITY]
+
+
+def majority_error(results: pd.DataFrame) -> float:
+    """The majority-class baseline's mean error over folds (NaN when the results hold none).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.run_svm_grid`.
+
+    Returns
+    -------
+    float
+    """
+    errors = results[(results["metric"] == "error") & (results["classifier"] == MAJORITY)]["value"]
+    return float(errors.mean()) if len(errors) else float("nan")
 
 
 def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean and spread of the error of every (classifier, view) of the SVM grid over folds.
+    """Mean and spread of the error of every (classifier, view) of the SVM grid over folds, beside the baseline.
 
     Parameters
     ----------
@@ -55,11 +96,14 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per (classifier, method, param): ``mean_error``, ``std_error``, mean ``n_train`` and
-        ``n_suppressed``, the first ``note`` (N/A reason) and ``view`` (e.g. ``"L=2"``).
+        One row per (classifier, method, param) in the papers' order of views (Org., Id., L=2.., k=2..), the
+        majority-class baseline's included: ``mean_error``,
+        ``std_error``, mean ``n_train`` and ``n_suppressed``, the first ``note`` (N/A reason), ``view`` (e.g.
+        ``"L=2"``, ``"Majority"``) and :data:`AT_MAJORITY` (True where a classifier's mean error is at or
+        above the baseline's: it learned nothing a constant guess would not give; False without a baseline).
     """
     summary = (
-        _errors(results)
+        error_rows(results, majority=True)
         .groupby(["classifier", "method", "param"], dropna=False)
         .agg(
             mean_error=("value", "mean"),
@@ -70,12 +114,15 @@ def svm_summary(results: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
+    summary = summary.iloc[sorted(range(len(summary)), key=lambda i: _view_order(summary.iloc[i]))]
+    summary = summary.reset_index(drop=True)
     summary["view"] = [method_label(m, p) for m, p in zip(summary["method"], summary["param"])]
+    summary[AT_MAJORITY] = (summary["classifier"] != MAJORITY) & (summary["mean_error"] >= majority_error(results))
     return summary
 
 
 def _present(results: pd.DataFrame, method: str) -> list[int]:
-    params = _errors(results).loc[lambda f: f["method"] == method, "param"].dropna().unique()
+    params = error_rows(results).loc[lambda f: f["method"] == method, "param"].dropna().unique()
     return sorted(int(p) for p in params)
 
 
@@ -86,7 +133,7 @@ def svm_aspects(
     ls: Sequence[int] | None = None,
     k_anonymity: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """The three observation aspects of Section 5.2 of seed 003, one row per (classifier, l).
+    """The three observation aspects of Section 5.2 of MC16, one row per (classifier, l).
 
     1. pruned against original (Theorem 4.1: higher error, growing with l);
     2. pruned against identifying (the sensitive attribute as a predictor);
@@ -97,7 +144,7 @@ def svm_aspects(
     results : DataFrame
         Tidy rows of :func:`~privnb.experiments.run_svm_grid`.
     classifiers : sequence of str, optional
-        Rows' classifiers ("SVC", "SVM"), in this order; default those in ``results``, in order.
+        Rows' classifiers ("SVC", "SVM"), in this order; default those in ``results`` but the baseline, in order.
     ls : sequence of int, optional
         l of the pruned views; default the pruned params in ``results``.
     k_anonymity : sequence of int, optional
@@ -111,7 +158,7 @@ def svm_aspects(
         "pruned - generalized(k=l)" (NaN without that view) and "suppressed per fold".
     """
     summary = svm_summary(results)
-    classifiers = list(dict.fromkeys(_errors(results)["classifier"])) if classifiers is None else list(classifiers)
+    classifiers = list(dict.fromkeys(error_rows(results)["classifier"])) if classifiers is None else list(classifiers)
     ls = _present(results, "pruned") if ls is None else list(ls)
     k_anonymity = _present(results, "generalized") if k_anonymity is None else list(k_anonymity)
     means = summary.set_index(["classifier", "method", "param"])["mean_error"]
@@ -149,7 +196,7 @@ def svm_aspects(
 
 
 def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFrame:
-    """Theorem 4.1 of seed 003 (bound (4.6), proof in Appendix A of seed 000) on the grid's pruned SVCs.
+    """Theorem 4.1 of MC16 (bound (4.6), proof in Appendix A of MC16a) on the grid's pruned SVCs.
 
     For each fold and l: N (rows of D_P) from the error rows, ||w_p|| and the prerequisite step's
     squared-norm extremes (Figure B.1) from the ``theorem_inputs=True`` rows, [r_p^2] = R^2 ||w_p||^2
@@ -175,7 +222,7 @@ def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFra
         results hold no linear SVC on pruned data (no ``w_norm`` rows).
     """
     linear = CLASSIFIER_NAMES["linear"]
-    errors = _errors(results)
+    errors = error_rows(results)
     pruned_svc = results[(results["classifier"] == linear) & (results["method"] == "pruned")]
     per_fold = pruned_svc.pivot_table(index=["param", "fold"], columns="metric", values="value")
     if "w_norm" not in per_fold:
@@ -206,7 +253,7 @@ def theorem_4_1_table(results: pd.DataFrame, d: int | None = None) -> pd.DataFra
 
 
 def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The SVM grid in several input spaces side by side (seed 003's R^(d+1) against privnb's one-hot).
+    """The SVM grid in several input spaces side by side (MC16's R^(d+1), scaled or not, against a one-hot space).
 
     Parameters
     ----------
@@ -220,7 +267,8 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
         One row per (classifier, view): ``error (<space>)`` for each space (mean over folds), ``<other> -
         <first>`` for every other space (its error less the first space's), and for the pruned linear SVCs ``d
         (<space>)`` (the learner's dimension less one) and ``bound (<space>)`` (4.6) from
-        :func:`theorem_4_1_table` (NaN on other rows).
+        :func:`theorem_4_1_table` (NaN on other rows; no such columns for a space without a linear SVC), rows
+        per classifier in the papers' order of views.
     """
     spaces = list(results_by_space)
     if not spaces:
@@ -236,12 +284,19 @@ def compare_spaces(results_by_space: Mapping[str, pd.DataFrame]) -> pd.DataFrame
         table[f"{other} - {spaces[0]}"] = table[f"error ({other})"] - table[f"error ({spaces[0]})"]
     for space in spaces:
         theorem = theorem_4_1_table(results_by_space[space])
-        theorem = theorem[["l", "d", "bound"]] if "bound" in theorem else pd.DataFrame(columns=["l", "d", "bound"])
-        theorem = theorem.assign(
+        if "bound" not in theorem:
+            continue  # no linear SVC on pruned data in this space: no d, no bound
+        theorem = theorem[["l", "d", "bound"]].assign(
             classifier=CLASSIFIER_NAMES["linear"], method="pruned", param=theorem["l"].astype(float)
         )
         named = {"d": f"d ({space})", "bound": f"bound ({space})"}
         table = table.merge(
             theorem.drop(columns="l").rename(columns=named), on=["classifier", "method", "param"], how="left"
         )
-    return table.drop(columns=["method", "param"])
+    order = sorted(range(len(table)), key=lambda i: _view_order(table.iloc[i]))
+    return table.iloc[order].drop(columns=["method", "param"]).reset_index(drop=True)
+
+
+def _view_order(row) -> tuple:
+    """Rows by classifier, then in the papers' order of views."""
+    return row["classifier"], method_sort_key(row["method"], row["param"])

@@ -1,4 +1,4 @@
-"""Differentially private NBC views, audited by seed 004's exact adversary.
+"""Differentially private NBC views: a release, audited like SafetyTransform's by MZ09's exact adversary.
 
 A DP Naive Bayes (Vaidya et al., "Differentially private naive Bayes classification", WI-IAT 2013) releases
 noisy counts: one individual changes its class count P_c and one count N^i_{t,c} per attribute by one, so
@@ -6,7 +6,7 @@ the views' L1 sensitivity is n_attributes + 1. :func:`dp_views` adds Laplace or 
 count (diffprivlib's mechanisms), then post-processes (DP is closed under post-processing) into integer,
 realistic views: each count is rounded and floored at 1, and each attribute's counts of class c are
 rescaled to sum to the noisy P_c (largest remainders). The same exact audit that measures SafetyTransform
-(:func:`privnb.nbc.achieved_r`, the possible-worlds posterior of Section 4 of seed 004) then gives the
+(:func:`privnb.nbc.achieved_r`, the possible-worlds posterior of Section 4 of MZ09) then gives the
 r-closeness of the DP release, so DP and SafetyTransform face the same adversary.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 from diffprivlib.mechanisms import Geometric, Laplace
 from sklearn.utils import check_random_state
 
-from privnb.nbc import NBCViews
+from .views import NBCViews
 
 __all__ = ["DP_COUNT_MECHANISMS", "dp_views"]
 
@@ -55,6 +55,7 @@ def dp_views(views: NBCViews, epsilon: float, *, mechanism: str = "laplace", ran
     mechanism : {"laplace", "geometric"}
         diffprivlib's ``Laplace`` or ``Geometric`` (integer noise).
     random_state : int, RandomState or None
+        Seeds the noise.
 
     Returns
     -------

@@ -1,6 +1,6 @@
-"""Notebook 03's data sets (seed 001): each one's binary items with a label per row, and the itemset miners on them.
+"""Notebook 03's data sets (FSAC): each one's binary items with a label per row, and the itemset miners on them.
 
-k-anonymity by containment (Definitions 3-6 of seed 001) works on binary items: a row holds a set of them,
+k-anonymity by containment (Definitions 3-6 of FSAC) works on binary items: a row holds a set of them,
 and a published subset of features is k-AC when every row's items are contained in at least k rows. An
 entry of the notebook's ``datasets`` is a papers' name or a data card (``privnb.data.load``):
 
@@ -12,7 +12,7 @@ entry of the notebook's ``datasets`` is a papers' name or a data card (``privnb.
 
 :func:`selection_inputs` prepares them; :func:`requirements_table` says what each section needs from each,
 :func:`itemset_tables` runs the maximal-itemset miners (Lemma 3, Algorithm 1) on them and
-:func:`privnb.experiments.selection.dataset_statistics` gives their Table 3.
+:func:`privnb.experiments.feature_selection.dataset_statistics` gives their Table 3.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from privnb.data import (
     load,
 )
 from privnb.experiments.data_support import DataSupport, data_support
-from privnb.experiments.selection import PAPER_DATA, frequent_columns, itemset_growth, time_miners
+from privnb.experiments.feature_selection.statistics import PAPER_DATA, frequent_columns, itemset_growth, time_miners
 from privnb.learn.largest_itemsets import largest_itemsets_stats
 
 SECTIONS = {
@@ -46,7 +46,7 @@ runs for every data set."""
 
 
 def adult_feature_definitions() -> pd.DataFrame:
-    """What each of :func:`privnb.data.binarize_adult`'s 19 features holds (Section 5.1 of seed 001)."""
+    """What each of :func:`privnb.data.binarize_adult`'s 19 features holds (Section 5.1 of FSAC)."""
     rows = [(f"{a}={lo}-{hi}", a, f"{a} in {lo}..{hi}") for a, bins in ADULT_BINS.items() for lo, hi in bins]
     rows += [(f"education={name}", "education", ", ".join(values)) for name, values in ADULT_EDUCATION.items()]
     rows += [(f"{a}={name}", a, ", ".join(values)) for a, (name, values) in ADULT_ONE_VS_REST.items()]
@@ -60,6 +60,23 @@ class SelectionInput:
     ``X_all``, ``y_all``: every row (Table 3); ``X``, ``y``: the rows the experiment uses (Adult's sample);
     ``max_items``: Maximal's budget (None: every feature); ``definitions``: what each binary feature holds and
     the share of rows holding it (None for an item matrix); ``how``: one line saying how the items were made.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    support : DataSupport
+        What the data set supports (its papers' name, items or table).
+    X_all, y_all : matrix, array
+        Every row and its label (Table 3).
+    X, y : matrix, array
+        The rows the experiment uses (Adult's sample).
+    max_items : int or None
+        Maximal's budget (None: every feature).
+    definitions : DataFrame or None
+        What each binary feature holds, and the share of rows holding it (None for an item matrix).
+    how : str
+        One line saying how the items were made.
     """
 
     name: str
@@ -115,9 +132,30 @@ def selection_inputs(
     """Each entry of ``datasets`` (a papers' name or a card path) as binary items, by data set name.
 
     ``adult_rows`` (0: all) is the size of Adult's stratified sample, ``pu1_min_df`` and ``pu1_subject`` choose
-    PU1's tokens (Table 3 of seed 001), ``maximal_max_items`` (0: all) is Maximal's budget on every data set but
+    PU1's tokens (Table 3 of FSAC), ``maximal_max_items`` (0: all) is Maximal's budget on every data set but
     Adult, ``table_bins`` the intervals per numeric column of a table card. A card named like one of the
     paper's data sets gets " (card)" appended, so that its rows never meet the paper's numbers.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Papers' names ("adult", "pu1") or data card paths.
+    adult_rows : int
+        Size of Adult's stratified sample (0: all rows).
+    pu1_min_df : int
+        PU1 keeps the tokens of at least this many messages.
+    pu1_subject : bool
+        Count the Subject line's tokens.
+    maximal_max_items : int
+        Maximal's budget on every data set but Adult (0: all).
+    table_bins : int
+        Intervals per numeric column of a table card.
+    random_state : int, RandomState or None
+        Draws Adult's sample.
+
+    Returns
+    -------
+    dict of str to SelectionInput
     """
     options = dict(
         adult_rows=adult_rows,
@@ -137,7 +175,17 @@ def selection_inputs(
 
 
 def requirements_table(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
-    """:data:`SECTIONS` against each data set (:meth:`DataSupport.requirements`), one block per data set."""
+    """:data:`SECTIONS` against each data set (:meth:`DataSupport.requirements`), one block per data set.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+
+    Returns
+    -------
+    DataFrame
+    """
     return pd.concat(
         {name: item.support.requirements(SECTIONS) for name, item in inputs.items()}, names=["dataset", None]
     ).droplevel(1)
@@ -146,7 +194,7 @@ def requirements_table(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
 def itemset_tables(
     inputs: Mapping[str, SelectionInput], ks: Sequence[int], *, k: int = 5, top: Sequence[int] = (10, 15, 20)
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """The maximal-itemset miners on each data set (Algorithm 1's first step, Lemma 3 of seed 001).
+    """The maximal-itemset miners on each data set (Algorithm 1's first step, Lemma 3 of FSAC).
 
     A binarized table (few dense features) is mined whole at support ``k`` by pyfim and by mlxtend, timed; an
     item matrix (many sparse items) gets the number of maximal itemsets over its ``top`` features of highest
@@ -162,6 +210,17 @@ def itemset_tables(
         rows left (item matrices).
     metrics : dict
         ``<name>_miner_<miner>_s`` per binarized table.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+    ks : sequence of int
+        Supports of the 50-largest search.
+    k : int
+        Support of the miners and of the top-items count.
+    top : sequence of int
+        Numbers of top-HamDist items mined.
     """
     miners, items, metrics = [], [], {}
     for name, item in inputs.items():
@@ -184,7 +243,19 @@ def itemset_tables(
 
 
 def experiment_sizes(inputs: Mapping[str, SelectionInput], seconds: Mapping[str, float]) -> pd.DataFrame:
-    """Rows and features each data set's experiment ran on (Section 5.2 of seed 001), and its wall seconds."""
+    """Rows and features each data set's experiment ran on (Section 5.2 of FSAC), and its wall seconds.
+
+    Parameters
+    ----------
+    inputs : mapping of str to SelectionInput
+        The data sets.
+    seconds : mapping of str to float
+        Wall seconds per data set.
+
+    Returns
+    -------
+    DataFrame
+    """
     return pd.DataFrame(
         [
             (name, item.X.shape[0], item.X.shape[1], item.max_items or "all", seconds.get(name))

@@ -1,0 +1,113 @@
+"""What ``privnb data check`` says of a data card: the card's report (rows, roles, kinds, notes, unused columns,
+warnings), the hierarchies it builds, and every notebook's table of what its sections need and whether this
+card has it (the tables the notebooks open with).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+CHECK_L = 2
+"""The l the notebooks' tables are checked for (the report's notes say how far l can go)."""
+
+
+@dataclass
+class CardCheck:
+    """The outcome of :func:`card_check`.
+
+    Attributes
+    ----------
+    report : privnb.data.CardReport
+        The card's report (columns, notes, unused columns, warnings).
+    hierarchies : pandas.DataFrame
+        One row per built hierarchy: column, source, levels, groups per level, leaves.
+    requirements : pandas.DataFrame
+        Every notebook's sections, what they need, whether they run and why not.
+    """
+
+    report: object
+    hierarchies: pd.DataFrame
+    requirements: pd.DataFrame
+
+    def to_string(self) -> str:
+        """The check as text: the report, the hierarchies and the notebooks' table."""
+        with pd.option_context("display.max_colwidth", 90, "display.width", 250):
+            built = (
+                self.hierarchies.to_string(index=False)
+                if len(self.hierarchies)
+                else "none (full-domain k-anonymity needs one per quasi-identifier; Mondrian needs none)"
+            )
+            table = self.requirements.to_string(index=False)
+        heading = f"what each notebook's sections need (l = {CHECK_L}) and whether this card has it:"
+        return "\n".join([self.report.to_string(), "", "hierarchies:", built, "", heading, table])
+
+
+def _source(spec) -> str:
+    if not isinstance(spec, dict):
+        return ""
+    if "arx" in spec:
+        return f"arx {spec['arx']}"
+    interval = spec.get("intervals") or {}
+    shape = f"width {interval['width']}" if "width" in interval else f"cuts ({len(interval.get('cuts') or [])} levels)"
+    return f"intervals, {shape}"
+
+
+def _hierarchy_rows(specs: dict, hierarchies: dict) -> pd.DataFrame:
+    rows = []
+    for column, hierarchy in hierarchies.items():
+        groups = [hierarchy.n_groups(level) for level in range(1, hierarchy.n_levels)]
+        try:
+            leaves = f"{len(hierarchy.values)} values"
+        except ValueError:  # intervals list no values
+            leaves = f"{groups[0]} intervals over [{hierarchy.low:g}, {hierarchy.high:g}]"
+        rows.append(
+            {
+                "column": column,
+                "source": _source(specs.get(column)),
+                "levels": hierarchy.n_levels,
+                "groups per level": " / ".join(map(str, groups)),
+                "leaves": leaves,
+            }
+        )
+    return pd.DataFrame(rows, columns=["column", "source", "levels", "groups per level", "leaves"])
+
+
+def card_check(dataset: str | os.PathLike) -> CardCheck:
+    """Check a data card (or a papers' data set by name) the way ``privnb data check`` reports it.
+
+    Reads only: nothing is written or downloaded.
+
+    Parameters
+    ----------
+    dataset : str or PathLike
+        The path of a ``.yaml`` card, or a built-in data set's name (``"bank"``).
+
+    Returns
+    -------
+    CardCheck
+
+    Raises
+    ------
+    privnb.data.CardError
+        The card's problems, one line each (the hierarchies are built only when the columns pass; a hierarchy
+        that cannot be built is a problem too).
+    privnb.data.DataUnavailableError
+        A built-in card whose files are not here.
+    """
+    from privnb.data import builtin_cards, inspect_card, is_card, read_card
+    from privnb.data.sources import read_only
+    from privnb.experiments.data_support import data_support
+    from privnb.experiments.notebook_needs import notebook_requirements
+
+    path = Path(dataset) if is_card(dataset) else builtin_cards().get(str(dataset), Path(dataset))
+    with read_only():
+        data, report = inspect_card(path)
+        specs = read_card(path).get("hierarchies") or {}
+        hierarchies = dict(getattr(data, "hierarchies", {}))  # built and checked when the card was loaded
+        support = data_support(dataset if is_card(dataset) else str(dataset), data)
+        requirements = notebook_requirements(support, data, l=CHECK_L)
+    return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements)

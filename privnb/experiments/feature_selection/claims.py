@@ -1,0 +1,208 @@
+"""FSAC's claims against privnb's measurements, and the tables for the readings the paper leaves open.
+
+:func:`selection_claims` gives each comparison the paper's Section 5.2 states, per data set and k, as a
+:class:`privnb.experiments.Claim` record measured with an AUC margin: a difference within the margin is a
+"tie", so a claim such as "k-AC beats its k-anonymity twin" is "yes" only where the k-AC selector is ahead
+by more than the margin. :func:`reading_table` puts the three readings of how RF and DP are tested beside the
+paper's numbers; :func:`svm_setting_table` the tuned and LIBLINEAR-default (C = 1) SVMs of the full feature
+set and RF.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privnb.experiments.claims import Claim, evaluate
+from privnb.experiments.feature_selection.tables import PAPER_TABLES, method_label
+from privnb.experiments.feature_selection.views import LABELS
+
+KAC_SELECTORS = ("maximal", "greedy-hamdist", "greedy-distcnt")
+
+#: (claim, better method, worse method, line of FSAC's text); the paper says "yes" to each.
+SELECTION_CLAIMS = (
+    ("Greedy-DistCnt (k-AC) beats its k-anonymity twin", "greedy-distcnt", "k-anonymity-distcnt", "360"),
+    ("Greedy-HamDist (k-AC) beats its k-anonymity twin", "greedy-hamdist", "k-anonymity-hamdist", "360"),
+    ("Maximal beats CM greedy", "maximal", "cm-greedy", "324"),
+    ("Greedy-HamDist beats CM greedy", "greedy-hamdist", "cm-greedy", "324"),
+    ("Greedy-DistCnt beats CM greedy", "greedy-distcnt", "cm-greedy", "324"),
+    ("Greedy-DistCnt beats RF", "greedy-distcnt", "rf", "360"),
+    ("Greedy-DistCnt beats Laplace-DP (eps = 1)", "greedy-distcnt", "laplace-dp", "360"),
+)
+
+
+def _auc(summary: pd.DataFrame, dataset: str, method: str, k: int) -> float:
+    part = summary[(summary["dataset"] == dataset) & (summary["method"] == method)]
+    if method.endswith("-dp"):
+        part = part[np.isclose(part["param"], 1.0)]
+    elif method != "full":
+        part = part[np.isclose(part["param"], k)]
+    return float(part["auc"].iloc[0]) if len(part) else np.nan
+
+
+def _paper_auc(dataset: str, method: str, k: int) -> float:
+    part = PAPER_TABLES[
+        (PAPER_TABLES["dataset"] == dataset) & (PAPER_TABLES["method"] == method) & (PAPER_TABLES["k"] == k)
+    ]
+    return float(part["auc"].iloc[0]) if len(part) else np.nan
+
+
+def _says(diff: float, margin: float) -> str:
+    if np.isnan(diff):
+        return "n/a"
+    return "yes" if diff > margin else ("tie" if diff >= -margin else "no")
+
+
+class _Says(str):
+    """What an AUC difference says ("yes", "tie", "no", "n/a"), keeping the difference to show."""
+
+    diff: float = np.nan
+
+
+def _measured(diff: float, margin: float) -> _Says:
+    says = _Says(_says(diff, margin))
+    says.diff = diff
+    return says
+
+
+def _show(measured) -> str:
+    diff = getattr(measured, "diff", np.nan)
+    return str(measured) if np.isnan(diff) else f"{measured} (AUC {diff:+.3f})"
+
+
+def _difference(dataset: str, better: str, worse: str, k: int, margin: float):
+    def measure(summary: pd.DataFrame) -> _Says:
+        return _measured(_auc(summary, dataset, better, k) - _auc(summary, dataset, worse, k), margin)
+
+    return measure
+
+
+def _cm_beaten(dataset: str, k: int, margin: float):
+    def measure(summary: pd.DataFrame) -> _Says:
+        worst = min(_auc(summary, dataset, m, k) for m in KAC_SELECTORS)
+        return _measured(worst - _auc(summary, dataset, "cm-greedy", k), margin)
+
+    return measure
+
+
+def _claim(dataset, k, text, line, paper_diff, measure, margin) -> Claim:
+    table = "Table 5" if dataset == "adult" else ("Table 6" if dataset == "pu1" else "its tables")
+    said = f"{_says(paper_diff, margin)}, AUC {paper_diff:+.3f}" if not np.isnan(paper_diff) else "n/a"
+    return Claim(
+        "FSAC",
+        f"Section 5.2, FSAC:{line}",
+        f"{text} at k = {k} (the paper's {table} says {said})",
+        "yes",
+        measure,
+        dataset=dataset,
+        show=_show,
+    )
+
+
+def selection_claims(summary: pd.DataFrame, *, margin: float = 0.01) -> list[Claim]:
+    """The claims of :data:`SELECTION_CLAIMS` per data set and k of ``summary``, and "every k-AC selector beats
+    CM greedy", as :class:`privnb.experiments.Claim` records measured on a :func:`summary_table`.
+
+    The paper's text says yes to each. privnb's value is what the AUC difference (better minus worse) says:
+    "yes" when it exceeds ``margin``, "tie" within it, "no" below; the claim's text gives what the paper's own
+    Tables 5-6 say.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table` (its data sets and the k of the k-AC selectors choose the claims).
+    margin : float
+        The AUC margin of a tie.
+
+    Returns
+    -------
+    list of Claim
+    """
+    claims = []
+    for dataset in sorted(summary["dataset"].unique()):
+        ks = sorted(int(k) for k in summary.loc[summary["method"].isin(KAC_SELECTORS), "param"].dropna().unique())
+        for k in ks:
+            for text, better, worse, line in SELECTION_CLAIMS:
+                paper = _paper_auc(dataset, better, k) - _paper_auc(dataset, worse, k)
+                claims.append(
+                    _claim(dataset, k, text, line, paper, _difference(dataset, better, worse, k, margin), margin)
+                )
+            paper_cm = min(_paper_auc(dataset, m, k) for m in KAC_SELECTORS) - _paper_auc(dataset, "cm-greedy", k)
+            text = "every k-AC selector beats CM greedy"
+            claims.append(_claim(dataset, k, text, "324", paper_cm, _cm_beaten(dataset, k, margin), margin))
+    return claims
+
+
+def selection_claims_table(summary: pd.DataFrame, *, margin: float = 0.01) -> pd.DataFrame:
+    """:func:`selection_claims` evaluated on ``summary``: the claims table (:data:`privnb.experiments.CLAIM_COLUMNS`).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table`.
+    margin : float
+        The AUC margin of a tie.
+
+    Returns
+    -------
+    DataFrame
+    """
+    return evaluate(selection_claims(summary, margin=margin), summary)
+
+
+def reading_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """RF (per k) and DP (per epsilon) AUC under each reading of the test protocol, beside the paper's RF.
+
+    One row per (dataset, baseline, param); columns are the readings; ``paper`` is the paper's AUC (RF only:
+    Figure 1's DP bars were not kept in our text) and ``closest`` the reading nearest to it.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table` (readings as method suffixes "@whole", "@both-folds").
+
+    Returns
+    -------
+    DataFrame
+    """
+    base = summary["method"].str.partition("@")
+    part = summary.assign(baseline=base[0], reading=base[2].replace("", "train-fold"))
+    part = part[(part["baseline"] == "rf") | part["baseline"].str.contains("-dp")]
+    part = part[~part["reading"].str.contains("C=")]
+    table = part.pivot_table(index=["dataset", "baseline", "param"], columns="reading", values="auc", sort=False)
+    table = table.reset_index()
+    table["paper"] = [
+        _paper_auc(d, b, int(p)) if b == "rf" else np.nan
+        for d, b, p in zip(table["dataset"], table["baseline"], table["param"])
+    ]
+    readings = [c for c in ("train-fold", "whole", "both-folds") if c in table]
+    gaps = table[readings].sub(table["paper"], axis=0).abs()
+    table["closest"] = [gaps.columns[np.nanargmin(g)] if np.isfinite(g).any() else "" for g in gaps.to_numpy()]
+    table["baseline"] = table["baseline"].map(lambda m: LABELS.get(m, m))
+    return table
+
+
+def svm_setting_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """AUC of the full feature set and RF with C tuned and with LIBLINEAR's default C = 1, beside the paper's.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A :func:`summary_table` (C = 1 as the method suffix "@C=1").
+
+    Returns
+    -------
+    DataFrame
+    """
+    base = summary["method"].str.partition("@")
+    part = summary.assign(baseline=base[0], setting=np.where(base[2] == "C=1", "C=1 (LIBLINEAR default)", "C tuned"))
+    part = part[part["baseline"].isin(["full", "rf"]) & base[2].isin(["", "C=1"])]
+    table = part.pivot_table(
+        index=["dataset", "baseline", "param"], columns="setting", values="auc", sort=False, dropna=False
+    ).reset_index()
+    table["paper"] = [
+        _paper_auc(d, b, 5 if pd.isna(p) else int(p))
+        for d, b, p in zip(table["dataset"], table["baseline"], table["param"])
+    ]
+    table["baseline"] = table["baseline"].map(method_label)
+    return table.dropna(subset=[c for c in table.columns if c.startswith("C ")], how="all")

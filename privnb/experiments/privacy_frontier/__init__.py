@@ -1,0 +1,35 @@
+"""Privacy against utility (notebook 05): every release attacked on the folds its learner is scored on.
+
+A release kind is one :class:`ReleaseKind` in :data:`RELEASES` (its attacks, the attack on the frontier's x,
+the words of its axis, legend and panel); the runners score every view with :class:`AttackScorer` through
+:func:`~privnb.experiments.run_folds`; :func:`frontier_points` reads the registry.
+"""
+
+from .anatomy_rates import definetti_rates, rate_spread
+from .points import POINT_COLUMNS, frontier_points, view_table
+from .registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
+from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
+from .runners import anatomy_and_k_anonymity, containment_linkage, nbc_release_audit
+from .scoring import AttackScorer, attack_scores, release_view
+
+__all__ = [
+    "AttackScorer",
+    "NBCRelease",
+    "NBC_RELEASES",
+    "POINT_COLUMNS",
+    "RELEASES",
+    "ReleaseKind",
+    "SelectedLinearSVC",
+    "anatomy_and_k_anonymity",
+    "anatomy_attacks",
+    "attack_scores",
+    "containment_linkage",
+    "definetti_rates",
+    "frontier_points",
+    "nbc_attacks",
+    "nbc_release_audit",
+    "rate_spread",
+    "register_release",
+    "release_view",
+    "view_table",
+]
