@@ -1,4 +1,4 @@
-"""Benchmark of privnb.learn.knn and privnb.experiments.knn on Adult (seed 002's k-NN experiment).
+"""Benchmark of privnb.learn.knn and privnb.experiments.knn_l_diversity on Adult (MC17's k-NN experiment).
 
 Prints, all measured in this process:
 
@@ -11,9 +11,13 @@ Prints, all measured in this process:
 3. the time of the paper's Adult grid (l 2..5, k 1, 3, .., 9; original, identifying, anatomized and
    the anonymized 1-NN) on ``--folds`` folds of 10 (default all), ``--jobs`` folds at a time (default 2);
 4. the peak memory (tracemalloc) of the anatomized neighbour search at l = 5 (about 200k rows), k = 9,
-   with the factored search the experiment uses and with plain brute force over all N*l rows.
+   with the factored search the experiment uses and with plain brute force over all N*l rows;
+5. the convergence experiment of Figure 9 (1-NN on 1..9 parts, original and anatomized l = 2..5) on one
+   fold of 10: the anatomized search over the distinct quasi-identifier rows (as the cross-validation)
+   against the search over all N*l rows of D_A, in this process: the ratio, and whether the rows agree.
 
 Usage: PRIVNB_DATA=... python benchmarks/bench_knn.py [--folds N] [--jobs J] [--no-anonymized]
+       [--convergence-rows R] [--only-convergence]
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ import os
 import resource
 import time
 import tracemalloc
+from dataclasses import replace
 
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
 from privnb.data import load_adult
-from privnb.experiments import cross_validate_knn
+from privnb.experiments import cross_validate_knn, run_folds
+from privnb.experiments.knn_l_diversity import convergence_views
 from privnb.learn import IBkClassifier
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies, anatomize
 
@@ -141,19 +147,43 @@ def peak_memory(dataset, train, test):
     print(f"   process peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
 
 
+def convergence(dataset, rows):
+    """Section 5: the convergence experiment with the factored anatomized search against the plain one."""
+    if rows:
+        dataset = dataset.sample(rows, random_state=0)
+    print(f"5. convergence experiment (Figure 9), one fold of 10, {len(dataset.y)} rows, l 2..5, 9 parts")
+    views = convergence_views(dataset, (2, 3, 4, 5), 9, majority=False)
+    plain = [replace(v, scorer=replace(v.scorer, factor_column=None)) for v in views]
+    timings, tables = {}, {}
+    for label, chosen in (("plain search over D_A's N*l rows", plain), ("factored, as the cross-validation", views)):
+        start = time.perf_counter()
+        tables[label] = run_folds(dataset, chosen, n_splits=10, random_state=0, folds=[0], progress=False)
+        timings[label] = time.perf_counter() - start
+        print(f"   {label}: {timings[label]:.1f} s")
+    old, new = tables.values()
+    same = old.equals(new)
+    print(f"   ratio {timings[next(iter(timings))] / timings[label]:.2f}x (target >= 2x); identical rows: {same}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=10, help="folds of the paper grid to run (1..10)")
     parser.add_argument("--jobs", type=int, default=2, help="folds run in parallel processes")
     parser.add_argument("--no-anonymized", action="store_true", help="leave out the anonymized 1-NN")
+    parser.add_argument("--convergence-rows", type=int, default=0, help="sample for section 5 (0: all rows)")
+    parser.add_argument("--only-convergence", action="store_true", help="run section 5 only")
     args = parser.parse_args()
     print(f"cpus available: {len(os.sched_getaffinity(0))}; load average {os.getloadavg()[0]:.1f}")
     dataset = load_adult()
+    if args.only_convergence:
+        convergence(dataset, args.convergence_rows)
+        return
     train, test = _fold(dataset)
     compare_with_naive(dataset, train, test)
     shared_lattice(dataset, train)
     paper_grid(dataset, args.folds, args.jobs, not args.no_anonymized)
     peak_memory(dataset, train, test)
+    convergence(dataset, args.convergence_rows)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

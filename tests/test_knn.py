@@ -1,4 +1,4 @@
-"""privnb.learn.knn and privnb.experiments.knn: exact neighbour search, tie rules, IBk distance and the seed 002
+"""privnb.learn.knn and privnb.experiments.knn_l_diversity: exact neighbour search, tie rules, IBk distance and the MC17
 experiments."""
 
 import numpy as np
@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 import privnb.learn.knn as knn_module
@@ -108,7 +109,7 @@ def test_predict_many_equals_predict_per_k():
 
 
 def test_figure_2_toy_anatomized_3nn_is_right():
-    """Figure 2 of seed 002: the anatomized 3-NN classifies a test point among the red ones as red."""
+    """Figure 2 of MC17: the anatomized 3-NN classifies a test point among the red ones as red."""
     toy = anatomy_toy()
     view = AnatomizedTraining(IBkClassifier(3, kinds=toy.kinds), sensitive="A_2", l=2, random_state=0)
     view.fit(toy.X, toy.y)
@@ -150,7 +151,8 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
     assert len(na) == 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
     ok = out[out["note"] == ""]
     assert ok["value"].between(0, 1).all()
-    assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN"}
+    assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN", "majority"}
+    assert len(out[out["method"] == "majority"]) == 3  # the baseline, once per fold
     assert (ok.loc[ok["method"] == "anatomized", "n_train"] % ok.loc[ok["method"] == "anatomized", "param"] == 0).all()
 
 
@@ -182,6 +184,8 @@ def test_convergence_curves_shape():
     out = convergence_curves(data, ls=(2, 4), n_splits=2, n_parts=3, random_state=0)
     orig = out[out["method"] == "original"]
     assert set(out["metric"]) == {"incremental_error"}
+    majority = out[out["method"] == "majority"]
+    assert len(majority) == 2 * 3 and majority["n_train"].tolist() == orig["n_train"].tolist()
     assert len(orig) == 2 * 3 and orig["value"].between(0, 1).all()
     assert (orig.groupby("fold")["n_train"].apply(lambda s: s.is_monotonic_increasing)).all()
     assert out.loc[out["param"] == 4, "note"].str.startswith("N/A").all()
@@ -234,7 +238,7 @@ def test_repeated_training_rows_are_searched_by_distinct_row(seed, k):
     assert np.array_equal(found, index) and np.allclose(distances**2, sq)
 
 
-# --- Weka IBk's rules (seed 002 names IBk): tied neighbours, vote ties, running ranges -------------------
+# --- Weka IBk's rules (MC17 names IBk): tied neighbours, vote ties, running ranges -------------------
 
 
 def weka_reference(train, y, queries, k, class_order, ranges="weka"):
@@ -333,7 +337,7 @@ def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
 
 
 def test_knn_views_read_the_sensitive_attribute_as_weka_does():
-    from privnb.experiments.knn import ibk_kinds, weka_class_order
+    from privnb.experiments.knn_l_diversity import ibk_kinds, weka_class_order
 
     adult_like = Dataset(
         "adult",
@@ -351,3 +355,47 @@ def test_knn_views_read_the_sensitive_attribute_as_weka_does():
     train = pd.DataFrame({"s": ["s0", "s2"]})
     model = IBkClassifier(2, kinds=ibk_kinds(adult_like)).fit(train, [0, 1])
     assert np.allclose(model.kneighbors(pd.DataFrame({"s": ["s1"]}))[0] ** 2, [[1.0, 1.0]])
+
+
+def _constant_dataset(name, first_label, n=60):
+    """Every column constant, classes balanced: all training rows tie, so every row votes and IBk's 1-NN gives
+    the even split to the class declared first."""
+    y = (np.arange(n) + first_label) % 2
+    frame = pd.DataFrame({"x": 1.0, "c": "a", "s": "s0", "y": y})
+    kinds = {"x": "numeric", "c": "nominal", "s": "nominal"}
+    return Dataset(name, frame, ("x", "c"), "s", "y", kinds, {}, ("<=50K", ">50K"))
+
+
+def test_class_order_appearance_or_declared():
+    from privnb.experiments.knn_l_diversity import DECLARED_CLASS_ORDERS, weka_class_order
+
+    adult = _constant_dataset("adult", first_label=0)
+    assert weka_class_order(adult) == (0, 1)  # "<=50K" appears first
+    assert weka_class_order(adult, "declared") == (1, 0)  # adult.names: ">50K, <=50K."
+    assert DECLARED_CLASS_ORDERS["bank"] == ("yes", "no")
+    with pytest.raises(ValueError, match="no declared class order"):
+        weka_class_order(_constant_dataset("ward", 0), "declared")
+    with pytest.raises(ValueError, match="class_order must be one of"):
+        weka_class_order(adult, "sorted")
+
+
+@pytest.mark.parametrize("order, first", [("appearance", 0), ("declared", 1)])
+def test_an_even_vote_goes_to_the_class_declared_first(order, first):
+    """Constant rows, a balanced training fold: every row votes, the split is even and the 1-NN predicts the
+    class declared first, in the cross-validation and the convergence views alike."""
+    from privnb.experiments import FoldData
+    from privnb.experiments.knn_l_diversity import convergence_views, knn_views
+    from privnb.experiments.knn_l_diversity.cross_validation import ibk_options
+
+    data = _constant_dataset("adult", first_label=0)
+    train = np.flatnonzero(np.arange(60) < 40)
+    test = np.r_[np.flatnonzero(data.y[40:] == 1)[:6], np.flatnonzero(data.y[40:] == 0)[:2]] + 40
+    assert np.bincount(data.y[train]).tolist() == [20, 20]
+    fold = FoldData(0, 0, data.X.iloc[train], data.y[train], data.X.iloc[test], data.y[test])
+    expected = np.mean(data.y[test] != first)  # 6 of class 1, 2 of class 0
+    view = knn_views(data, [1], [2], ibk_options=ibk_options(data, class_order=order))[0]  # the original 1-NN
+    (score,) = view.scorer(clone(view.estimator).fit(fold.X_train, fold.y_train), fold)
+    assert score.value == pytest.approx(expected)
+    view = convergence_views(data, [2], n_parts=2, class_order=order)[0]
+    scores = view.scorer(clone(view.estimator).set_params(random_state=0).fit(fold.X_train, fold.y_train), fold)
+    assert [s.value for s in scores][-1] == pytest.approx(expected)  # the prefix of both parts: 20 and 20

@@ -1,4 +1,4 @@
-"""The claims of seed 002 (privnb.experiments.knn_claims) on small results tables with known verdicts."""
+"""The claims of MC17 (privnb.experiments.knn_l_diversity.claims) on small results tables with known verdicts."""
 
 import numpy as np
 import pandas as pd
@@ -16,8 +16,9 @@ from privnb.experiments import (
     theorem_17_within_bounds,
     tidy_frame,
 )
-from privnb.experiments.knn_claims import ASPECT_COLUMNS, CLAIM_COLUMNS, knn_suppression
-from privnb.experiments.knn_theory import catalan_values, chain_holds, series_readings
+from privnb.experiments.claims import CLAIM_COLUMNS
+from privnb.experiments.knn_l_diversity import catalan_values, chain_holds, knn_suppression, series_readings
+from privnb.experiments.knn_l_diversity.claims import ASPECT_COLUMNS
 
 # per-fold errors of three folds, (classifier, method, param) -> values. Org. vs L=2 is significant for
 # 1-NN (a steady shift) and not for 3-NN (a noisy one); Org. vs L=3 the other way round.
@@ -58,8 +59,9 @@ def curves_table(curves, dataset="adult"):
     )
 
 
-def verdicts(claims):
-    return dict(zip(claims["claim"], claims["privnb"]))
+def verdicts(claims, reading=("", "paired t-test")):
+    claims = claims[claims["reading"].isin(reading)]
+    return dict(zip(claims["claim"], claims["privnb value"]))
 
 
 def test_adult_claims_and_t_test_cells():
@@ -73,12 +75,15 @@ def test_adult_claims_and_t_test_cells():
     assert got["k = 3..9: original beats identifying (sensitive a good predictor)"] == "yes"
     # no convergence rows: aspect 4 cannot be measured
     assert got["anatomized 1-NN converges faster for l = 2, 3"] == "n/a"
-    tests = claims[claims["source"] == "t-test table"].set_index("claim")
+    tests = claims[claims["reading"] == "paired t-test"].set_index("claim")
     assert list(tests.index) == ["1-NN, Org. vs L=2", "1-NN, Org. vs L=3", "3-NN, Org. vs L=2", "3-NN, Org. vs L=3"]
-    assert tests["privnb"].tolist() == ["P", "F", "F", "P"]
-    assert tests["paper"].tolist() == ["F", "F", "F", "P"]  # Table 1 of seed 002, rows k = 1, 3
-    assert tests["agree"].tolist() == [False, True, True, True]
-    assert claims["agree"].sum() == 5 + 3  # five "yes" claims, three t-test cells
+    assert tests["privnb value"].tolist() == ["P", "F", "F", "P"]
+    assert tests["paper value"].tolist() == ["F", "F", "F", "P"]  # Table 1 of MC17, rows k = 1, 3
+    assert (tests["verdict"] == "agree").tolist() == [False, True, True, True]
+    assert set(claims["paper"]) == {"MC17"} and set(claims["dataset"]) == {"adult"}
+    assert set(claims.loc[claims["source"] == "t-test table", "reading"]) == {"paired t-test", "unpaired t-test"}
+    paired = claims[claims["reading"] != "unpaired t-test"]
+    assert (paired["verdict"] == "agree").sum() == 5 + 3  # five "yes" claims, three t-test cells
 
 
 def test_verdicts_follow_the_measurements():
@@ -116,7 +121,8 @@ def test_not_applicable_views_and_the_k_and_l_that_ran():
     ttest = knn_t_tests(table)
     assert list(ttest.index) == ["1-NN", "3-NN"] and ttest["Org. vs L=3"].tolist() == ["N/A", "N/A"]
     claims = knn_claims(table, "bank", n_neighbors=[3], ls=[2])
-    assert claims.loc[claims["source"] == "t-test table", "claim"].tolist() == ["3-NN, Org. vs L=2"]
+    cells = claims[claims["source"] == "t-test table"]
+    assert cells["claim"].tolist() == ["3-NN, Org. vs L=2"] * 2  # paired and unpaired
     assert knn_claims(table, "pu1").empty and list(knn_claims(table, "pu1").columns) == list(CLAIM_COLUMNS)
 
 
@@ -155,20 +161,24 @@ def test_both_na_counted_apart_and_both_t_test_readings():
     # Fatality has no l = 5 (4 alcohol values): the paper's N/A against privnb's N/A is no agreement
     errors = {**ERRORS, ("1-NN", "anatomized", 5): [0.3] * 3, ("3-NN", "anatomized", 5): [0.3] * 3}
     table = results_table(errors, dataset="fars", na={("1-NN", "anatomized", 5), ("3-NN", "anatomized", 5)})
-    claims = knn_claims(table, "fars").set_index("claim")
-    assert claims.loc["1-NN, Org. vs L=5", ["paper", "privnb", "verdict", "agree"]].tolist() == [
+    claims = knn_claims(table, "fars")
+    paired = claims[claims["reading"] != "unpaired t-test"].set_index("claim")
+    unpaired = claims[claims["reading"] == "unpaired t-test"].set_index("claim")
+    assert paired.loc["1-NN, Org. vs L=5", ["paper value", "privnb value", "verdict"]].tolist() == [
         "N/A",
         "N/A",
         "both N/A",
-        False,
     ]
     # paired and unpaired readings side by side: the steady 1-NN shift at l = 2 is significant when paired
     # (0.20, 0.22, 0.21 against 0.24, 0.255, 0.255), and with Student's two-sample test too; the 3-NN shift
     # at l = 3 (0.15, 0.17, 0.16 against 0.20, 0.215, 0.215) likewise; the noisy ones are not
-    assert claims.loc["1-NN, Org. vs L=3", ["privnb", "privnb (unpaired)"]].tolist() == ["F", "F"]
-    counts = count_verdicts(claims.reset_index())
-    assert counts.loc["verdict", "both N/A"] == 2 and counts.loc["verdict (unpaired)", "both N/A"] == 2
-    assert counts.sum(axis=1).tolist() == [len(claims)] * 2
+    assert [paired.loc["1-NN, Org. vs L=3", "privnb value"], unpaired.loc["1-NN, Org. vs L=3", "privnb value"]] == [
+        "F",
+        "F",
+    ]
+    counts = count_verdicts(claims)
+    assert counts.loc["paired t-test", "both N/A"] == 2 and counts.loc["unpaired t-test", "both N/A"] == 2
+    assert counts.loc["paired t-test"].sum() == counts.loc["unpaired t-test"].sum() == len(unpaired)
 
 
 def test_unpaired_reading_can_differ_from_the_paired_one():
@@ -229,3 +239,32 @@ def test_anonymized_1nn_reads_a_generalized_ordinal_as_nominal(tmp_path):
         progress=False,
     )
     assert set(results["param"]) == {2.0, 50.0} and results["value"].between(0, 1).all()
+
+
+def test_error_table_has_the_majority_row_and_flags_views_at_or_above_it():
+    from privnb.experiments.knn_l_diversity import knn_error_table
+
+    majority = {("majority", "majority", None): [0.215, 0.215, 0.215]}
+    table = knn_error_table(results_table({**ERRORS, **majority}))
+    assert list(table.columns) == ["1-NN", "3-NN", "≥ majority"]
+    assert table.index.tolist() == ["Org.", "Id.", "L=2", "L=3", "k=2", "Majority"]
+    assert table.loc["Majority", ["1-NN", "3-NN"]].tolist() == pytest.approx([0.215, 0.215])
+    # 1-NN: L=2 0.25, L=3 0.23, k=2 0.30 are above the baseline, original 0.21 is below; 3-NN: none is above
+    assert table["≥ majority"].tolist() == ["", "", "1", "1", "1", ""]
+    assert (knn_error_table(results_table())["≥ majority"] == "").all()  # no baseline rows, no flags
+
+
+def test_figures_draw_the_majority_baseline_dashed():
+    from privnb.workbench import convergence_plot, error_boxplot
+
+    majority = {("majority", "majority", None): [0.215, 0.215, 0.215]}
+    results = results_table({**ERRORS, **majority})
+    one = results[results["classifier"] == "1-NN"]
+    (axis,) = error_boxplot(one, baseline=0.215).axes
+    assert [t.get_text() for t in axis.get_xticklabels()] == ["Org.", "Id.", "L=2 ≥", "L=3 ≥", "k=2 ≥"]
+    assert [line.get_linestyle() for line in axis.get_lines() if line.get_label().startswith("majority")] == ["--"]
+    curves = curves_table({("original", np.nan): [0.3, 0.2, 0.1], ("majority", np.nan): [0.4, 0.4, 0.4]})
+    curves.loc[curves["method"] == "majority", "classifier"] = "majority"
+    (axis,) = convergence_plot(curves, metric="incremental_error", baseline_method="majority").axes
+    dashed = [line for line in axis.get_lines() if line.get_linestyle() == "--"]
+    assert [line.get_label() for line in dashed] == ["Majority"] and list(dashed[0].get_ydata()) == [0.4] * 3

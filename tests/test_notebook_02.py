@@ -38,8 +38,10 @@ def test_runs_with_tiny_parameters(run_notebook):
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
     errors = results[results["metric"] == "error"]
-    assert set(errors["classifier"]) == {"1-NN", "3-NN"}
-    assert set(errors["method"]) == {"original", "identifying", "anatomized"}
+    assert set(errors["classifier"]) == {"1-NN", "3-NN", "majority"}
+    assert set(errors["method"]) == {"original", "identifying", "anatomized", "majority"}
+    curves = results[results["metric"] == "incremental_error"]
+    assert set(curves["method"]) == {"original", "anatomized", "majority"}
     assert errors.loc[errors["note"] == "", "value"].between(0, 1).all()
     assert set(results["metric"]) == {"error", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
@@ -60,10 +62,10 @@ def test_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
     out = run_notebook("02_knn_l_diversity.ipynb", **{**TINY, "dataset": str(card), "anonymity_ks": [2]})
     results = pd.read_parquet(out / "results.parquet")
     errors = results[results["metric"] == "error"]
-    assert set(errors["method"]) == {"original", "identifying", "anatomized", "generalized"}
-    assert set(errors["classifier"]) == {"1-NN", "3-NN"} and errors["value"].between(0, 1).all()
+    assert set(errors["method"]) == {"original", "identifying", "anatomized", "generalized", "majority"}
+    assert set(errors["classifier"]) == {"1-NN", "3-NN", "majority"} and errors["value"].between(0, 1).all()
     assert set(results["metric"]) == {"error", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "ward" and metrics["rows"] == 300 and metrics["claims"] == 0
-    assert "mean_error_1-NN_L=2" in metrics
+    assert "mean_error_1-NN_L=2" in metrics and "mean_error_majority_Majority" in metrics
     assert not (out / "claims.csv").exists()

@@ -46,11 +46,12 @@ from .folds import (
     run_folds,
     tidy_frame,
 )
-from .knn import cross_validate_knn
-from .knn_claims import (
+from .knn_l_diversity import (
     KNN_CLAIMS,
     PAPER_TTESTS,
+    convergence_curves,
     convergence_drops,
+    cross_validate_knn,
     knn_aspects,
     knn_claims,
     knn_mean_errors,
@@ -59,7 +60,6 @@ from .knn_claims import (
     theorem_17_table,
     theorem_17_within_bounds,
 )
-from .knn_convergence import convergence_curves
 from .labels import method_label, method_sort_key
 from .nbc_publishing import (
     EDUCATION_NUM_CUTS,

@@ -84,12 +84,17 @@ class Score:
         The measurement.
     note : str
         What qualifies it (empty by default).
+    n_train, n_suppressed : float, optional
+        The training rows and suppressed individuals behind this value, when they differ from the fitted
+        view's (an experiment over training sizes, e.g. the convergence of MC17); default the view's.
     """
 
     classifier: str
     metric: str
     value: float
     note: str = ""
+    n_train: float | None = None
+    n_suppressed: float | None = None
 
 
 @dataclass(frozen=True)
@@ -308,8 +313,8 @@ def evaluate_view(dataset_name: str, view: View, data: FoldData, na_errors: tupl
             data.fold,
             s.metric,
             s.value,
-            n_train,
-            n_suppressed,
+            n_train if s.n_train is None else s.n_train,
+            n_suppressed if s.n_suppressed is None else s.n_suppressed,
             s.note,
         )
         for s in view.scorer(estimator, data)

@@ -1,12 +1,12 @@
-"""k-nearest neighbours with Weka IBk's distance, for the anatomized k-NN of seed 002.
+"""k-nearest neighbours with Weka IBk's distance, for the anatomized k-NN of MC17.
 
 The paper trained Weka's IBk on the original, identifying (Definition 15), anatomized (Definition 14:
-N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of seed 002). IBk's distance is the
+N*l rows of D_A) and k-anonymized training data (Section 5.1.3 of MC17). IBk's distance is the
 Euclidean distance with numeric attributes min-max normalized on the training range and nominal
 attributes contributing 0 (equal) or 1 (different): :class:`privnb.learn.encoding.FrameEncoder` with scheme
 ``"ibk"`` (one-hot scaled by 1/sqrt(2)) gives exactly that, and :class:`IBkClassifier` uses it.
 
-Tie rules. The default, ``ties="weka"``, is Weka IBk's own (seed 002 names IBk, so it is the paper's
+Tie rules. The default, ``ties="weka"``, is Weka IBk's own (MC17 names IBk, so it is the paper's
 rule; read from Weka 3.8's ``LinearNNSearch``, ``IBk`` and ``AbstractClassifier``):
 
 - neighbours: every training row whose distance is at most the k-th smallest distance takes part, so
@@ -20,6 +20,12 @@ rule; read from Weka 3.8's ``LinearNNSearch``, ``IBk`` and ``AbstractClassifier`
   (``IBk.distributionForInstance`` calls ``addInstanceInfo``), so the ranges of query i are those of
   the training rows and queries 0..i, in order (``ranges="weka"``; ``ranges="train"`` fixes them at the
   training rows). A range of zero width contributes 0, as in Weka's ``NormalizableDistance``.
+
+Missing values follow Weka's ``NormalizableDistance.difference``: a missing nominal value is 1 away
+from anything (a missing one too); a missing numeric value is 1 away from a missing one and max(v, 1 - v)
+away from a present one of normalized value v; ranges leave missing values out. Rows with missing values
+(training or queries) are measured that way (:func:`weka_sq_distances`, every pair, no factoring); rows
+without any are measured on their encoding as before, with the same result.
 
 ``ties="exact-k"`` keeps privnb's earlier rule, an option: exactly k rows, ordered by (squared
 distance, position of the training row), and vote ties to the tied class whose nearest member comes
@@ -51,9 +57,10 @@ from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_
     _distinct_rows,
     kneighbors,
     kneighbors_factored,
+    kneighbors_from_distances,
     nearest_per_part,
 )
-from privnb.validation import check_int, validated_rows
+from privnb.validation import check_int, infer_kind, validated_rows
 
 #: Tie rules of :class:`IBkClassifier`.
 TIE_RULES = ("weka", "exact-k")
@@ -118,8 +125,125 @@ def running_range_segments(encoder, train_ranges, X, running=True):
     return out
 
 
+def weka_columns(encoder, X):
+    """Rows ``X`` as Weka's distance reads them, missing values kept: (nominal codes, numbers).
+
+    Codes index ``encoder.categories_`` (a value unseen in training gets a code no training row has, a
+    missing value -1); numbers are the numeric values and ordinal ranks of the non-nominal columns of
+    :func:`_numeric_columns`' order, NaN where missing.
+
+    Parameters
+    ----------
+    encoder : FrameEncoder
+        Fitted, scheme "ibk".
+    X : DataFrame
+        Rows with the fitted columns.
+
+    Returns
+    -------
+    (int array (n, n_nominal), float array (n, n_numeric))
+    """
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+    nominal = [c for c in encoder.columns_ if encoder.kinds_[c] == "nominal"]
+    codes = np.empty((len(frame), len(nominal)), dtype=np.intp)
+    for j, column in enumerate(nominal):
+        categories = encoder.categories_[column]
+        found = pd.Index(categories).get_indexer(frame[column])
+        found[found < 0] = len(categories)
+        found[frame[column].isna().to_numpy()] = -1
+        codes[:, j] = found
+    numbers = [_with_missing(encoder, frame, column) for column in _numeric_columns(encoder)]
+    return codes, (np.column_stack(numbers) if numbers else np.empty((len(frame), 0)))
+
+
+def _with_missing(encoder, frame, column):
+    """A numeric or ordinal column's numbers, NaN where missing (the encoder's checks otherwise)."""
+    present = frame[column].notna().to_numpy()
+    numbers = np.full(len(frame), np.nan)
+    if present.any():
+        numbers[present] = encoder._numbers(frame.loc[present, [column]], column)
+    return numbers
+
+
+def weka_sq_distances(train, query, low, high) -> np.ndarray:
+    """Weka IBk's squared distances (``EuclideanDistance`` over ``NormalizableDistance.difference``).
+
+    Per nominal column: 0 for equal values, 1 otherwise and whenever either value is missing. Per numeric
+    column, values normalized on the ranges ``low``..``high`` (v = (x - low) / (high - low), 0 for a range of
+    zero width or no range): (v_a - v_b)^2 when both are present; max(v, 1 - v)^2 when one is missing and v
+    is the other's; 1 when both are missing.
+
+    Parameters
+    ----------
+    train, query : (codes, numbers)
+        :func:`weka_columns` of the training rows and of the queries.
+    low, high : float arrays
+        The current minimum and maximum of each numeric column (NaN: no value seen).
+
+    Returns
+    -------
+    array (n_query, n_train)
+    """
+    (t_codes, t_numbers), (q_codes, q_numbers) = train, query
+    d2 = np.zeros((len(q_codes), len(t_codes)))
+    for j in range(t_codes.shape[1]):
+        a, b = q_codes[:, j, None], t_codes[None, :, j]
+        d2 += (a < 0) | (b < 0) | (a != b)
+    width = np.nan_to_num(np.asarray(high, dtype=float) - low, nan=0.0)
+    for j in range(t_numbers.shape[1]):
+        scale = 1.0 / width[j] if width[j] > 0 else 0.0
+        v_q, v_t = (q_numbers[:, j] - low[j]) * scale, (t_numbers[:, j] - low[j]) * scale
+        m_q, m_t = np.isnan(v_q)[:, None], np.isnan(v_t)[None, :]
+        far_q, far_t = np.maximum(v_q, 1 - v_q)[:, None] ** 2, np.maximum(v_t, 1 - v_t)[None, :] ** 2
+        both = (v_q[:, None] - v_t[None, :]) ** 2
+        d2 += np.where(m_q & m_t, 1.0, np.where(m_q, far_t, np.where(m_t, far_q, both)))
+    return d2
+
+
+def weka_range_segments(low, high, numbers, running=True):
+    """Weka's running ranges with missing values left out: [(start, stop, low, high)] over the queries.
+
+    Parameters
+    ----------
+    low, high : float arrays
+        The training rows' ranges (NaN where a column has no value).
+    numbers : float array (n_query, n_numeric)
+        The queries' numbers (:func:`weka_columns`), NaN where missing.
+    running : bool
+        Widen the ranges with each query before it is measured (IBk); False: one segment.
+
+    Returns
+    -------
+    list of (int, int, array, array)
+    """
+    n = len(numbers)
+    if not running or numbers.shape[1] == 0 or n == 0:
+        return [(0, n, low, high)]
+    lows = np.fmin(np.fmin.accumulate(numbers, axis=0), low)
+    highs = np.fmax(np.fmax.accumulate(numbers, axis=0), high)
+    same = (np.diff(lows, axis=0) == 0) | np.isnan(np.diff(lows, axis=0))
+    same &= (np.diff(highs, axis=0) == 0) | np.isnan(np.diff(highs, axis=0))
+    changes = np.flatnonzero(~same.all(axis=1)) + 1
+    return [(int(a), int(b), lows[a], highs[a]) for a, b in zip(np.r_[0, changes], np.r_[changes, n])]
+
+
+def _filled(frame, kinds, orders):
+    """``frame`` with each missing value of a numeric or ordinal column replaced by a present value of it
+    (so the encoder's ranges are those of the present values), and the resolved kinds.
+    """
+    kinds = {c: (kinds or {}).get(c) or infer_kind(frame[c]) for c in frame.columns}
+    filled = frame.copy()
+    for column in frame.columns:
+        values = frame[column]
+        if kinds[column] != "nominal" and values.isna().any():
+            present = values.dropna()
+            fallback = (orders or {}).get(column, (0.0,))[0] if kinds[column] == "ordinal" else 0.0
+            filled[column] = values.fillna(present.iloc[0] if len(present) else fallback)
+    return filled, kinds
+
+
 class IBkClassifier(ClassifierMixin, BaseEstimator):
-    """k-NN classifier with Weka IBk's distance (Section 5.1.3 of seed 002), exact and tie-ruled.
+    """k-NN classifier with Weka IBk's distance (Section 5.1.3 of MC17), exact and tie-ruled.
 
     Frames are encoded by :class:`privnb.learn.encoding.FrameEncoder` (scheme ``"ibk"``) fitted on the training
     rows; the neighbour search is that of :func:`kneighbors`, the tie rules those of the module docstring.
@@ -158,7 +282,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
-       Data Privacy 10, 2017 (seed 002).
+       Data Privacy 10, 2017 (MC17).
     """
 
     def __init__(
@@ -197,18 +321,48 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
                 f"n_neighbors={k} exceeds the {len(y)} training rows ({len(y)} sample(s)); use a smaller k"
             )
         check_rules(self.ties, self.ranges)
-        self.encoder_ = FrameEncoder(kinds=self.kinds, orders=self.orders, scheme="ibk").fit(X)
-        self.fit_X_ = self.encoder_.transform(X)
-        self._factored = self._factor()
+        self._missing = bool(X.isna().to_numpy().any())
+        filled, kinds = _filled(X, self.kinds, self.orders) if self._missing else (X, self.kinds)
+        self.encoder_ = FrameEncoder(kinds=kinds, orders=self.orders, scheme="ibk").fit(filled)
+        self.fit_X_ = self.encoder_.transform(filled)
+        self._factored = None if self._missing else self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
         self._first = class_ranks(self.classes_, self.class_order)
-        self._low, self._high = numeric_ranges(self.encoder_, X)
+        self._weka_train = weka_columns(self.encoder_, X)
+        self._low = np.fmin.reduce(self._weka_train[1], axis=0, initial=np.inf)
+        self._high = np.fmax.reduce(self._weka_train[1], axis=0, initial=-np.inf)
+        self._low[np.isinf(self._low)], self._high[np.isinf(self._high)] = np.nan, np.nan
         self.n_samples_fit_ = len(y)
         return self
 
-    def _segments(self, X):
-        """(start, stop, column weights) of runs of queries that share the ranges of ``self.ranges``."""
-        return running_range_segments(self.encoder_, (self._low, self._high), X, running=self.ranges == "weka")
+    def _searches(self, X, k, ties, running):
+        """One neighbour search for k per run of queries sharing their ranges: [(start, stop, found)].
+
+        ``running``: Weka's running ranges (else the training rows'). Rows with missing values (training or
+        queries) are measured by Weka's rule (:func:`weka_sq_distances`), the others by the encoded rows.
+        """
+        check_is_fitted(self, "fit_X_")
+        X = validated_rows(self, X, reset=False, ensure_all_finite=False)
+        if self._missing or X[self.encoder_.columns_].isna().to_numpy().any():
+            query = weka_columns(self.encoder_, X)
+            return [
+                (start, stop, self._weka_search(query, start, stop, low, high, k, ties))
+                for start, stop, low, high in weka_range_segments(self._low, self._high, query[1], running)
+            ]
+        query = self.encoder_.transform(X)
+        segments = running_range_segments(self.encoder_, (self._low, self._high), X, running=running)
+        return [(start, stop, self._search(query[start:stop], k, w, ties)) for start, stop, w in segments]
+
+    def _weka_search(self, query, start, stop, low, high, k, ties):
+        codes, numbers = query[0][start:stop], query[1][start:stop]
+        return kneighbors_from_distances(
+            lambda a, b: weka_sq_distances(self._weka_train, (codes[a:b], numbers[a:b]), low, high),
+            stop - start,
+            len(self._y),
+            k,
+            chunk_bytes=self.chunk_bytes,
+            ties=ties,
+        )
 
     def _search(self, query, k, w, ties):
         if self._factored is None:
@@ -228,13 +382,10 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
 
     def _neighbor_counts(self, X, ks):
         """Class counts (len(ks), n_rows, n_classes) of Weka's tied neighbours, one search per range segment."""
-        check_is_fitted(self, "fit_X_")
-        X = validated_rows(self, X, reset=False, ensure_all_finite=False)
-        query = self.encoder_.transform(X)
-        out = np.zeros((len(ks), len(query), len(self.classes_)), dtype=np.intp)
-        for start, stop, w in self._segments(X):
-            found = self._search(query[start:stop], max(ks), w, True)
-            out[:, start:stop] = tied_counts(found, self._y, ks, len(self.classes_))
+        found = self._searches(X, max(ks), True, self.ranges == "weka")
+        out = np.zeros((len(ks), found[-1][1] if found else 0, len(self.classes_)), dtype=np.intp)
+        for start, stop, neighbors in found:
+            out[:, start:stop] = tied_counts(neighbors, self._y, ks, len(self.classes_))
         return out
 
     def _factor(self):
@@ -265,10 +416,8 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         per row ordered by (distance, position), on the training rows' ranges. Weka's tied neighbours
         (more than k rows when the k-th distance ties) are what :meth:`predict` uses.
         """
-        check_is_fitted(self, "fit_X_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        query = self.encoder_.transform(validated_rows(self, X, reset=False, ensure_all_finite=False))
-        sq, index = self._search(query, k, np.ones(self.fit_X_.shape[1]), False)
+        [(_, _, (sq, index))] = self._searches(X, k, False, running=False)
         return (np.sqrt(sq), index) if return_distance else index
 
     def predict_many(self, X, ks):
@@ -276,14 +425,18 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         ks = [check_int(k, "k") for k in ks]
         check_is_fitted(self, "fit_X_")
         if self.ties == "exact-k":
-            X = validated_rows(self, X, reset=False, ensure_all_finite=False)
-            query = self.encoder_.transform(X)
-            out = np.empty((len(ks), len(query)), dtype=np.intp)
-            for start, stop, w in self._segments(X):
-                _, index = self._search(query[start:stop], max(ks), w, False)
+            found = self._searches(X, max(ks), False, self.ranges == "weka")
+            out = np.empty((len(ks), found[-1][1] if found else 0), dtype=np.intp)
+            for start, stop, (_, index) in found:
                 out[:, start:stop] = vote(self._y[index], ks, len(self.classes_))
             return self.classes_[out]
         return self.classes_[weka_vote(self._neighbor_counts(X, ks), self._first)]
+
+    def __sklearn_tags__(self):
+        """Missing values are allowed (Weka's rule); infinite ones are refused."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     def predict(self, X):
         """Majority vote of the ``n_neighbors`` nearest training rows (with the tie rule of ``ties``)."""

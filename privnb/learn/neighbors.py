@@ -3,7 +3,7 @@
 :func:`kneighbors` searches the training rows, :func:`kneighbors_factored` the distinct quasi-identifier
 rows of D_A, both with squared distances compared after rounding to 1e-9 and queries in chunks of
 bounded memory; ``ties=True`` keeps every row tied with the k-th (:class:`TiedNeighbors`).
-:func:`nearest_per_part` and :func:`tied_counts_per_part` are the incremental 1-NN of Section 5.2.6 of seed 002
+:func:`nearest_per_part` and :func:`tied_counts_per_part` are the incremental 1-NN of Section 5.2.6 of MC17
 (exact-k and Weka IBk's ties).
 """
 
@@ -173,6 +173,43 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     return _collect(pieces, len(X_query)) if ties else (sq_dist, index)
 
 
+def kneighbors_from_distances(distances, n_query, n_train, n_neighbors, *, chunk_bytes=2**27, ties=False):
+    """:func:`kneighbors` over squared distances that a function computes, chunk by chunk of queries.
+
+    For distances no embedding gives (IBk's rule for missing values, :func:`privnb.learn.knn.weka_sq_distances`):
+    the ordering, tie rule and return values of :func:`kneighbors`, without its screen.
+
+    Parameters
+    ----------
+    distances : callable
+        ``distances(start, stop) -> array (stop - start, n_train)``: exact squared distances of queries
+        start..stop-1 to every training row.
+    n_query, n_train : int
+        Numbers of queries and training rows.
+    n_neighbors, chunk_bytes, ties
+        As in :func:`kneighbors`.
+
+    Returns
+    -------
+    (sq_dist, index) arrays of shape (n_query, k), or TiedNeighbors with ``ties=True``
+    """
+    k = check_int(n_neighbors, "n_neighbors")
+    if k > n_train:
+        raise ValueError(f"n_neighbors={k} exceeds the {n_train} training rows; use a smaller k")
+    sq_dist, index, pieces = np.empty((n_query, k)), np.empty((n_query, k), dtype=np.intp), []
+    step = _rows_per_chunk(n_train, chunk_bytes)
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
+        d2 = np.asarray(distances(start, stop), dtype=float)
+        rows = np.repeat(np.arange(stop - start), n_train)
+        cols = np.tile(np.arange(n_train), stop - start)
+        if ties:
+            pieces.append(_all_within_kth(rows, d2.ravel(), cols, stop - start, k))
+        else:
+            sq_dist[start:stop], index[start:stop] = _first_k(rows, d2.ravel(), cols, stop - start, k)
+    return _collect(pieces, n_query) if ties else (sq_dist, index)
+
+
 def _check_pair(X_train, X_query):
     X_train = np.ascontiguousarray(X_train, dtype=float)
     X_query = np.ascontiguousarray(X_query, dtype=float)
@@ -190,7 +227,7 @@ def kneighbors_factored(
     """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
 
     The anatomized data D_A repeats each individual's quasi-identifiers with the l sensitive values of
-    its group (Definition 12 of seed 002): with A the distinct quasi-identifier rows and S the distinct
+    its group (Definition 12 of MC17): with A the distinct quasi-identifier rows and S the distinct
     sensitive encodings, squared distances split as |q_A - A_u|^2 + |q_S - S_v|^2. The large search runs
     over the distinct A rows only (about N instead of N*l): for each query the exact distances of the rows
     of its nearest A rows bound the k-th distance from above, every A row whose partial distance (a lower
@@ -291,18 +328,15 @@ def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
         yield part_d, rows[tied], cols[tied]
 
 
-def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
-    """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of seed 002).
+def _part_layout(X_train, parts):
+    """The rows of ``X_train`` laid out part by part, each part padded to whole blocks of the screen.
 
-    Each part's nearest rows are summarized per query (``summarize(rows, positions, n_query)``, positions
-    in ``X_train``); the prefix keeps the summary of the strictly nearest part and merges (``combine``) the
-    summaries of parts at the same distance. Each part is padded to whole blocks of the candidate screen.
+    Returns (layout, position of each layout row in ``X_train`` (-1 on padding), part bounds in the layout,
+    :func:`_padded` of the layout with +inf squared norms on the padding, 1 + the largest squared norm).
     """
     X_train = np.ascontiguousarray(X_train, dtype=float)
-    X_query = np.ascontiguousarray(X_query, dtype=float)
     parts = np.asarray(parts)
-    n_parts = int(parts.max()) + 1
-    sizes = np.bincount(parts, minlength=n_parts)
+    sizes = np.bincount(parts, minlength=int(parts.max()) + 1)
     if np.any(sizes == 0):
         raise ValueError("every part must hold at least one training row")
     part_bounds = np.r_[0, np.cumsum(-(-sizes // _BLOCK) * _BLOCK)]
@@ -314,15 +348,23 @@ def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
     position[slot] = order
     padded, sq_pad = _padded(layout)
     sq_pad[position < 0] = np.inf  # padding between parts, as _padded marks its own
-    scale = 1.0 + float(sq_pad[position >= 0].max())
+    return layout, position, part_bounds, padded, sq_pad, 1.0 + float(sq_pad[position >= 0].max())
+
+
+def _prefixes(nearest, n_parts, n_query, step, summarize, combine):
+    """Prefix results over parts 0..j from each query chunk's per-part nearest rows.
+
+    ``nearest(start, stop)`` yields, part by part, (smallest distance per query, query rows, training
+    positions at it); each part's rows are summarized per query (``summarize(rows, positions, n_query)``);
+    the prefix keeps the summary of the strictly nearest part and merges (``combine``) those of parts at
+    the same distance.
+    """
     out = None
-    step = _rows_per_chunk(len(padded), chunk_bytes)
-    for start in range(0, len(X_query), step):
-        query = X_query[start : start + step]
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
         cur_d = cur = None
-        nearest = _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query)
-        for j, (part_d, rows, cols) in enumerate(nearest):
-            part = summarize(rows, position[cols], len(query))
+        for j, (part_d, rows, positions) in enumerate(nearest(start, stop)):
+            part = summarize(rows, positions, stop - start)
             if cur is None:
                 cur_d, cur = part_d, part
             else:
@@ -333,9 +375,23 @@ def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
                 cur = np.where(pick, part, np.where(same, merged, cur))
                 cur_d = np.minimum(cur_d, part_d)
             if out is None:
-                out = np.empty((n_parts, len(X_query)) + cur.shape[1:], dtype=cur.dtype)
-            out[j, start : start + len(query)] = cur
+                out = np.empty((n_parts, n_query) + cur.shape[1:], dtype=cur.dtype)
+            out[j, start:stop] = cur
     return out
+
+
+def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
+    """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of MC17), by :func:`_prefixes`."""
+    X_query = np.ascontiguousarray(X_query, dtype=float)
+    layout, position, part_bounds, padded, sq_pad, scale = _part_layout(X_train, parts)
+
+    def nearest(start, stop):
+        found = _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, X_query[start:stop])
+        for part_d, rows, cols in found:
+            yield part_d, rows, position[cols]
+
+    step = _rows_per_chunk(len(padded), chunk_bytes)
+    return _prefixes(nearest, len(part_bounds) - 1, len(X_query), step, summarize, combine)
 
 
 def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
@@ -343,7 +399,7 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
 
     Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
     nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
-    part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of seed 002).
+    part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of MC17).
 
     Returns
     -------
@@ -369,11 +425,126 @@ def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_by
     -------
     counts : int array of shape (P, n_query, n_classes)
     """
+    return _per_part(X_train, parts, X_query, chunk_bytes, _class_counts(labels, n_classes), np.add)
+
+
+def _class_counts(labels, n_classes):
+    """The summary of :func:`_prefixes` for IBk's votes: class counts (n_query, n_classes) of the rows."""
     labels = np.asarray(labels)
 
     def counts(rows, positions, n_query):
-        return np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes).reshape(
-            n_query, n_classes
+        flat = np.bincount(rows * n_classes + labels[positions], minlength=n_query * n_classes)
+        return flat.reshape(n_query, n_classes)
+
+    return counts
+
+
+def _factored_nearest_per_part(layout_parts, S_train, rows_by_a, s_index, query_a, query_s):
+    """:func:`_tied_nearest_per_part` for rows (A[a_index[r]], S[s_index[r]]) searched over their A rows.
+
+    ``layout_parts``: :func:`_part_layout` of the distinct A rows by part; ``rows_by_a``: the rows of each A
+    row (rows sorted by A row, where each A row's rows start, how many). Per part and query: the A rows
+    nearest in the first part bound the smallest total distance from above (their rows' exact distances);
+    every A row whose partial distance is within that bound is expanded into its rows, ranked exactly
+    (as :func:`kneighbors_factored`). Yields (smallest distance per query, query rows, row positions at it).
+    """
+    layout, position, part_bounds, padded, sq_pad, scale = layout_parts
+    rows_of, starts, sizes = rows_by_a
+    d2, sq_query = _shifted_sq_dist(query_a, padded, sq_pad)
+    ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)
+    tol = _SCREEN_TOL * (scale + float(np.einsum("ij,ij->i", S_train, S_train).max()) + sq_query)
+    block_min = _block_min(d2)
+
+    def expand(q_of, slots):
+        a_of = position[slots]
+        counts = sizes[a_of]
+        diff = query_a[q_of] - layout[slots]
+        q_rows = np.repeat(q_of, counts)
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        cols = rows_of[np.repeat(starts[a_of], counts) + offsets]
+        exact = np.repeat(np.einsum("ij,ij->i", diff, diff), counts) + ds[q_rows, s_index[cols]]
+        return q_rows, cols, np.round(exact, _DECIMALS)
+
+    for lo, hi in pairwise(part_bounds):
+        part_min = block_min[:, lo // _BLOCK : hi // _BLOCK]
+        q_of, slots = _screen(d2[:, lo:hi], part_min.min(axis=1) + tol, part_min)
+        q_rows, _, exact = expand(q_of, slots + lo)
+        bound = np.full(len(query_a), np.inf)
+        np.minimum.at(bound, q_rows, exact)
+        q_of, slots = _screen(d2[:, lo:hi], bound - sq_query + tol, part_min)
+        q_rows, cols, exact = expand(q_of, slots + lo)
+        part_d = np.full(len(query_a), np.inf)
+        np.minimum.at(part_d, q_rows, exact)
+        tied = exact == part_d[q_rows]
+        yield part_d, q_rows[tied], cols[tied]
+
+
+def factor_rows(X_train, factor_mask, parts):
+    """The factoring :func:`tied_counts_per_part_factored` searches by: distinct (part, other columns) rows
+    and distinct ``factor_mask`` rows, each as (first row of each distinct row, index of each row's one).
+
+    Parameters
+    ----------
+    X_train, factor_mask, parts
+        As in :func:`tied_counts_per_part_factored` (any column weights: scaling keeps equal rows equal).
+
+    Returns
+    -------
+    (a_first, a_index, s_first, s_index) int arrays
+    """
+    X_train = np.ascontiguousarray(X_train, dtype=float)
+    mask, parts = np.asarray(factor_mask, dtype=bool), np.asarray(parts, dtype=np.intp)
+    _, a_index = _distinct_rows(np.column_stack([parts, X_train[:, ~mask]]))
+    _, s_index = _distinct_rows(X_train[:, mask])
+    # distinct rows are numbered 0, 1, ... in order of first appearance: their first rows, in that order
+    return np.unique(a_index, return_index=True)[1], a_index, np.unique(s_index, return_index=True)[1], s_index
+
+
+def tied_counts_per_part_factored(
+    X_train, factor_mask, parts, X_query, labels, n_classes, *, factors=None, chunk_bytes=2**27
+):
+    """:func:`tied_counts_per_part` for rows that repeat their other columns with a few values of the
+    ``factor_mask`` columns, as D_A does (Definition 12 of MC17: each individual's quasi-identifiers with the
+    l sensitive values of its group): the search runs over the distinct (part, other columns) rows, about l
+    times less work, and the counts are the same.
+
+    Parameters
+    ----------
+    X_train : (n_train, p)
+        The training rows.
+    factor_mask : (p,) bool
+        The columns that vary among the rows of one individual (the sensitive attribute's encoding).
+    parts : (n_train,) int
+        The part 0..P-1 of each training row.
+    X_query : (n_query, p)
+        The queries.
+    labels : (n_train,) int
+        Class code 0..n_classes-1 of each row.
+    n_classes : int
+        Number of classes.
+    factors : tuple, optional
+        :func:`factor_rows` of these rows (or of the same rows with other column weights), when known.
+    chunk_bytes : int
+        Memory of one query chunk's distance matrix.
+
+    Returns
+    -------
+    counts : int array of shape (P, n_query, n_classes)
+    """
+    X_train, X_query = _check_pair(X_train, X_query)
+    mask, parts = np.asarray(factor_mask, dtype=bool), np.asarray(parts, dtype=np.intp)
+    a_first, a_index, s_first, s_index = factor_rows(X_train, mask, parts) if factors is None else factors
+    layout_parts = _part_layout(X_train[a_first][:, ~mask], parts[a_first])
+    S_train = X_train[s_first][:, mask]
+    A_query, S_query = X_query[:, ~mask], X_query[:, mask]
+    rows_of = np.argsort(a_index, kind="stable")
+    starts = np.searchsorted(a_index[rows_of], np.arange(len(a_first) + 1))
+    rows_by_a = (rows_of, starts, np.diff(starts))
+
+    def nearest(start, stop):
+        return _factored_nearest_per_part(
+            layout_parts, S_train, rows_by_a, s_index, A_query[start:stop], S_query[start:stop]
         )
 
-    return _per_part(X_train, parts, X_query, chunk_bytes, counts, np.add)
+    step = _rows_per_chunk(len(layout_parts[3]), chunk_bytes)
+    return _prefixes(nearest, len(layout_parts[2]) - 1, len(X_query), step, _class_counts(labels, n_classes), np.add)

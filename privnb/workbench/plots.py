@@ -54,6 +54,14 @@ def _single_valued(frame: pd.DataFrame, columns: Sequence[str], what: str) -> No
             )
 
 
+def _split_baseline(frame: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the views and those of the ``baseline`` method (empty without one)."""
+    if baseline is None:
+        return frame, frame.iloc[:0]
+    is_baseline = frame["method"] == baseline
+    return frame[~is_baseline], frame[is_baseline]
+
+
 def _by_view(groups) -> list:
     """``(method, param)`` groups in the papers' order (Org., Id., L=2.., k=2..)."""
     return sorted(groups, key=lambda item: method_sort_key(*item[0]))
@@ -85,7 +93,8 @@ def error_boxplot(
         panel per value; without it the rows must hold one dataset and one classifier.
     baseline : float, optional
         A reference error drawn as a dashed line on every panel (e.g. the majority class's): a box at or above
-        it learned nothing a constant guess would not give.
+        it learned nothing a constant guess would not give; a view whose mean error is at or above it gets
+        "≥" after its label.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
     if frame.empty:
@@ -96,7 +105,10 @@ def error_boxplot(
     fig, axes = _figure_and_axes(ax, len(panels))
     for axis, (name, part) in zip(axes, panels):
         views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
-        axis.boxplot([values.to_numpy() for _, values in views], tick_labels=[method_label(*key) for key, _ in views])
+        labels = [method_label(*key) for key, _ in views]
+        if baseline is not None:  # a view no better than the baseline on average is marked
+            labels = [f"{label} ≥" if values.mean() >= baseline else label for label, (_, values) in zip(labels, views)]
+        axis.boxplot([values.to_numpy() for _, values in views], tick_labels=labels)
         if baseline is not None:
             axis.axhline(baseline, color="grey", ls="--", lw=1, label=f"majority class ({baseline:.3f})")
             axis.legend(fontsize=7, loc="best")
@@ -119,30 +131,29 @@ def convergence_plot(
     ylabel: str = "Error rate",
     logx: bool = False,
     path=None,
+    baseline_method: str | None = None,
 ) -> Figure:
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
     The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
     the column holding the training-set size of each row. With a ``fold`` column, the j-th size of every
     fold makes one point (at the folds' mean size), so folds whose sizes differ by a row share a point.
+    ``baseline_method`` names a method (e.g. ``"majority"``) whose curve is drawn dashed, whatever its
+    classifier.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
+    frame, base = _split_baseline(frame, baseline_method)
     if x not in frame:
         raise ValueError(f"results have no column {x!r} for the x axis; columns: {list(frame.columns)}")
     if frame.empty:
         raise ValueError(f"no values for metric {metric!r} to plot")
     _single_valued(frame, ("dataset", "classifier"), "convergence_plot")
     fig, (axis,) = _figure_and_axes(ax)
-    view = ["method", "param"]
-    step = frame.groupby([*view, "fold"], dropna=False)[x].rank(method="dense") if "fold" in frame else frame[x]
-    summary = (
-        frame.assign(step=step)
-        .groupby([*view, "step"], dropna=False)
-        .agg(**{x: (x, "mean"), "mean": ("value", "mean"), "std": ("value", "std")})
-        .reset_index()
-    )
-    for key, curve in _by_view(summary.groupby(view, dropna=False)):
+    for key, curve in _by_view(_curves(pd.concat([frame, base]), x).groupby(["method", "param"], dropna=False)):
         curve = curve.sort_values(x)
+        if key[0] == baseline_method:
+            axis.plot(curve[x], curve["mean"], color="0.3", linestyle="--", label=method_label(*key))
+            continue
         (line,) = axis.plot(curve[x], curve["mean"], marker="o", label=method_label(*key))
         spread = curve["std"].fillna(0.0)
         axis.fill_between(
@@ -153,6 +164,18 @@ def convergence_plot(
     axis.set(xlabel=xlabel, ylabel=ylabel, title=title)
     axis.legend()
     return _finish(fig, path)
+
+
+def _curves(frame: pd.DataFrame, x: str) -> pd.DataFrame:
+    """Mean and standard deviation of the values at the j-th training size of every fold, per view."""
+    view = ["method", "param"]
+    step = frame.groupby([*view, "fold"], dropna=False)[x].rank(method="dense") if "fold" in frame else frame[x]
+    return (
+        frame.assign(step=step)
+        .groupby([*view, "step"], dropna=False)
+        .agg(**{x: (x, "mean"), "mean": ("value", "mean"), "std": ("value", "std")})
+        .reset_index()
+    )
 
 
 def _as_series(values, default_label: str) -> dict:

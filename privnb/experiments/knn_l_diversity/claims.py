@@ -1,14 +1,12 @@
-"""Seed 002's claims checked against the k-NN experiment's results table, and its theory checks.
+"""MC17's claims checked against the k-NN experiment's results table, and its theory checks.
 
-Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (seed 002, Transactions on Data Privacy
-10, 2017): the mean errors of :func:`~privnb.experiments.cross_validate_knn` (:func:`knn_mean_errors`) and
-anatomy's suppression in it (:func:`knn_suppression`), the observation aspects of Section 5.2
-(:func:`knn_aspects`), the convergence of Section 5.2.6 read off :func:`~privnb.experiments.convergence_curves`
-(:func:`convergence_drops`), the paper's claims and t-test tables (Tables 1-4) side by side with the
-measurements (:func:`knn_claims`), and two checks of its theory: E{rho^2} of (19) against a simulation
-(:func:`rho_squared_table`) and the 1-NN errors of Theorem 17 on synthetic data with known posteriors
-(:func:`theorem_17_table`); the checks of its equations (2), (3) and (7) are in
-:mod:`privnb.experiments.knn_theory`.
+Mancuhan and Clifton, *Instance-Based Learning with l-diversity* (MC17, Transactions on Data Privacy 10,
+2017): the mean errors of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`
+(:func:`knn_mean_errors`, :func:`knn_error_table`) and anatomy's suppression in it (:func:`knn_suppression`),
+the observation aspects of Section 5.2 (:func:`knn_aspects`), the convergence of Section 5.2.6 read off
+:func:`~privnb.experiments.knn_l_diversity.convergence_curves` (:func:`convergence_drops`), the paper's claims
+and t-test tables (Tables 1-4) as :class:`~privnb.experiments.claims.Claim` records (:data:`KNN_CLAIMS`,
+evaluated by :func:`knn_claims`); the checks of its theory are in :mod:`privnb.experiments.knn_l_diversity.theory`.
 """
 
 from __future__ import annotations
@@ -18,13 +16,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.bounds import AnatomizedGaussians, expected_rho_squared, simulate_rho_squared
-from privnb.experiments.claims import verdict
-from privnb.experiments.labels import method_label
+from privnb.experiments.claims import NOT_MEASURED, Claim, evaluate
+from privnb.experiments.labels import method_label, method_sort_key
 from privnb.experiments.ttest import t_test_table
-from privnb.learn.knn import kneighbors
 
-#: Tables 1-4 of seed 002 ("P" significant, "F" not): rows k = 1, 3, 5, 7, 9; columns l = 2, 3, 4, 5
+#: Tables 1-4 of MC17 ("P" significant, "F" not): rows k = 1, 3, 5, 7, 9; columns l = 2, 3, 4, 5
 #: (Fatality: l = 2, 3, 4; its sensitive attribute has 4 values).
 PAPER_TTESTS = {
     "adult": ["FFFF", "FPPP", "PFFP", "FPPP", "PPPP"],
@@ -32,9 +28,6 @@ PAPER_TTESTS = {
     "bank": ["PPPP", "PPPP", "PPPP", "FFFF", "PFFF"],
     "fars": ["FPP", "FFP", "FFP", "PFP", "PFF"],
 }
-
-#: Columns of :func:`knn_claims`' table.
-CLAIM_COLUMNS = ("source", "claim", "paper", "privnb", "privnb (unpaired)", "verdict", "verdict (unpaired)", "agree")
 
 #: Columns of :func:`knn_aspects`' table after k, l and the three mean errors.
 ASPECT_COLUMNS = (
@@ -56,18 +49,56 @@ def knn_mean_errors(results: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (only metric "error" is read, so the
-        rows of :func:`~privnb.experiments.convergence_curves` may be in the same table).
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn` (only metric "error" is read, so the
+        rows of :func:`~privnb.experiments.knn_l_diversity.convergence_curves` may be in the same table).
     """
     errors, _ = _split(results)
     ok = errors[errors["note"] == ""]
     return ok.groupby(["classifier", "method", "param"], dropna=False)["value"].mean()
 
 
+def knn_error_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean error per training view (rows, the papers' labels) and k (columns), with the majority-class
+    baseline as a row of its own and, per view, the k at which its error is at or above the baseline's.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn` (with its "majority"
+        rows; without them the flag column is empty).
+
+    Returns
+    -------
+    DataFrame
+        One column per k ("1-NN", ...), a "Majority" row (the baseline's error in every column) and the
+        column "≥ majority" (the k, e.g. "1, 3", or "").
+    """
+    mean = knn_mean_errors(results)
+    baseline = mean[mean.index.get_level_values("classifier") == "majority"]
+    errors = mean[mean.index.get_level_values("classifier") != "majority"].unstack("classifier")
+    errors = errors[sorted(errors.columns, key=lambda name: int(name.split("-")[0]))]
+    errors = errors.loc[sorted(errors.index, key=lambda view: method_sort_key(*view))]
+    errors.index = [method_label(m, p) for m, p in errors.index]
+    if baseline.empty:
+        return errors.assign(**{"≥ majority": ""})
+    level = float(baseline.iloc[0])
+    errors.loc["Majority"] = level
+    flags = [
+        ", ".join(c.split("-")[0] for c in errors.columns if row[c] >= level) if name != "Majority" else ""
+        for name, row in errors.iterrows()
+    ]
+    return errors.assign(**{"≥ majority": flags})
+
+
 def knn_suppression(results: pd.DataFrame) -> pd.DataFrame:
     """Per l: the mean number of training individuals anatomy suppressed per fold (rows left over once
-    fewer than l distinct sensitive values remain, Section 5.1.2 of seed 002) and whether l was N/A (beyond
+    fewer than l distinct sensitive values remain, Section 5.1.2 of MC17) and whether l was N/A (beyond
     the sensitive domain) in some fold.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`.
 
     Returns
     -------
@@ -86,7 +117,7 @@ def knn_suppression(results: pd.DataFrame) -> pd.DataFrame:
 
 def _n_neighbors(errors: pd.DataFrame) -> list[int]:
     names = errors.loc[errors["method"] != "generalized", "classifier"].unique()
-    return sorted(int(name.split("-")[0]) for name in names)
+    return sorted(int(name.split("-")[0]) for name in names if name.endswith("-NN"))
 
 
 def _ls(errors: pd.DataFrame) -> list[int]:
@@ -94,7 +125,7 @@ def _ls(errors: pd.DataFrame) -> list[int]:
 
 
 class _Measures:
-    """What the claims of seed 002 read: mean errors, aspects, t-tests and convergence drops."""
+    """What the claims of MC17 read: mean errors, aspects, t-tests and convergence drops."""
 
     def __init__(self, results, n_neighbors, ls):
         errors, curves = _split(results)
@@ -104,6 +135,13 @@ class _Measures:
         self.mean_error = knn_mean_errors(errors)
         self.aspects = _aspects(self.err, self.ks, self.ls)
         self.drops = convergence_drops(curves) if len(curves) else None
+        self.results, self._t_tests = results, {}
+
+    def t_tests(self, paired: bool) -> pd.DataFrame:
+        """:func:`knn_t_tests` of the results (paired or not), computed once."""
+        if paired not in self._t_tests:
+            self._t_tests[paired] = knn_t_tests(self.results, self.ks, paired=paired)
+        return self._t_tests[paired]
 
     def err(self, method, k, l=None):
         """Mean error of ``method`` with k neighbours (and l), NaN when not measured."""
@@ -179,7 +217,7 @@ def _aspects(err, ks, ls):
 def knn_aspects(
     results: pd.DataFrame, *, n_neighbors: Sequence[int] | None = None, ls: Sequence[int] | None = None
 ) -> pd.DataFrame:
-    """The observation aspects 1-3 of Section 5.2 of seed 002, one row per (k, l).
+    """The observation aspects 1-3 of Section 5.2 of MC17, one row per (k, l).
 
     Aspect 1: anatomized against original (Theorem 23: l-diversity regularizes); aspect 2: is the
     sensitive attribute a good predictor (original beats identifying), and does the anatomized k-NN
@@ -188,7 +226,7 @@ def knn_aspects(
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`~privnb.experiments.cross_validate_knn` (rows of other metrics are ignored).
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn` (rows of other metrics are ignored).
     n_neighbors, ls : sequences of int, optional
         The k and l of the rows, in this order; default those in ``results``.
 
@@ -210,7 +248,7 @@ def convergence_drops(curves: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     curves : DataFrame
-        Tidy rows of :func:`~privnb.experiments.convergence_curves` (metric "incremental_error").
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.convergence_curves` (metric "incremental_error").
 
     Returns
     -------
@@ -228,11 +266,23 @@ def convergence_drops(curves: pd.DataFrame) -> pd.Series:
 def knn_t_tests(
     results: pd.DataFrame, n_neighbors: Sequence[int] | None = None, *, paired: bool = True
 ) -> pd.DataFrame:
-    """Original against anatomized k-NN, t-test over folds at 0.95 (Section 5.3, Tables 1-4 of seed 002);
+    """Original against anatomized k-NN, t-test over folds at 0.95 (Section 5.3, Tables 1-4 of MC17);
     ``paired=False`` gives Student's two-sample test (the paper does not say which).
 
-    Rows ``"{k}-NN"`` for k in ``n_neighbors`` (default those in ``results``), columns ``"Org. vs L=l"``;
-    cells "P" (significant), "F" (not) or "N/A" (l beyond the sensitive domain).
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`.
+    n_neighbors : sequence of int, optional
+        The k of the rows (default those in ``results``).
+    paired : bool
+        Paired t-test over folds (default) or Student's two-sample test.
+
+    Returns
+    -------
+    DataFrame
+        Rows ``"{k}-NN"``, columns ``"Org. vs L=l"``; cells "P" (significant), "F" (not) or "N/A" (l beyond
+        the sensitive domain).
     """
     errors, _ = _split(results)
     ks = _n_neighbors(errors) if n_neighbors is None else list(n_neighbors)
@@ -245,9 +295,53 @@ def knn_t_tests(
     return table.reindex([f"{k}-NN" for k in ks])
 
 
-#: The claims of Section 5.2 of seed 002 per data set: (source, claim, check), where ``check(m)`` reads
-#: the measurements ``m`` and gives True, False or None (not measurable here).
-KNN_CLAIMS = {
+def _answer(check):
+    """A claim's measure from a check of the measurements (True, False or None) as "yes", "no" or "n/a"."""
+    return lambda measures: {True: "yes", False: "no", None: NOT_MEASURED}[check(measures)]
+
+
+def _aspect_claims(dataset: str, rows) -> tuple[Claim, ...]:
+    return tuple(Claim("MC17", source, text, "yes", _answer(check), dataset=dataset) for source, text, check in rows)
+
+
+def _cell(k: int, l: int, paired: bool):
+    """The measured t-test cell "P", "F" or "N/A" for k and l, "n/a" when the run has no such k or l."""
+
+    def measure(measures):
+        if k not in measures.ks or l not in measures.ls:
+            return NOT_MEASURED
+        table = measures.t_tests(paired)
+        label = f"Org. vs L={l}"
+        return table.loc[f"{k}-NN", label] if label in table.columns else "N/A"
+
+    return measure
+
+
+def _ttest_claims(dataset: str) -> tuple[Claim, ...]:
+    """One claim per cell of the paper's t-test table for ``dataset`` and per reading (paired, unpaired)."""
+    table = PAPER_TTESTS[dataset]
+    return tuple(
+        Claim(
+            "MC17",
+            TTEST_SOURCE,
+            f"{k}-NN, Org. vs L={l}",
+            table[row][col] if col < len(table[row]) else "N/A",
+            _cell(k, l, paired),
+            dataset=dataset,
+            reading=reading,
+        )
+        for row, k in enumerate((1, 3, 5, 7, 9))
+        for col, l in enumerate((2, 3, 4, 5))
+        for paired, reading in ((True, "paired t-test"), (False, "unpaired t-test"))
+    )
+
+
+#: Where the t-test claims come from (Tables 1-4 of MC17).
+TTEST_SOURCE = "t-test table"
+
+#: The claims of Section 5.2 of MC17 per data set as (source, claim, check): ``check(m)`` reads the
+#: measurements ``m`` (:class:`_Measures`) and gives True, False or None (not measurable here).
+_ASPECTS = {
     "adult": [
         (
             "Fig. 3a, aspect 1",
@@ -342,24 +436,27 @@ KNN_CLAIMS = {
 }
 
 
+#: The claims of MC17 per data set: the statements of Section 5.2 (paper "yes"; privnb "yes", "no" or "n/a")
+#: and every cell of its t-test tables (:data:`PAPER_TTESTS`), once per reading of its t-test.
+KNN_CLAIMS = {name: _aspect_claims(name, rows) + _ttest_claims(name) for name, rows in _ASPECTS.items()}
+
+
 def knn_claims(
     results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int] | None = None, ls: Sequence[int] | None = None
 ) -> pd.DataFrame:
-    """The claims of seed 002 for ``dataset`` side by side with what the results measure.
+    """The claims of MC17 for ``dataset`` (:data:`KNN_CLAIMS`) evaluated on the results.
 
-    One row per claim of :data:`KNN_CLAIMS` (Section 5.2: figure and aspect; paper "yes", privnb "yes",
-    "no" or "n/a"), then one per cell of the paper's t-test table (:data:`PAPER_TTESTS`) whose k and l
-    were run (paper and privnb "P", "F" or "N/A", from :func:`knn_t_tests`, paired and unpaired).
-    Verdicts are :func:`privnb.experiments.claims.verdict`'s: a cell N/A on both sides is "both N/A",
-    never an agreement. The convergence claims
-    (aspect 4) read the ``incremental_error`` rows of :func:`~privnb.experiments.convergence_curves` in
+    The statements of Section 5.2 and the cells of the paper's t-test table whose k and l were run, each
+    cell once per reading ("paired t-test", "unpaired t-test": the paper does not say which). A cell N/A on
+    both sides is "both N/A", never an agreement. The convergence claims (aspect 4) read the
+    ``incremental_error`` rows of :func:`~privnb.experiments.knn_l_diversity.convergence_curves` in
     ``results`` and are "n/a" without them.
 
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`~privnb.experiments.cross_validate_knn`, with those of
-        :func:`~privnb.experiments.convergence_curves` if that experiment ran.
+        Tidy rows of :func:`~privnb.experiments.knn_l_diversity.cross_validate_knn`, with those of
+        :func:`~privnb.experiments.knn_l_diversity.convergence_curves` if that experiment ran.
     dataset : {"adult", "bank", "fars", "ipums"}
         The paper's data set whose claims apply; another name gives an empty table.
     n_neighbors, ls : sequences of int, optional
@@ -368,120 +465,8 @@ def knn_claims(
     Returns
     -------
     DataFrame
-        Columns :data:`CLAIM_COLUMNS`; ``agree`` is ``verdict == "agree"`` (paired reading).
+        Columns :data:`privnb.experiments.claims.CLAIM_COLUMNS`.
     """
-    measures = _Measures(results, n_neighbors, ls)
-    answer = {True: "yes", False: "no", None: "n/a"}
-    rows = []
-    for source, text, check in KNN_CLAIMS.get(dataset, []):
-        measured = answer[check(measures)]
-        rows.append(
-            {"source": source, "claim": text, "paper": "yes", "privnb": measured, "privnb (unpaired)": measured}
-        )
-    paper_table = PAPER_TTESTS.get(dataset)
-    if paper_table is not None:
-        ttest = knn_t_tests(results, measures.ks)
-        unpaired = knn_t_tests(results, measures.ks, paired=False)
-        for row, k in enumerate((1, 3, 5, 7, 9)):
-            for col, l in enumerate((2, 3, 4, 5)):
-                label = f"Org. vs L={l}"
-                if k not in measures.ks or l not in measures.ls:
-                    continue
-                paper = paper_table[row][col] if col < len(paper_table[row]) else "N/A"
-                measured = ttest.loc[f"{k}-NN", label] if label in ttest.columns else "N/A"
-                other = unpaired.loc[f"{k}-NN", label] if label in unpaired.columns else "N/A"
-                rows.append(
-                    {
-                        "source": "t-test table",
-                        "claim": f"{k}-NN, Org. vs L={l}",
-                        "paper": paper,
-                        "privnb": measured,
-                        "privnb (unpaired)": other,
-                    }
-                )
-    claims = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS[:5]))
-    claims["verdict"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb"])]
-    claims["verdict (unpaired)"] = [verdict(p, m) for p, m in zip(claims["paper"], claims["privnb (unpaired)"])]
-    claims["agree"] = claims["verdict"] == "agree"
-    return claims
-
-
-def rho_squared_table(
-    n_repeats: int, random_state: int = 0, *, dims: Sequence[int] = (1, 2, 4), sizes: Sequence[int] = (200, 2000)
-) -> pd.DataFrame:
-    """E{rho^2} of (19) of seed 002 (exact) and (21) (approximate) against a nearest-neighbour simulation.
-
-    Uniform density on the unit cube, the test point at its centre (:func:`privnb.bounds.simulate_rho_squared`,
-    seeded ``random_state + d``); "within 4 s.e." compares the simulated mean with (19).
-
-    Returns
-    -------
-    DataFrame
-        One row per (d, N l): "E{rho^2} (19)", "approx (21)", "simulated", "std. error", "within 4 s.e.".
-    """
-    rows = []
-    for d in dims:
-        for n_train in sizes:
-            mean, se = simulate_rho_squared(d, n_train, n_repeats=n_repeats, random_state=random_state + d)
-            exact = float(expected_rho_squared(d, n_train))
-            rows.append(
-                {
-                    "d": d,
-                    "N l": n_train,
-                    "E{rho^2} (19)": exact,
-                    "approx (21)": float(expected_rho_squared(d, n_train, exact=False)),
-                    "simulated": mean,
-                    "std. error": se,
-                    "within 4 s.e.": abs(mean - exact) < 4 * se,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def theorem_17_table(
-    sizes: Sequence[int], random_state: int = 0, *, l: int = 2, n_test: int = 4000
-) -> tuple[dict, pd.DataFrame]:
-    """Theorem 17 of seed 002 on synthetic data with known posteriors (:class:`privnb.bounds.AnatomizedGaussians`).
-
-    For each N in ``sizes``: the anatomized 1-NN (trained on D_A of N individuals, seeded
-    ``random_state + N``) scored on test points distributed as D_A (one row per individual) and on raw
-    test points, and the original 1-NN on raw test points (``n_test`` of each, seeded ``random_state + 1``
-    and ``+ 2``).
-
-    Returns
-    -------
-    limits : dict
-        The model's errors (``bayes``, ``bayes_A``, ``nn_A``, ...: :meth:`AnatomizedGaussians.errors`).
-    table : DataFrame
-        Columns "N", "anatomized 1-NN, test ~ D_A", "anatomized 1-NN, raw test", "original 1-NN".
-    """
-    model = AnatomizedGaussians(l=l)
-    limits = model.errors()
-    rows = []
-    for n in sizes:
-        X_a, y_a, _ = model.sample_anatomized(n, random_state=random_state + n)
-        X_o, y_o, _, _ = model.sample(n, random_state=random_state + n)
-        X_t, y_t, _, _ = model.sample(n_test, random_state=random_state + 1)
-        X_ta, y_ta, _ = model.sample_anatomized(n_test, random_state=random_state + 2)
-        X_ta, y_ta = X_ta[:: model.l], y_ta[:: model.l]  # one D_A row per individual
-        rows.append(
-            {
-                "N": n,
-                "anatomized 1-NN, test ~ D_A": np.mean(_nn(X_a, y_a, X_ta) != y_ta),
-                "anatomized 1-NN, raw test": np.mean(_nn(X_a, y_a, X_t) != y_t),
-                "original 1-NN": np.mean(_nn(X_o, y_o, X_t) != y_t),
-            }
-        )
-    return limits, pd.DataFrame(rows)
-
-
-def _nn(X, y, Q):
-    return y[kneighbors(X, Q, 1)[1][:, 0]]
-
-
-def theorem_17_within_bounds(limits: dict, table: pd.DataFrame, tolerance: float = 0.02) -> bool:
-    """Whether the anatomized 1-NN error on D_A-distributed tests at the largest N lies in
-    [R*_A, 2 R*_A] (Theorem 17 of seed 002), widened by ``tolerance`` on both sides.
-    """
-    last = table.iloc[-1]["anatomized 1-NN, test ~ D_A"]
-    return bool(limits["bayes_A"] - tolerance <= last <= 2 * limits["bayes_A"] + tolerance)
+    table = evaluate(KNN_CLAIMS.get(dataset, ()), _Measures(results, n_neighbors, ls))
+    not_run = (table["source"] == TTEST_SOURCE) & (table["verdict"] == NOT_MEASURED)
+    return table[~not_run].reset_index(drop=True)
