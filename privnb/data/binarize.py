@@ -1,4 +1,4 @@
-"""Binary features for the feature-selection paper (Section 5.1 of seed 001).
+"""Binary features for the feature-selection paper (Section 5.1 of FSAC).
 
 The paper turns eight Adult attributes (age, work class, education, marital status, occupation, race,
 gender, hours-per-week) into 19 binary features: one binary per interval of age (five intervals),
@@ -44,7 +44,7 @@ ADULT_ONE_VS_REST = {
 
 
 def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
-    """The 19 binary features of seed 001's Adult experiments (Section 5.1).
+    """The 19 binary features of FSAC's Adult experiments (Section 5.1).
 
     Parameters
     ----------
@@ -84,7 +84,7 @@ def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def density(X) -> float:
-    """Share of non-zero cells of a binary matrix (Table 3 of seed 001)."""
+    """Share of non-zero cells of a binary matrix (Table 3 of FSAC)."""
     nnz = X.nnz if hasattr(X, "nnz") else int(np.count_nonzero(np.asarray(X)))
     return nnz / (X.shape[0] * X.shape[1])
 
@@ -95,11 +95,18 @@ def _interval(lo: float, hi: float, first: bool) -> str:
 
 
 def binarize_table(data, *, n_bins: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A table's every non-target column as binary items (Section 5.1 of seed 001 does this by hand for Adult).
+    """A table's every non-target column as binary items (Section 5.1 of FSAC does this by hand for Adult).
 
     A nominal or ordinal column gives one binary per value it holds (ordinal ones in domain order); a numeric
     column one per interval of ``n_bins`` equal-frequency bins (fewer where quantiles coincide), the first
     closed, the others open on the left. A missing cell sets none of its column's binaries.
+
+    Parameters
+    ----------
+    data : Dataset
+        The table; its ``X`` columns are binarized by their ``kinds`` (ordinal ones in ``orders``).
+    n_bins : int, default 4
+        Equal-frequency bins of each numeric column, at least 1.
 
     Returns
     -------

@@ -101,6 +101,13 @@ def load(name: str | os.PathLike, **options) -> Dataset | TokenCorpus:
 
     ``options`` go to a built-in card's loader (``data_home``, Adult's ``version``, ...); a card of your own
     takes only ``data_home`` (ignored: its file is named by the card).
+
+    Parameters
+    ----------
+    name : str or path-like
+        A built-in data set's name or the path of a data card.
+    **options
+        Keyword options of the card's loader, as above.
     """
     if is_card(name):
         return load_card(name, **options)
@@ -119,6 +126,13 @@ def load(name: str | os.PathLike, **options) -> Dataset | TokenCorpus:
 def load_card(card: str | os.PathLike, **options) -> Dataset | TokenCorpus:
     """The Dataset (or, for a binary item matrix, the TokenCorpus) a card describes; CardError lists every
     problem.
+
+    Parameters
+    ----------
+    card : str or path-like
+        The card's path.
+    **options
+        As in :func:`load`: a built-in loader's options, or only ``data_home`` for a card of your own.
     """
     return _load(Path(card), options)[0]
 

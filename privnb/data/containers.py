@@ -27,7 +27,9 @@ class Dataset:
     frame : pandas.DataFrame
         Columns ``*quasi_identifiers, sensitive (if any), target``; the index is reset to a RangeIndex.
     quasi_identifiers : tuple of str
+        The quasi-identifier columns.
     sensitive : str or None
+        The sensitive column, None when the data set has none.
     target : str
         Column of ints 0/1, 1 the positive class.
     kinds : mapping
@@ -136,6 +138,7 @@ class Dataset:
         n : int
             Number of rows, 1 <= n <= len(frame).
         random_state : None, int or numpy Generator/RandomState
+            Seeds the draw (:func:`sklearn.utils.check_random_state`).
         stratify : bool
             False draws ``n`` rows uniformly without regard to the target.
         """

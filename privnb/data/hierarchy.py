@@ -87,7 +87,25 @@ def read_arx_table(path: str | os.PathLike) -> pd.DataFrame:
 class Hierarchy:
     """Generalization hierarchy of one attribute (level 0 = raw value, last level = ``*``).
 
-    Build it with :meth:`from_arx` or :meth:`intervals`, not directly.
+    Build it with :meth:`from_arx` or :meth:`intervals`, not directly: they check what the constructor
+    takes as given.
+
+    Parameters
+    ----------
+    name : str or None
+        The attribute, for messages.
+    numeric : bool
+        Whether the raw values are numbers.
+    leaves : ndarray, optional
+        A table hierarchy's raw values, sorted (None for intervals).
+    table_codes : list of int ndarray, optional
+        A table hierarchy's group code of each leaf on levels 1 .. n_levels - 2, aligned with ``leaves``.
+    table_labels : list of ndarray, optional
+        A table hierarchy's group labels on levels 1 .. n_levels - 2, indexed by those codes.
+    edges : list of ndarray, optional
+        An interval hierarchy's edges ``low .. high`` on levels 1 .. n_levels - 2 (None for a table).
+    low, high : float
+        The numeric domain (NaN for a nominal hierarchy).
 
     Attributes
     ----------
@@ -290,6 +308,13 @@ class Hierarchy:
         """Integer group of each value at ``level`` (consistent across calls).
 
         Level 0 only for table hierarchies: the index of the value among the listed values.
+
+        Parameters
+        ----------
+        values : array-like
+            Raw values of the attribute, covered by the hierarchy (:meth:`check`).
+        level : int
+            The level, 0 .. ``n_levels - 1``.
         """
         level = self._check_level(level)
         return self._on_uniques(values, lambda v: self._codes(v, level))
@@ -387,7 +412,15 @@ class Hierarchy:
         return self.group_labels(level)[self.codes(values, level)]
 
     def midpoints(self, values, level: int) -> np.ndarray:
-        """Midpoint of each value's group at ``level`` (level 0: the value; ``*``: the domain's)."""
+        """Midpoint of each value's group at ``level`` (level 0: the value; ``*``: the domain's).
+
+        Parameters
+        ----------
+        values : array-like
+            Raw values of a numeric attribute (a nominal hierarchy: ValueError).
+        level : int
+            The level, 0 .. ``n_levels - 1``.
+        """
         level = self._check_level(level)
         if not self.numeric:
             raise ValueError(f"hierarchy {self.name!r} is nominal: no midpoints")

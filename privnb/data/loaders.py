@@ -23,7 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from privnb.data.containers import Dataset, TokenCorpus
-from privnb.data.manifest import _HIERARCHY_SHA, _IPUMS_FILES, FILES, _parse, _path
+from privnb.data.manifest import FILES, HIERARCHY_SHA, IPUMS_FILES, data_file, read_checked
 from privnb.data.sources import fetch, open_binary
 
 ADULT_COLUMNS = (
@@ -98,7 +98,7 @@ def _read_adult(path, skiprows: int) -> pd.DataFrame:
 
 
 def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = True) -> Dataset:
-    """UCI Adult with the roles of the SVM and k-NN papers (Section 5.1.1 of seed 002).
+    """UCI Adult with the roles of the SVM and k-NN papers (Section 5.1.1 of MC17).
 
     Target ``income`` (1 = ">50K"); sensitive ``education`` (ordinal, :data:`EDUCATION_ORDER`);
     quasi-identifiers age, workclass, marital-status, occupation, race, sex, capital-gain,
@@ -107,8 +107,10 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
 
     Parameters
     ----------
+    data_home : str or path-like, optional
+        Where the files are looked up (default: ``PRIVNB_DATA``, then the user cache).
     version : {"merged", "train"}
-        "merged": adult.data and adult.test (45222 rows without missing values, as seed 002);
+        "merged": adult.data and adult.test (45222 rows without missing values, as MC17);
         "train": adult.data alone (32561 rows with missing values, 30162 without; the NBC and
         feature-selection papers).
     drop_missing : bool
@@ -117,9 +119,9 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
     """
     if version not in ("merged", "train"):
         raise ValueError(f"version must be 'merged' (adult.data + adult.test) or 'train' (adult.data); got {version!r}")
-    parts = [_parse(_path("adult/adult.data", data_home), lambda p: _read_adult(p, skiprows=0))]
+    parts = [read_checked(data_file("adult/adult.data", data_home), lambda p: _read_adult(p, skiprows=0))]
     if version == "merged":
-        parts.append(_parse(_path("adult/adult.test", data_home), lambda p: _read_adult(p, skiprows=1)))
+        parts.append(read_checked(data_file("adult/adult.test", data_home), lambda p: _read_adult(p, skiprows=1)))
     frame = pd.concat(parts, ignore_index=True)
     if drop_missing:
         frame = frame.dropna().reset_index(drop=True)
@@ -154,11 +156,11 @@ def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
         column 0 the original value, then increasingly general levels, the last ``*``.
     """
     return {
-        attr: _parse(
-            _path(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home),
+        attr: read_checked(
+            data_file(f"adult_hierarchies/adult_hierarchy_{attr}.csv", data_home),
             lambda p: pd.read_csv(p, sep=";", header=None, dtype=str, keep_default_na=False),
         )
-        for attr in _HIERARCHY_SHA
+        for attr in HIERARCHY_SHA
     }
 
 
@@ -183,6 +185,18 @@ def weka_equal_frequency_cuts(values, n_bins: int = 10) -> np.ndarray:
     cut points lying half way between neighbouring distinct values; ``freq`` is then recomputed from the
     rows left for the bins left. A last candidate cut is kept when fewer than ``n_bins - 1`` cuts were
     placed. Every row weighs 1.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The attribute's values, one per row.
+    n_bins : int, default 10
+        Weka's ``-B``: the number of bins asked for (at most ``n_bins - 1`` cuts).
+
+    Returns
+    -------
+    ndarray
+        The cut points, increasing.
     """
     distinct, counts = np.unique(np.asarray(values, dtype=float), return_counts=True)
     n_cuts = n_bins - 1
@@ -221,7 +235,7 @@ def _bins_from_cuts(age: np.ndarray, cuts: np.ndarray):
 
 
 def load_bank_marketing(*, data_home=None, age_bins: str = "equal-width") -> Dataset:
-    """UCI Bank Marketing as the SVM and k-NN papers use it (Section 5.1.1 of seed 002).
+    """UCI Bank Marketing as the SVM and k-NN papers use it (Section 5.1.1 of MC17).
 
     The clients who did not subscribe (``y == "no"``, 39922 rows); target ``housing`` (1 = "yes");
     quasi-identifiers job (nominal), day (numeric), month (nominal, as Weka reads it); sensitive
@@ -231,15 +245,22 @@ def load_bank_marketing(*, data_home=None, age_bins: str = "equal-width") -> Dat
     ``age_bins="equal-width"`` (Weka's default; :data:`BANK_AGE_BINS`): 10 equal-width bins over the
         observed ages 18..95 (cut points 25.7, 33.4, ..., 87.3): 18-25, 26-33, ..., 88-95. The few rows
         of the oldest bins make large l suppress many rows: almost half at l = 5 under anatomy, as the
-        SVM paper reports (Appendix C.2 of seed 000, Figure C.5). Notebook 01 uses it.
+        SVM paper reports (Appendix C.2 of MC16a, Figure C.5). Notebook 01 uses it.
     ``age_bins="equal-frequency"`` (Discretize ``-F``, :func:`weka_equal_frequency_cuts`): 10 bins of
         about equal counts. No row is suppressed for l = 2..5, as the k-NN paper reports (Section 5.2
-        of seed 002: Marketing satisfies l-diversity for every l). Notebook 02 uses it.
+        of MC17: Marketing satisfies l-diversity for every l). Notebook 02 uses it.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Where the files are looked up (default: ``PRIVNB_DATA``, then the user cache).
+    age_bins : {"equal-width", "equal-frequency"}
+        How ``age`` is discretized, as above.
     """
     if age_bins not in BANK_AGE_READINGS:
         raise ValueError(f"age_bins must be one of {BANK_AGE_READINGS}, got {age_bins!r}")
-    raw = _parse(
-        _path("bank/bank-full.csv", data_home),
+    raw = read_checked(
+        data_file("bank/bank-full.csv", data_home),
         lambda p: pd.read_csv(p, sep=";", usecols=["age", "job", "day", "month", "housing", "y"]),
     )
     raw = raw[raw["y"] == "no"].reset_index(drop=True)
@@ -291,14 +312,14 @@ _FARS_NOT_INJURED = (4,)  # No_Injury
 def load_fars(*, data_home=None) -> Dataset:
     """KEEL's fars (Fatality Analysis Reporting System, 2001) as converted by PMLB.
 
-    As Section 5.1.1 of seed 002: the classes Died_Prior_to_Accident (0), Injured_Severity_Unknown
+    As Section 5.1.1 of MC17: the classes Died_Prior_to_Accident (0), Injured_Severity_Unknown
     (3), Possible_Injury (6) and Unknown (7) are dropped, leaving 91085 rows; target ``injured``
     (1 = codes 1, 2, 5: fatal, incapacitating, non-incapacitating evident injury; 0 = code 4, no
     injury); sensitive POLICE_REPORTED_ALCOHOL_INVOLVEMENT; every other attribute a
     quasi-identifier. PMLB replaced category names by integer codes, so nominal columns hold ints;
     :data:`FARS_NUMERIC` are numeric.
     """
-    raw = _parse(_path("fars/fars.tsv", data_home), lambda p: pd.read_csv(p, sep="\t"))
+    raw = read_checked(data_file("fars/fars.tsv", data_home), lambda p: pd.read_csv(p, sep="\t"))
     raw = raw[raw["target"].isin(_FARS_INJURED + _FARS_NOT_INJURED)].reset_index(drop=True)
     raw["injured"] = raw.pop("target").isin(_FARS_INJURED).astype(np.int64)
     quasi = tuple(c for c in raw.columns if c not in (FARS_SENSITIVE, "injured"))
@@ -390,7 +411,7 @@ def _read_ipums(path) -> pd.DataFrame:
 def load_ipums(*, data_home=None) -> Dataset:
     """UCI IPUMS census data, Los Angeles and Long Beach 1970/1980/1990 (ipums.la.97, .98, .99).
 
-    As Section 5.1.1 of seed 002: 233584 rows in all; sensitive ``educrec`` (ordinal codes);
+    As Section 5.1.1 of MC17: 233584 rows in all; sensitive ``educrec`` (ordinal codes);
     quasi-identifiers age (numeric), sex, raceg, marst, occ1950, classwkg (nominal codes),
     hrswork2 (ordinal: hours-worked intervals), migplac5, vetstat (nominal codes); target
     ``bintotinc`` = 1 when total personal income ``inctot`` exceeds 50000. Each file holds one
@@ -399,7 +420,7 @@ def load_ipums(*, data_home=None) -> Dataset:
     Orders of the ordinal code columns are their sorted observed codes.
     """
     frame = pd.concat(
-        [_parse(_path(f"ipums/{name}", data_home), _read_ipums) for name in _IPUMS_FILES], ignore_index=True
+        [read_checked(data_file(f"ipums/{name}", data_home), _read_ipums) for name in IPUMS_FILES], ignore_index=True
     )
     frame["bintotinc"] = (frame["inctot"] > 50000).astype(np.int64)
     kinds = dict.fromkeys(IPUMS_QUASI_IDENTIFIERS, "nominal")
@@ -419,15 +440,17 @@ def load_pu1(*, data_home=None, version: str = "bare", subject: bool = True) -> 
 
     1099 messages (481 spam, 618 legitimate), each a file of integer-encoded tokens (subject line
     and body); columns are the distinct tokens of the chosen version; ``folds`` are the corpus'
-    parts 1..10, as the feature-selection paper (seed 001, "Email") and the corpus readme use them.
+    parts 1..10, as the feature-selection paper (FSAC, "Email") and the corpus readme use them.
 
     Parameters
     ----------
+    data_home : str or path-like, optional
+        Where the files are looked up (default: ``PRIVNB_DATA``, then the user cache).
     version : {"bare", "lemm", "lemm_stop", "stop"}
         Lemmatiser and stop-list settings of the corpus' four versions.
     subject : bool, default True
         Whether the tokens of the "Subject:" line count. Without them ("body only") the bare version has
-        exactly the 24604 tokens of Table 3 of seed 001 (with them 24748; lemm 21566 / 21705, lemm_stop
+        exactly the 24604 tokens of Table 3 of FSAC (with them 24748; lemm 21566 / 21705, lemm_stop
         21472 / 21611, stop 24510 / 24654), so notebook 03 passes ``subject=False`` for the paper's
         experiments; the paper itself does not say which lines it read.
     """
@@ -436,7 +459,7 @@ def load_pu1(*, data_home=None, version: str = "bare", subject: bool = True) -> 
     spec = FILES["pu1/pu1_encoded.tar.gz"]
     path = fetch(spec, data_home)
     stat = path.stat()
-    X, y, folds, tokens = _parse(
+    X, y, folds, tokens = read_checked(
         path, lambda p: _parse_pu1(str(p), stat.st_mtime_ns, stat.st_size, version, bool(subject))
     )
     return TokenCorpus(X.copy(), y.copy(), folds.copy(), tokens.copy(), version)
@@ -493,6 +516,13 @@ def load(name: str, **options) -> Dataset | TokenCorpus:
     """A data set by name: ``load("adult")``, ``load("bank")``, ``load("fars")``, ``load("ipums")``, ``load("pu1")``.
 
     ``options`` go to the named loader (for example ``data_home``, or Adult's ``version``).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`LOADERS`' names.
+    **options
+        Keyword options of that loader.
     """
     try:
         loader = LOADERS[name]

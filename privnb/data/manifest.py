@@ -1,5 +1,5 @@
 """The data files: each file's dataset, relative path, canonical address and pinned sha256 (``FILES``),
-their resolution (``_path``), the reading of a file with damage reported (``_parse``), and
+their resolution (``data_file``), the reading of a file with damage reported (``read_checked``), and
 :func:`describe_data`, which says where each file resolves and whether its checksum matches.
 """
 
@@ -26,7 +26,8 @@ _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 _ARX = "https://raw.githubusercontent.com/arx-deidentifier/arx/aacd487fb77b3af7970d5d6fa1b2f6cca1182b64/data"
 
 
-_HIERARCHY_SHA = {
+#: Pinned sha256 of ARX's Adult hierarchy file of each attribute.
+HIERARCHY_SHA = {
     "age": "463f35372e8b1ad31fc624eb73c5da9297878a044ae5d61038eaf7b431ac55ca",
     "education": "f22e5ee519c28b05538d4e5ddea0fbee5f0017fefb3abab3fa02272325bf9ce5",
     "marital-status": "3e7ba2c4a5cd4fec059b4e3a2c57fce6e7c34a20daee1e624990ddd7beba85e5",
@@ -39,7 +40,8 @@ _HIERARCHY_SHA = {
 }
 
 
-_IPUMS_FILES = ("ipums.la.97", "ipums.la.98", "ipums.la.99")
+#: The IPUMS files (UCI's ipums-mld), read together by ``load_ipums``.
+IPUMS_FILES = ("ipums.la.97", "ipums.la.98", "ipums.la.99")
 
 
 FILES: dict[str, FileSpec] = {
@@ -64,7 +66,7 @@ FILES: dict[str, FileSpec] = {
                 f"{_ARX}/adult_hierarchy_{attr}.csv",
                 sha,
             )
-            for attr, sha in _HIERARCHY_SHA.items()
+            for attr, sha in HIERARCHY_SHA.items()
         ],
         FileSpec(
             "bank",
@@ -85,17 +87,40 @@ FILES: dict[str, FileSpec] = {
             "pu1", "pu1/pu1_encoded.tar.gz", None, "bca9fee86291174c68c2993c899ef876954bb6ad683d174afcbbd4f7b2351317"
         ),
         # UCI publishes no checksum for these and no verified copy was available: unverified.
-        *[FileSpec("ipums", f"ipums/{name}", f"{_UCI}/ipums-mld/{name}.gz", None) for name in _IPUMS_FILES],
+        *[FileSpec("ipums", f"ipums/{name}", f"{_UCI}/ipums-mld/{name}.gz", None) for name in IPUMS_FILES],
     ]
 }
 
 
-def _path(relpath: str, data_home):
+def data_file(relpath: str, data_home):
+    """Path of a verified copy of the data file ``relpath`` (found or downloaded, as :func:`fetch`).
+
+    Parameters
+    ----------
+    relpath : str
+        The file's path relative to a data home, a key of :data:`FILES` (``"adult/adult.data"``).
+    data_home : str, path-like or None
+        The only folder looked in and downloaded into; None: ``PRIVNB_DATA``, then the user cache.
+    """
     return fetch(FILES[relpath], data_home)
 
 
-def _parse(path, read):
-    """``read(path)``, with a damaged file or bytes of another format reported as a DataIntegrityError naming it."""
+def read_checked(path, read):
+    """``read(path)``, with a damaged file or bytes of another format reported as a DataIntegrityError naming it.
+
+    Parameters
+    ----------
+    path : path-like
+        The data file, as :func:`data_file` gives it.
+    read : callable
+        ``read(path)`` parses the file; its OSError, EOFError, zlib, UnicodeDecodeError, pandas parser and
+        tarfile errors become the DataIntegrityError.
+
+    Returns
+    -------
+    object
+        What ``read(path)`` returns.
+    """
     try:
         return read(path)
     except (

@@ -96,7 +96,15 @@ def search_dirs(data_home: str | os.PathLike | None = None) -> tuple[list[Path],
 
 
 def locate(spec: FileSpec, dirs: list[Path]) -> Path | None:
-    """The first existing copy of ``spec`` (plain, then gzipped) in ``dirs``, or None."""
+    """The first existing copy of ``spec`` (plain, then gzipped) in ``dirs``, or None.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    dirs : list of Path
+        The folders to look in, in order.
+    """
     for folder in dirs:
         for candidate in (folder / spec.path, folder / (spec.path + ".gz")):
             if candidate.is_file():
@@ -109,12 +117,28 @@ def _is_gzipped_copy(spec: FileSpec, path: Path) -> bool:
 
 
 def open_binary(spec: FileSpec, path: Path) -> BinaryIO:
-    """Open a located copy for reading its uncompressed content."""
+    """Open a located copy for reading its uncompressed content.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    path : Path
+        A copy of it, plain or gzipped (``.gz`` when ``spec.path`` has no such suffix).
+    """
     return gzip.open(path, "rb") if _is_gzipped_copy(spec, path) else open(path, "rb")
 
 
 def content_sha256(spec: FileSpec, path: Path) -> str:
-    """sha256 of the uncompressed content of a located copy."""
+    """sha256 of the uncompressed content of a located copy (hex).
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    path : Path
+        A copy of it, plain or gzipped.
+    """
     digest = hashlib.sha256()
     with open_binary(spec, path) as handle:
         for block in iter(lambda: handle.read(_CHUNK), b""):
@@ -171,6 +195,18 @@ def download(
     A gzip payload (for example PMLB's ``fars.tsv.gz``) is stored as ``<path>.gz`` and checked on
     its uncompressed content. Raises DataUnavailableError when offline or on a checksum mismatch;
     nothing is written then.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    dirs : list of Path
+        The folders searched, named in the error message.
+    target_dir : Path
+        The folder the download is written into.
+    opener : callable, optional
+        ``opener(url)`` returns a readable binary response (a context manager); default ``urllib``'s
+        ``urlopen`` with a 60 s timeout.
     """
     if spec.url is None:
         raise _unavailable(spec, dirs, "it is missing and has no download address")
@@ -211,7 +247,15 @@ def download(
 
 
 def candidates(spec: FileSpec, dirs: list[Path]) -> list[Path]:
-    """Every existing copy of ``spec`` (plain, then gzipped) in ``dirs``, in search order."""
+    """Every existing copy of ``spec`` (plain, then gzipped) in ``dirs``, in search order.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    dirs : list of Path
+        The folders to look in, in order.
+    """
     return [c for folder in dirs for c in (folder / spec.path, folder / (spec.path + ".gz")) if c.is_file()]
 
 
@@ -296,7 +340,15 @@ def _remedy(spec: FileSpec, path: Path) -> str:
 
 
 def looks_wrong(spec: FileSpec, path: Path) -> str | None:
-    """Why the start of a file without a pinned checksum is not a data file (an HTML page, empty), or None."""
+    """Why the start of a file without a pinned checksum is not a data file (an HTML page, empty), or None.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    path : Path
+        A copy of it, plain or gzipped; its first 4096 uncompressed bytes are read.
+    """
     try:
         with open_binary(spec, path) as handle:
             head = handle.read(4096)
@@ -317,6 +369,13 @@ def _wrong_bytes(head: bytes) -> str | None:
 def verify(spec: FileSpec, path: Path) -> Path:
     """``path`` when it is the file ``spec`` claims (pinned sha256, or a plausible format when unpinned);
     else a DataIntegrityError naming it and what to do.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    path : Path
+        A copy of it, plain or gzipped.
     """
     if spec.sha256 is None:
         why = looks_wrong(spec, path)
@@ -341,6 +400,15 @@ def fetch(
     Each copy found is checked (:func:`verify`) before it is used; when several are present (plain and
     gzipped), the first that checks out is used and a warning says which and why the others were not.
     An unpinned download in the cache that is not in the expected format is deleted and fetched again.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The data file.
+    data_home : str, path-like or None
+        The only folder looked in and downloaded into; None: ``PRIVNB_DATA``, then the user cache.
+    opener : callable, optional
+        As in :func:`download`.
     """
     dirs, target_dir = search_dirs(data_home)
     problems = []

@@ -11,7 +11,7 @@ from privnb.data.containers import Dataset
 
 
 def feature_selection_table1() -> pd.DataFrame:
-    """Table 1 of seed 001: 6 users x 5 binary keywords and a class label.
+    """Table 1 of FSAC: 6 users x 5 binary keywords and a class label.
 
     Keywords ``a``..``e`` as extracted; the index is ``u1``..``u6``. The two feature sets of its
     Table 2 are {a, b, e} (projections 101 for u1-u4, 111 for u5, u6) and {c, d, e}. The class
@@ -30,7 +30,7 @@ def feature_selection_table1() -> pd.DataFrame:
 
 
 def nbc_figure1_databases() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The two tiny databases of Figure 1 of seed 004 (schema <Adr, Age, Sal>).
+    """The two tiny databases of Figure 1 of MZ09 (schema <Adr, Age, Sal>).
 
     The figure gives each database only through its NBC-enabling views pi_{Adr,Sal} and
     pi_{Age,Sal}; the tables returned list those views row by row, which is the first of each
@@ -53,7 +53,7 @@ def nbc_figure1_databases() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def anatomy_toy() -> Dataset:
-    """A stand-in for the 6-point toy of Figure 1 of seeds 003 and 002 (coordinates only drawn).
+    """A stand-in for the 6-point toy of Figure 1 of MC16 and MC17 (coordinates only drawn).
 
     Two blue points on the left and four red on the right, attributes A_1 (quasi-identifier) and A_2
     (sensitive), every value distinct so each point is a unique individual. The classes are split
