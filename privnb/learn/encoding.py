@@ -51,6 +51,13 @@ def generalized_kinds(kinds: Mapping[str, str], hierarchies: Mapping | None) -> 
     """The kinds of a generalized table: an ordinal column with a hierarchy becomes nominal, since above level 0
     its values are labels of ranges of the order (``low-medium``, ``*``), not values of it; numeric columns stay
     numeric (full-domain generalization gives their intervals' midpoints).
+
+    Parameters
+    ----------
+    kinds : mapping
+        Column -> ``"numeric" | "ordinal" | "nominal"`` of the raw table.
+    hierarchies : mapping or None
+        Column -> hierarchy of the generalized columns (only its keys are read); None: no column has one.
     """
     return {
         column: "nominal" if kind == "ordinal" and column in (hierarchies or {}) else kind
@@ -123,7 +130,15 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
 
     @classmethod
     def from_dataset(cls, dataset, *, scheme: str = "ibk", ordinal_center: str = "mean") -> FrameEncoder:
-        """An encoder with the kinds and orders of a :class:`privnb.data.Dataset`."""
+        """An encoder with the kinds and orders of a :class:`privnb.data.Dataset`.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            Gives ``kinds`` and ``orders``.
+        scheme, ordinal_center : str
+            As in :class:`FrameEncoder`.
+        """
         return cls(kinds=dict(dataset.kinds), orders=dict(dataset.orders), scheme=scheme, ordinal_center=ordinal_center)
 
     def _numbers(self, frame: pd.DataFrame, column) -> np.ndarray:
@@ -148,7 +163,15 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         return numbers
 
     def fit(self, X, y=None):
-        """Learn ranges, means and categories from the training frame ``X``."""
+        """Learn ranges, means and categories from the training frame ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame or 2-D array
+            The training rows (an array's columns are named 0..p-1).
+        y : None
+            Ignored.
+        """
         frame = validated_rows(self, X, reset=True, ensure_all_finite=False)
         if self.scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}.")

@@ -1,4 +1,4 @@
-"""Feature selection under k-anonymity by containment (seed 001): the submodular greedy selectors
+"""Feature selection under k-anonymity by containment (FSAC): the submodular greedy selectors
 (Algorithms 2 and 3, and CM greedy), Maximal on maximal itemsets (Algorithm 1), and
 :class:`ContainmentSelector`, a scikit-learn feature selector over them.
 """
@@ -31,7 +31,19 @@ _FEASIBILITY_BATCH = 64  # candidate features checked together by the greedy sel
 
 
 class GreedyState:
-    """The selected set, its patterns and the per-pattern class counts a greedy step needs."""
+    """The selected set, its patterns and the per-pattern class counts a greedy step needs.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_array
+        The binary matrix (n_rows, n_features), as :func:`~privnb.mechanisms.containment.check_binary` gives it.
+    positive : ndarray of bool
+        Whether each row is of the positive class.
+    k : int
+        The anonymity parameter.
+    constraint : {"k-ac", "k-anonymity"}
+        The constraint :meth:`feasible` keeps.
+    """
 
     def __init__(self, X: sp.csr_array, positive: np.ndarray, k: int, constraint: str):
         self.X, self.positive, self.k, self.constraint = X, positive, k, constraint
@@ -75,6 +87,13 @@ def distcnt_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
 
     ``sum over patterns p of a (n-(p) - b) + (n+(p) - a) b`` with ``a`` (``b``) the positive
     (negative) rows of ``p`` holding the candidate.
+
+    Parameters
+    ----------
+    state : GreedyState
+        The current selection.
+    candidates : int ndarray
+        The candidate features' column indices.
     """
     n, n_pos, ones, ones_pos = state.pattern_counts(candidates)
     a = ones_pos
@@ -86,11 +105,29 @@ def distcnt_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
 def greedy_submodular(
     X, y, k: int, gains: Callable[[GreedyState, np.ndarray], np.ndarray], *, constraint: str = "k-ac"
 ) -> Selection:
-    """Algorithm 3 of seed 001 for any marginal-gain function: add the feasible feature of largest gain.
+    """Algorithm 3 of FSAC for any marginal-gain function: add the feasible feature of largest gain.
 
     Features are tried in decreasing gain, in batches; a feature found infeasible is dropped for good
     (Lemma 2: a superset of an infeasible set is infeasible), so the pick is the exact feasible argmax.
     The selection stops when no feasible feature has a positive gain (ties: the lowest index).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows' 0/1 features.
+    y : array-like
+        Two-class labels, one per row (the larger value is positive).
+    k : int
+        The anonymity parameter, 1 <= k <= n_rows.
+    gains : callable
+        ``gains(state, candidates)``: the marginal gain of each candidate (e.g. :func:`distcnt_gains`).
+    constraint : {"k-ac", "k-anonymity"}
+        "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline).
+
+    Returns
+    -------
+    Selection
+        The selected features (sorted; ``order``: as added) and ``AC`` of the projection.
     """
     X = check_binary(X)
     positive = check_labels(y, X.shape[0])
@@ -125,7 +162,7 @@ def _selection(X: sp.csr_array, selected) -> Selection:
 
 
 def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
-    """Greedy with DistCnt (Algorithm 3 of seed 001): best marginal DistCnt among feasible features.
+    """Greedy with DistCnt (Algorithm 3 of FSAC): best marginal DistCnt among feasible features.
 
     DistCnt is monotone submodular (Theorem 4.2.2), so each step is the (1 - 1/e) greedy step. A
     selector that finds no feasible feature returns the empty set with ``ac = N``.
@@ -133,29 +170,43 @@ def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     Parameters
     ----------
     X : binary matrix (n_rows, n_features), dense or scipy.sparse
-    y : labels, two classes (the larger is positive)
-    k : int, 1 <= k <= n_rows
-    constraint : "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline)
+        The rows' 0/1 features.
+    y : array-like
+        Two-class labels, one per row (the larger value is positive).
+    k : int
+        The anonymity parameter, 1 <= k <= n_rows.
+    constraint : {"k-ac", "k-anonymity"}
+        "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline).
+
+    Returns
+    -------
+    Selection
+        The selected features (sorted; ``order``: as added) and ``AC`` of the projection.
 
     References
     ----------
-    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
        no authors, venue or year.
     """
     return greedy_submodular(X, y, k, distcnt_gains, constraint=constraint)
 
 
 def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
-    """Greedy with HamDist (Algorithm 2 of seed 001).
+    """Greedy with HamDist (Algorithm 2 of FSAC).
 
     HamDist is modular, so features are sorted once by decreasing HamDist (ties: lowest index) and
     added while the projection stays feasible; the first feature that breaks the constraint ends the
     selection, as in the paper's pseudo-code. Features with zero HamDist (constant columns) are never
     added. No feasible first feature gives the empty set with ``ac = N``.
 
+    Parameters
+    ----------
+    X, y, k, constraint
+        As in :func:`greedy_distcnt`.
+
     References
     ----------
-    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
        no authors, venue or year.
     """
     X = check_binary(X)
@@ -171,7 +222,7 @@ def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
 
 
 def transactions(X) -> list[np.ndarray]:
-    """Containment sets of the rows as item lists: the transaction view of Lemma 3 of seed 001."""
+    """Containment sets of the rows as item lists: the transaction view of Lemma 3 of FSAC."""
     X = check_binary(X)
     return np.split(X.indices, X.indptr[1:-1])
 
@@ -181,6 +232,20 @@ def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]
 
     ``miner="pyfim"`` runs Borgelt's FP-growth (``fim.fpgrowth(target="m")``, C code);
     ``miner="mlxtend"`` runs mlxtend's ``fpmax`` (pure Python, for comparison). Both give the same sets.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows' 0/1 features.
+    k : int
+        The minimum support, 1 <= k <= n_rows.
+    miner : {"pyfim", "mlxtend"}
+        The miner, as above.
+
+    Returns
+    -------
+    list of tuple of int
+        Each maximal itemset's column indices (sorted), the list in lexicographic order.
     """
     X = check_binary(X)
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
@@ -217,7 +282,7 @@ def maximal(
     max_items: int | None = None,
     search: str = "auto",
 ) -> Selection:
-    """Maximal (Algorithm 1 of seed 001): the best of the largest maximal frequent itemsets.
+    """Maximal (Algorithm 1 of FSAC): the best of the largest maximal frequent itemsets.
 
     Scores the ``n_candidates`` largest maximal itemsets with support ``>= k`` (feasible by Lemma 3;
     ties: lexicographic order) and returns the one of highest ``score`` ("hamdist" or "distcnt"). The
@@ -238,9 +303,33 @@ def maximal(
     HamDist (ties: lowest index), the earlier reading that capped PU1 at 20 tokens; its itemsets are
     frequent, hence feasible, and maximal within that universe only.
 
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows' 0/1 features.
+    y : array-like
+        Two-class labels, one per row (the larger value is positive).
+    k : int
+        The anonymity parameter, 1 <= k <= n_rows.
+    score : {"hamdist", "distcnt"}
+        How a candidate itemset is scored.
+    n_candidates : int, default 50
+        How many of the largest maximal itemsets are scored.
+    miner : {"pyfim", "mlxtend"}
+        The miner of ``search="mine-all"`` (:func:`maximal_itemsets`).
+    max_items : int or None
+        Restrict the search to this many features of highest HamDist, as above.
+    search : {"auto", "largest", "mine-all"}
+        How the candidates are found, as above.
+
+    Returns
+    -------
+    Selection
+        The selected features (sorted; ``order``: as added) and ``AC`` of the projection.
+
     References
     ----------
-    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
        no authors, venue or year.
     """
     if score not in ("hamdist", "distcnt"):
@@ -288,9 +377,13 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
     Parameters
     ----------
     k : int, default 5
+        The anonymity parameter.
     method : {"maximal", "greedy-hamdist", "greedy-distcnt"}
-    constraint : {"k-ac", "k-anonymity"}, used by the greedy methods
-    score, n_candidates, miner, max_items, search : passed to :func:`maximal`
+        The selector (:data:`CONTAINMENT_SELECTORS`).
+    constraint : {"k-ac", "k-anonymity"}
+        The constraint of the greedy methods.
+    score, n_candidates, miner, max_items, search
+        Passed to :func:`maximal` (here ``search`` defaults to "largest").
 
     Attributes
     ----------
@@ -300,7 +393,7 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] "Feature Selection for Classification under Anonymity Constraint" (seed 001); the text names
+    .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
        no authors, venue or year.
     """
 
@@ -326,6 +419,15 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         self.search = search
 
     def fit(self, X, y):
+        """Select the features of ``X`` under the anonymity constraint.
+
+        Parameters
+        ----------
+        X : binary matrix (n_rows, n_features), dense or scipy.sparse
+            The training rows' 0/1 features.
+        y : array-like
+            Two-class labels, one per row (the larger value is positive).
+        """
         if self.method not in CONTAINMENT_SELECTORS:
             raise ValueError(f"method must be one of {sorted(CONTAINMENT_SELECTORS)}; got {self.method!r}")
         # shape, finiteness, n_features_in_ and feature_names_in_; check_binary then converts the original X
@@ -355,6 +457,13 @@ def cm_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
     A group with ``n+`` positive and ``n-`` negative rows costs ``min(n+, n-)``; splitting it by a
     feature held by ``a`` positive and ``b`` negative rows saves
     ``(|a - b| + |d - (a - b)| - |d|) / 2`` with ``d = n+ - n-`` (zero where ``a = b = 0``).
+
+    Parameters
+    ----------
+    state : GreedyState
+        The current selection.
+    candidates : int ndarray
+        The candidate features' column indices.
     """
     n, n_pos, ones, ones_pos = state.pattern_counts(candidates)
     diff = sp.csr_array(2 * ones_pos - ones).tocoo()  # a - b on its non-zero entries
@@ -364,9 +473,14 @@ def cm_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
 
 
 def greedy_cm(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
-    """CM greedy of seed 001 (Section 5.2): Algorithm 3 with the decrease of Iyengar's CM as the gain.
+    """CM greedy of FSAC (Section 5.2): Algorithm 3 with the decrease of Iyengar's CM as the gain.
 
     CM never grows when groups split, so the gain is non-negative; the selection stops when no
     feasible feature lowers CM, which is why this baseline keeps few features.
+
+    Parameters
+    ----------
+    X, y, k, constraint
+        As in :func:`greedy_distcnt`.
     """
     return greedy_submodular(X, y, k, cm_gains, constraint=constraint)

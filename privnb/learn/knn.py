@@ -50,11 +50,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from privnb.learn.distinct import distinct_rows
 from privnb.learn.encoding import FrameEncoder
 from privnb.learn.knn_votes import class_ranks, tied_counts, vote, weka_vote
 from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_part: re-exported)
     TiedNeighbors,
-    _distinct_rows,
     kneighbors,
     kneighbors_factored,
     kneighbors_from_distances,
@@ -71,7 +71,15 @@ RANGE_RULES = ("weka", "train")
 
 
 def check_rules(ties, ranges) -> None:
-    """Refuse a tie or range rule that is not one of :data:`TIE_RULES` and :data:`RANGE_RULES`."""
+    """Refuse a tie or range rule that is not one of :data:`TIE_RULES` and :data:`RANGE_RULES`.
+
+    Parameters
+    ----------
+    ties : str
+        The tie rule, one of :data:`TIE_RULES`.
+    ranges : str
+        The range rule, one of :data:`RANGE_RULES`.
+    """
     if ties not in TIE_RULES or ranges not in RANGE_RULES:
         raise ValueError(
             f"ties must be one of {TIE_RULES} and ranges one of {RANGE_RULES}, got ties={ties!r}, ranges={ranges!r}"
@@ -84,7 +92,15 @@ def _numeric_columns(encoder):
 
 
 def numeric_ranges(encoder, X):
-    """(minima, maxima) of the numeric and ordinal columns of ``encoder`` (fitted, scheme "ibk") over rows X."""
+    """(minima, maxima) of the numeric and ordinal columns of ``encoder`` (fitted, scheme "ibk") over rows X.
+
+    Parameters
+    ----------
+    encoder : FrameEncoder
+        Fitted, scheme "ibk".
+    X : DataFrame or 2-D array
+        Rows with the fitted columns, no missing numeric or ordinal value.
+    """
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
     numbers = [encoder._numbers(frame, c) for c in _numeric_columns(encoder)]
     return np.array([v.min() for v in numbers]), np.array([v.max() for v in numbers])
@@ -99,6 +115,22 @@ def running_range_segments(encoder, train_ranges, X, running=True):
     weight vector: a numeric column's encoding (scaled by ``encoder``'s fitted width) is rescaled by
     fitted width / current width (0 for a zero-width range, as Weka's ``NormalizableDistance.norm``).
     ``running=False`` keeps the training ranges for every query (one segment).
+
+    Parameters
+    ----------
+    encoder : FrameEncoder
+        Fitted, scheme "ibk".
+    train_ranges : (float array, float array)
+        The training rows' minima and maxima of the numeric and ordinal columns (:func:`numeric_ranges`).
+    X : DataFrame or 2-D array
+        The queries, in the order they are classified.
+    running : bool
+        Widen the ranges with each query (IBk); False: the training ranges throughout.
+
+    Returns
+    -------
+    list of (int, int, float array)
+        Query runs ``start:stop`` and the weight of each encoded column for them.
     """
     numeric = _numeric_columns(encoder)
     names = list(encoder.get_feature_names_out())
@@ -307,7 +339,15 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         self.chunk_bytes = chunk_bytes
 
     def fit(self, X, y):
-        """Encode the training rows (ranges and categories from them) and store them."""
+        """Encode the training rows (ranges and categories from them) and store them.
+
+        Parameters
+        ----------
+        X : DataFrame or 2-D array
+            The training rows (missing values allowed: Weka's rule).
+        y : array-like
+            Their class labels.
+        """
         k = check_int(self.n_neighbors, "n_neighbors")
         X = validated_rows(self, X, reset=True, ensure_all_finite=False)
         if y is None:
@@ -396,7 +436,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         at most half of the rows; the second part is then empty.
         """
         if self.factor_column is None:
-            A, a_index = _distinct_rows(self.fit_X_)
+            A, a_index = distinct_rows(self.fit_X_)
             if 2 * len(A) > len(a_index):
                 return None
             mask = np.zeros(self.fit_X_.shape[1], dtype=bool)
@@ -407,21 +447,43 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             )
         column = str(self.factor_column)
         mask = np.array([n == column or n.startswith(column + "=") for n in self.encoder_.get_feature_names_out()])
-        A, a_index = _distinct_rows(self.fit_X_[:, ~mask])
-        S, s_index = _distinct_rows(self.fit_X_[:, mask])
+        A, a_index = distinct_rows(self.fit_X_[:, ~mask])
+        S, s_index = distinct_rows(self.fit_X_[:, mask])
         return mask, (A, S), a_index, s_index
 
     def kneighbors(self, X, n_neighbors=None, return_distance=True):
         """The k nearest training rows of raw rows ``X``, nearest first (Euclidean distances), exactly k
         per row ordered by (distance, position), on the training rows' ranges. Weka's tied neighbours
         (more than k rows when the k-th distance ties) are what :meth:`predict` uses.
+
+        Parameters
+        ----------
+        X : DataFrame or 2-D array
+            The query rows, raw (encoded here).
+        n_neighbors : int, optional
+            k; default ``self.n_neighbors``.
+        return_distance : bool
+            Whether the distances are returned too.
+
+        Returns
+        -------
+        (distances, index) arrays of shape (n_rows, k), or ``index`` alone; ``index`` holds positions of
+        the training rows.
         """
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         [(_, _, (sq, index))] = self._searches(X, k, False, running=False)
         return (np.sqrt(sq), index) if return_distance else index
 
     def predict_many(self, X, ks):
-        """Predictions for several k from ONE neighbour search for max(ks): array (len(ks), n_rows)."""
+        """Predictions for several k from ONE neighbour search for max(ks): array (len(ks), n_rows).
+
+        Parameters
+        ----------
+        X : DataFrame or 2-D array
+            The query rows, raw.
+        ks : sequence of int
+            The k values; row i of the result is the prediction of the classifier with k = ks[i].
+        """
         ks = [check_int(k, "k") for k in ks]
         check_is_fitted(self, "fit_X_")
         if self.ties == "exact-k":

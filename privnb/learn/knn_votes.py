@@ -18,8 +18,12 @@ def vote(neighbor_labels, ks, n_classes=None):
 
     Parameters
     ----------
-    neighbor_labels : int array of shape (n_query, k_max), ordered nearest first
-    ks : sequence of int, each at most k_max
+    neighbor_labels : int array of shape (n_query, k_max)
+        Class codes of each query's neighbours, nearest first.
+    ks : sequence of int
+        The k values, each at most k_max.
+    n_classes : int, optional
+        Number of classes; default the largest code in ``neighbor_labels`` plus 1.
 
     Returns
     -------
@@ -51,8 +55,13 @@ def tied_counts(neighbors, labels, ks, n_classes: int) -> np.ndarray:
     Parameters
     ----------
     neighbors : privnb.learn.knn.TiedNeighbors
-    labels : int array, class code 0..n_classes-1 of every training row
+        The tied neighbour lists of one search for k_max.
+    labels : int array
+        Class code 0..n_classes-1 of every training row.
     ks : sequence of int
+        The k values, each at most k_max.
+    n_classes : int
+        Number of classes.
 
     Returns
     -------
@@ -78,6 +87,18 @@ def tied_counts(neighbors, labels, ks, n_classes: int) -> np.ndarray:
 def weka_vote(counts, first) -> np.ndarray:
     """IBk's prediction from class counts (..., n_classes): the most votes, an even split to the class
     with the smallest rank in ``first`` (array: the rank of each class code in the declared order).
+
+    Parameters
+    ----------
+    counts : int array of shape (..., n_classes)
+        Votes per class code.
+    first : int array of shape (n_classes,)
+        The rank of each class code in the declared order (:func:`class_ranks`).
+
+    Returns
+    -------
+    int array of shape counts.shape[:-1]
+        The predicted class codes.
     """
     ranked = np.take(counts, np.argsort(first), axis=-1)  # columns in declared order
     return np.argsort(first)[ranked.argmax(axis=-1)]  # argmax: the first maximum wins
@@ -86,6 +107,13 @@ def weka_vote(counts, first) -> np.ndarray:
 def class_ranks(classes, class_order=None) -> np.ndarray:
     """Rank of each of the sorted ``classes`` in ``class_order`` (the order Weka declares the class values;
     the sorted order when None): the ``first`` of :func:`weka_vote`.
+
+    Parameters
+    ----------
+    classes : sequence
+        The training classes, sorted.
+    class_order : sequence, optional
+        Every training class, in the declared order; None: the sorted order.
     """
     if class_order is None:
         return np.arange(len(classes))

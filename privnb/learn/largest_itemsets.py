@@ -1,6 +1,6 @@
 """The largest maximal frequent itemsets, found exactly without mining every maximal itemset.
 
-Maximal (Algorithm 1 of seed 001) scores only the ``n`` largest maximal itemsets with support ``>= k``
+Maximal (Algorithm 1 of FSAC) scores only the ``n`` largest maximal itemsets with support ``>= k``
 (Lemma 3: every such itemset is a k-AC feature set). On text with near-duplicate messages the number of
 maximal itemsets explodes (PU1: no miner finishes over all tokens), but the largest ones are easy to reach:
 
@@ -38,13 +38,16 @@ class SearchBudgetExceeded(RuntimeError):
 
 
 def largest_itemsets(X, k: int, n: int, *, max_nodes: int = 5_000_000) -> list[tuple[int, ...]]:
-    """The ``n`` largest maximal itemsets with support ``>= k`` (Lemma 3 of seed 001), exactly.
+    """The ``n`` largest maximal itemsets with support ``>= k`` (Lemma 3 of FSAC), exactly.
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse; rows are transactions
-    k : int, minimum support, 1 <= k <= n_rows
-    n : int, how many itemsets (fewer when fewer maximal itemsets exist)
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        Rows are transactions, columns items.
+    k : int
+        Minimum support, 1 <= k <= n_rows.
+    n : int
+        How many itemsets (fewer when fewer maximal itemsets exist).
     max_nodes : int
         Bound on the closed itemsets the enumeration may visit, summed over the rounds; beyond it
         :class:`SearchBudgetExceeded` is raised (never an inexact answer).
@@ -70,7 +73,19 @@ def largest_itemsets(X, k: int, n: int, *, max_nodes: int = 5_000_000) -> list[t
 
 
 def largest_itemsets_stats(X, k: int, n: int) -> dict:
-    """The size bound the search stopped at and the rows and items left after pruning (for notebooks)."""
+    """The size bound the search stopped at and the rows and items left after pruning (for notebooks).
+
+    Parameters
+    ----------
+    X, k, n
+        As in :func:`largest_itemsets`.
+
+    Returns
+    -------
+    dict
+        ``itemsets`` (how many were found), ``sizes`` (theirs), ``size_bound`` (the smallest size, 0 when
+        none), ``rows_left`` and ``items_left`` (after row pruning at that size, at least 1).
+    """
     X = check_binary(X)
     found = largest_itemsets(X, k, n)
     bound = min((len(s) for s in found), default=0)

@@ -13,8 +13,8 @@ from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
+from privnb.learn.distinct import distinct_rows
 from privnb.validation import check_int
 
 _BLOCK = 32  # training rows per block of the candidate screen
@@ -135,11 +135,14 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
 
     Parameters
     ----------
-    X_train : array of shape (n_train, p)
-    X_query : array of shape (n_query, p)
+    X_train, X_query : arrays of shape (n_train, p) and (n_query, p)
+        The training rows and the queries.
     n_neighbors : int
+        k, at most n_train.
     chunk_bytes : int
+        Memory of one query chunk's distance matrix.
     ties : bool
+        Keep every row tied with the k-th (Weka IBk), as above.
 
     Returns
     -------
@@ -236,9 +239,14 @@ def kneighbors_factored(
 
     Parameters
     ----------
-    A_train : (n_a, p_a) distinct first parts; S_train : (n_s, p_s) distinct second parts
-    a_index, s_index : (n_train,) int, the parts of each training row
-    A_query : (n_query, p_a); S_query : (n_query, p_s)
+    A_train, S_train : arrays of shape (n_a, p_a) and (n_s, p_s)
+        The distinct first parts and the distinct second parts.
+    a_index, s_index : int arrays of shape (n_train,)
+        The parts of each training row.
+    A_query, S_query : arrays of shape (n_query, p_a) and (n_query, p_s)
+        The queries' first and second parts.
+    n_neighbors, chunk_bytes, ties
+        As in :func:`kneighbors` (``n_neighbors`` at most n_train).
     """
     A_train, A_query = _check_pair(A_train, A_query)
     S_train, S_query = _check_pair(S_train, S_query)
@@ -289,23 +297,6 @@ def kneighbors_factored(
         else:
             sq_dist[start : start + step], index[start : start + step] = _first_k(q_rows, exact, cols, len(query), k)
     return _collect(pieces, len(A_query)) if ties else (sq_dist, index)
-
-
-def _distinct_rows(X):
-    """Distinct rows of X and, for each row, the index of its distinct row (first-seen order).
-
-    Rows are grouped by a 64-bit hash, then checked for equality; on a (most unlikely) collision the
-    exact but slower ``np.unique`` decides.
-    """
-    X = np.ascontiguousarray(X, dtype=float) + 0.0  # + 0.0 turns -0.0 into 0.0
-    codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
-    first = np.full(len(uniques), len(X))
-    np.minimum.at(first, codes, np.arange(len(X)))
-    if np.array_equal(X[first][codes], X):
-        return X[first], codes
-    keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return X[first], inverse.ravel()
 
 
 def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
@@ -401,6 +392,15 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
     nearest row among them (tie rule: (distance, position)). One pass over the distances gives each
     part's nearest rows; prefix minima give all P classifiers (Section 5.2.6 of MC17).
 
+    Parameters
+    ----------
+    X_train, X_query : arrays of shape (n_train, p) and (n_query, p)
+        The training rows and the queries.
+    parts : int array of shape (n_train,)
+        The part 0..P-1 of each training row; every part holds a row.
+    chunk_bytes : int
+        Memory of one query chunk's distance matrix.
+
     Returns
     -------
     index : int array of shape (P, n_query): the 1-NN of the classifier trained on parts 0..j.
@@ -420,6 +420,15 @@ def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_by
     For the 1-NN trained on parts 0..j, every row of those parts at the smallest distance votes (Weka's
     LinearNNSearch keeps the rows tied with the k-th, here k = 1); the class counts of those rows are what
     :func:`privnb.learn.knn_votes.weka_vote` turns into a prediction. One pass as :func:`nearest_per_part`.
+
+    Parameters
+    ----------
+    X_train, parts, X_query, chunk_bytes
+        As in :func:`nearest_per_part`.
+    labels : int array of shape (n_train,)
+        Class code 0..n_classes-1 of each training row.
+    n_classes : int
+        Number of classes.
 
     Returns
     -------
@@ -494,8 +503,8 @@ def factor_rows(X_train, factor_mask, parts):
     """
     X_train = np.ascontiguousarray(X_train, dtype=float)
     mask, parts = np.asarray(factor_mask, dtype=bool), np.asarray(parts, dtype=np.intp)
-    _, a_index = _distinct_rows(np.column_stack([parts, X_train[:, ~mask]]))
-    _, s_index = _distinct_rows(X_train[:, mask])
+    _, a_index = distinct_rows(np.column_stack([parts, X_train[:, ~mask]]))
+    _, s_index = distinct_rows(X_train[:, mask])
     # distinct rows are numbered 0, 1, ... in order of first appearance: their first rows, in that order
     return np.unique(a_index, return_index=True)[1], a_index, np.unique(s_index, return_index=True)[1], s_index
 
@@ -510,22 +519,12 @@ def tied_counts_per_part_factored(
 
     Parameters
     ----------
-    X_train : (n_train, p)
-        The training rows.
+    X_train, parts, X_query, labels, n_classes, chunk_bytes
+        As in :func:`tied_counts_per_part`.
     factor_mask : (p,) bool
         The columns that vary among the rows of one individual (the sensitive attribute's encoding).
-    parts : (n_train,) int
-        The part 0..P-1 of each training row.
-    X_query : (n_query, p)
-        The queries.
-    labels : (n_train,) int
-        Class code 0..n_classes-1 of each row.
-    n_classes : int
-        Number of classes.
     factors : tuple, optional
         :func:`factor_rows` of these rows (or of the same rows with other column weights), when known.
-    chunk_bytes : int
-        Memory of one query chunk's distance matrix.
 
     Returns
     -------

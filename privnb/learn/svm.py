@@ -89,7 +89,17 @@ class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y, sample_weight=None):
-        """Collapse duplicates of ``(X, y)`` (summing ``sample_weight``) and fit a clone of the estimator."""
+        """Collapse duplicates of ``(X, y)`` (summing ``sample_weight``) and fit a clone of the estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The training rows, numbers.
+        y : array-like of shape (n_rows,)
+            Their class labels.
+        sample_weight : array-like of shape (n_rows,), optional
+            Weight of each row (default 1); a collapsed row weighs the sum of its copies'.
+        """
         try:
             X, y = validate_data(self, X, y, dtype=float)
         except ValueError as error:
@@ -133,9 +143,11 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float
+        The linear SVM's penalty of the hinge loss.
     n_components : int
         Nystroem landmarks (capped by the number of training rows).
     random_state : int, RandomState or None
+        Seeds the landmarks and liblinear's shuffling.
     """
 
     def __init__(self, C=1.0, n_components=1000, random_state=None):
@@ -144,7 +156,17 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the Nystroem map and the linear SVM."""
+        """Fit the Nystroem map and the linear SVM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The training rows, numbers.
+        y : array-like of shape (n_rows,)
+            Their class labels.
+        sample_weight : array-like of shape (n_rows,), optional
+            Weight of each row in the linear SVM's loss.
+        """
         X, y = validate_data(self, X, y, dtype=float)
         rng = check_random_state(self.random_state)
         features = Nystroem(
@@ -312,6 +334,7 @@ class KernelBank(MetaEstimatorMixin, BaseEstimator):
     Parameters
     ----------
     models : mapping name -> estimator
+        The classifiers, cloned by ``fit``.
     random_state : int, optional
         Given to every model whose own ``random_state`` is unset (the grid seeds it per fold).
 
@@ -327,7 +350,17 @@ class KernelBank(MetaEstimatorMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
-        """Fit a clone of every model on ``(X, y)`` (with ``sample_weight`` when given)."""
+        """Fit a clone of every model on ``(X, y)`` (with ``sample_weight`` when given).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features)
+            The training rows, numbers.
+        y : array-like of shape (n_rows,)
+            Their class labels.
+        sample_weight : array-like of shape (n_rows,), optional
+            Weight of each row, passed to every model's ``fit`` when given.
+        """
         X, y = validate_data(self, X, y)
         weights = {} if sample_weight is None else {"sample_weight": sample_weight}
         self.models_ = {}

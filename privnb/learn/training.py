@@ -6,7 +6,7 @@ A *mechanism* (``privnb.mechanisms``; imbalanced-learn's sampler interface) has
 space, ``transform(X)`` for test rows. :class:`ProtectedTraining` ``(mechanism, estimator)`` clones the
 mechanism, applies it in ``fit`` only, fits a clone of the estimator on the result and predicts on raw,
 unprotected rows (through ``mechanism_.transform`` when there is one): the papers' setting "train on
-protected data, test on unprotected data" (Section 3 of seed 002, Section 5 of seed 003). So a view can
+protected data, test on unprotected data" (Section 3 of MC17, Section 5 of MC16). So a view can
 go straight into :func:`sklearn.model_selection.cross_validate`. A new mechanism is one class; no
 learner changes.
 
@@ -14,10 +14,10 @@ learner changes.
 view                   mechanism                                  training data
 =====================  =========================================  ====================================
 OriginalTraining       None                                       the original training data D
-IdentifyingTraining    :class:`~privnb.mechanisms.SensitiveDropper`  D_id (Definition 13 of seed 002)
+IdentifyingTraining    :class:`~privnb.mechanisms.SensitiveDropper`  D_id (Definition 13 of MC17)
 AnatomizedTraining     :class:`~privnb.mechanisms.Anatomizer`     D_A, N*l rows (Definitions 11-12)
-PrunedTraining         :class:`~privnb.mechanisms.AnatomyPruner`  D_P (Definitions 13, 15 of seed 003)
-GeneralizedTraining    Full-domain or Mondrian generalizer        k-anonymous rows (seed 003's "k=")
+PrunedTraining         :class:`~privnb.mechanisms.AnatomyPruner`  D_P (Definitions 13, 15 of MC16)
+GeneralizedTraining    Full-domain or Mondrian generalizer        k-anonymous rows (MC16's "k=")
 =====================  =========================================  ====================================
 
 The views are conveniences: ``ProtectedTraining`` with the mechanism built from the view's parameters
@@ -238,6 +238,7 @@ class TrainingView(ProtectedTraining):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     """
 
     def __init__(self, estimator):
@@ -256,6 +257,7 @@ class OriginalTraining(TrainingView):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     """
 
     def new_mechanism(self):
@@ -264,7 +266,7 @@ class OriginalTraining(TrainingView):
 
 
 class IdentifyingTraining(TrainingView):
-    """Train on the identifying training data D_id (Definition 13 of seed 002; "Id." in the plots).
+    """Train on the identifying training data D_id (Definition 13 of MC17; "Id." in the plots).
 
     The sensitive column is dropped from the training rows (:class:`privnb.mechanisms.SensitiveDropper`)
     and from the test rows.
@@ -272,6 +274,7 @@ class IdentifyingTraining(TrainingView):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     sensitive : str or int
         The sensitive column (name, or position for array input).
     """
@@ -286,7 +289,7 @@ class IdentifyingTraining(TrainingView):
 
 
 class AnatomizedTraining(TrainingView):
-    """Train on the anatomized training data D_A (Definitions 11-12 and 14 of seed 002).
+    """Train on the anatomized training data D_A (Definitions 11-12 and 14 of MC17).
 
     The training rows, with their labels, are anatomized (:class:`privnb.mechanisms.Anatomizer`, Xiao
     and Tao's bucketization); IT is joined with ST, so each kept individual appears ``l`` times, once
@@ -295,12 +298,15 @@ class AnatomizedTraining(TrainingView):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     sensitive : str or int
         The sensitive column (name, or position for array input).
     l : int
+        Diversity of the anatomization (:func:`privnb.mechanisms.anatomize`).
     residue : {"suppress", "assign"}
         What happens to rows the bucketization cannot group (see :func:`privnb.mechanisms.anatomize`).
     random_state : int, RandomState or None
+        Drives the anatomization's random choices.
 
     Attributes
     ----------
@@ -322,7 +328,7 @@ class AnatomizedTraining(TrainingView):
 
 
 class PrunedTraining(AnatomizedTraining):
-    """Train on the pruned training data D_P (Definitions 13 and 15 of seed 003; "L=..." in its plots).
+    """Train on the pruned training data D_P (Definitions 13 and 15 of MC16; "L=..." in its plots).
 
     The training rows are anatomized (as :class:`AnatomizedTraining`), IT is joined with ST (N*l rows)
     and :func:`privnb.mechanisms.prune` keeps one candidate row per individual
@@ -332,19 +338,23 @@ class PrunedTraining(AnatomizedTraining):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     sensitive : str or int
         The sensitive column (name, or position for array input).
     l : int
+        Diversity of the anatomization (:func:`privnb.mechanisms.anatomize`).
     kinds : mapping, optional
         Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
         are "numeric" when their dtype is numeric, else "nominal".
     orders : mapping, optional
         Ordinal column -> domain order (sorted values when absent).
     residue : {"suppress", "assign"}
+        What happens to rows the bucketization cannot group (see :func:`privnb.mechanisms.anatomize`).
     ordinal_center : {"mean", "mode"}
         Where Appendix B centres ordinal codes when the pruning computes its squared norms ("set mode of
         the discrete values to be mean" read either way; see :func:`privnb.mechanisms.prune`).
     random_state : int, RandomState or None
+        Drives the anatomization's random choices.
 
     Attributes
     ----------
@@ -385,7 +395,7 @@ class PrunedTraining(AnatomizedTraining):
 
 
 class GeneralizedTraining(TrainingView):
-    """Train on a k-anonymous generalization of the training rows (seed 003's "k=..." baseline).
+    """Train on a k-anonymous generalization of the training rows (MC16's "k=..." baseline).
 
     The generalizer (the mechanism) is fitted on the training rows; the suppressed rows are dropped and
     the others encoded by the generalizer's ``transform`` (numbers: interval midpoints; categories:
@@ -394,12 +404,16 @@ class GeneralizedTraining(TrainingView):
     Parameters
     ----------
     estimator : classifier
+        Fitted (a clone) on the view's released rows.
     quasi_identifiers : sequence of str
+        The columns generalized.
     k : int
+        Every released group holds at least k rows.
     method : {"full-domain", "mondrian"}
         :class:`privnb.mechanisms.FullDomainGeneralizer` (needs ``hierarchies``) or
         :class:`privnb.mechanisms.MondrianGeneralizer`.
     hierarchies : mapping attribute -> Hierarchy or ARX table, optional
+        Each quasi-identifier's hierarchy (full-domain: every one; Mondrian: used for nominal and ordinal ones).
     kinds, orders : mappings, optional
         Column kinds and ordinal orders (Mondrian only).
     max_suppression : float
