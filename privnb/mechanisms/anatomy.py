@@ -1,12 +1,12 @@
 """Xiao and Tao's anatomy: l-diverse groups, the identifying and sensitive tables, and their join.
 
-Anatomization (Definition 11 of seed 002, Definition 10 of seed 003) publishes an identifying table
+Anatomization (Definition 11 of MC17, Definition 10 of MC16) publishes an identifying table
 IT (class and quasi-identifiers with a group id) and a sensitive table ST (group id and sensitive value),
 so that every individual can be linked to the l sensitive values of its group but not told which one is
 its own. :func:`anatomize` forms the groups with Xiao and Tao's bucketization (Anatomy, VLDB 2006), the
 algorithm both papers used; :meth:`Anatomy.join` builds the anatomized training data D_A
-(Definition 12 of seed 002) and :meth:`Anatomy.identifying` the identifying training data D_id
-(Definition 13 of seed 002).
+(Definition 12 of MC17) and :meth:`Anatomy.identifying` the identifying training data D_id
+(Definition 13 of MC17).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class NotLDiverseError(ValueError):
 
 @dataclass
 class Anatomy:
-    """The published pair (IT, ST) of an anatomization (Definition 11 of seed 002).
+    """The published pair (IT, ST) of an anatomization (Definition 11 of MC17).
 
     Attributes
     ----------
@@ -71,7 +71,7 @@ class Anatomy:
     residue: str = "suppress"
 
     def join(self) -> pd.DataFrame:
-        """Anatomized training data D_A (Definitions 11-12 of seed 002): IT joined with ST on ``gid``.
+        """Anatomized training data D_A (Definitions 11-12 of MC17): IT joined with ST on ``gid``.
 
         Every IT row appears once with each sensitive value of its group: ``sum |G|^2`` rows, that is
         N * l rows when every group holds l rows (``residue="suppress"``).
@@ -100,7 +100,7 @@ class Anatomy:
         return out
 
     def identifying(self) -> pd.DataFrame:
-        """Identifying training data D_id (Definition 13 of seed 002): IT without ``gid``."""
+        """Identifying training data D_id (Definition 13 of MC17): IT without ``gid``."""
         return self.it.drop(columns="gid")
 
     def suppression_report(self) -> dict:
@@ -199,12 +199,12 @@ def _check_inputs(data: pd.DataFrame, sensitive, l) -> None:
 
 
 def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress", random_state=None) -> Anatomy:
-    """Anatomize ``data`` into l-diverse groups (Definition 11 of seed 002, Xiao and Tao's algorithm).
+    """Anatomize ``data`` into l-diverse groups (Definition 11 of MC17, Xiao and Tao's algorithm).
 
     Rows are bucketed by sensitive value; while at least ``l`` buckets are non-empty, one random row
     of each of the ``l`` largest buckets forms a group (:func:`bucketize`). Every group thus holds ``l``
     rows with ``l`` distinct sensitive values. The rows left over (the residue) are suppressed, as in
-    the papers' experiments (Section 5 of seed 003), or, with ``residue="assign"``, each is added to a
+    the papers' experiments (Section 5 of MC16), or, with ``residue="assign"``, each is added to a
     random group that lacks its sensitive value (Xiao and Tao's residue assignment; a residue row no
     group can take is suppressed, so the output stays l-diverse).
 
@@ -216,7 +216,7 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
         The sensitive column.
     l : int
         Diversity: every group has at least ``l`` distinct sensitive values, each with frequency
-        at most 1/l (Definition 10 of seed 002).
+        at most 1/l (Definition 10 of MC17).
     residue : {"suppress", "assign"}
         What happens to the rows left over: suppressed (the papers' experiments) or assigned to a group.
     random_state : int, RandomState or None
@@ -234,11 +234,11 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
-       Data Privacy 10, 2017 (seed 002).
+       Data Privacy 10, 2017 (MC17).
     .. [2] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
-       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
+       l-diversity", arXiv version, October 2016 (MC16; the text gives no venue).
     .. [3] X. Xiao and Y. Tao, "Anatomy: Simple and Effective Privacy Preservation", Proceedings of the
-       32nd International Conference on Very Large Data Bases (VLDB), 2006 (as seeds 002 and 003 cite it).
+       32nd International Conference on Very Large Data Bases (VLDB), 2006 (as MC17 and MC16 cite it).
     """
     _check_inputs(data, sensitive, l)
     if residue not in RESIDUES:
@@ -297,7 +297,7 @@ def _assign_residue(codes, member, slot_group, left, n_groups, rng):
 
 
 def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, group: str = "gid") -> bool:
-    """Whether every group is l-diverse (Definition 10 of seed 002): freq(v, G) / |G| <= 1/l.
+    """Whether every group is l-diverse (Definition 10 of MC17): freq(v, G) / |G| <= 1/l.
 
     Parameters
     ----------
@@ -343,7 +343,7 @@ def is_l_diverse(frame_or_anatomy, sensitive=None, l: int | None = None, *, grou
 
 
 class SensitiveDropper(Mechanism):
-    """Mechanism of the identifying view D_id (Definition 13 of seed 002): drop the sensitive column.
+    """Mechanism of the identifying view D_id (Definition 13 of MC17): drop the sensitive column.
 
     Parameters
     ----------
@@ -372,7 +372,7 @@ class SensitiveDropper(Mechanism):
 
 
 class Anatomizer(Mechanism):
-    """Mechanism of the anatomized view D_A (Definitions 11-12 and 14 of seed 002).
+    """Mechanism of the anatomized view D_A (Definitions 11-12 and 14 of MC17).
 
     The training rows, with their labels, are anatomized with :func:`anatomize`; IT is joined with
     ST, so each kept individual appears ``l`` times, once with each sensitive value of its group:
@@ -383,8 +383,11 @@ class Anatomizer(Mechanism):
     sensitive : str or int
         The sensitive column (name, or position for array input).
     l : int
+        Diversity of the anatomization (:func:`anatomize`).
     residue : {"suppress", "assign"}
+        What happens to rows the bucketization cannot group (see :func:`anatomize`).
     random_state : int, RandomState or None
+        Drives the anatomization's random choices.
 
     Attributes
     ----------

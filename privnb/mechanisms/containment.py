@@ -1,8 +1,8 @@
-"""k-anonymity by containment (k-AC) and the privacy-aware feature selectors of seed 001.
+"""k-anonymity by containment (k-AC) and the privacy-aware feature selectors of FSAC.
 
 A binary data matrix ``X`` (rows: entities, columns: features; dense, pandas or scipy.sparse) is
 projected on a feature subset ``S``. The containment set of a row is the set of its features in ``S``
-that hold a 1 (Definition 3 of seed 001). A row satisfies k-AC when at least ``k`` rows, itself
+that hold a 1 (Definition 3 of FSAC). A row satisfies k-AC when at least ``k`` rows, itself
 included, contain its containment set (Definition 4): the Table 1 example of the paper counts u1 and
 the three rows u2, u4, u5 that contain it, so u1 is 4-AC. ``AC`` of a row is the largest such ``k``,
 ``AC`` of the data set the smallest over its rows (Definitions 5-6); an empty feature set gives
@@ -41,7 +41,7 @@ class Selection(NamedTuple):
     """A selected feature set and the anonymity by containment its projection reaches.
 
     ``features`` holds sorted column indices (the selection order is in ``order``); ``ac`` is
-    ``AC`` of the projected data (Definition 6 of seed 001), ``N`` for the empty set.
+    ``AC`` of the projected data (Definition 6 of FSAC), ``N`` for the empty set.
     """
 
     features: np.ndarray
@@ -132,7 +132,7 @@ def check_constraint(constraint: str) -> str:
 
 
 class Patterns:
-    """The distinct rows of ``X`` projected on ``features`` (Table 2 of seed 001 is one such view).
+    """The distinct rows of ``X`` projected on ``features`` (Table 2 of FSAC is one such view).
 
     Parameters
     ----------
@@ -232,7 +232,7 @@ def row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
 def entity_ac(X, features=None) -> np.ndarray:
     """``AC`` of every row: the rows, itself included, whose containment set contains its own.
 
-    Definition 4 of seed 001; in Table 1, ``AC(u1) = 4`` (u1, u2, u4, u5).
+    Definition 4 of FSAC; in Table 1, ``AC(u1) = 4`` (u1, u2, u4, u5).
 
     Parameters
     ----------
@@ -251,7 +251,7 @@ def entity_ac(X, features=None) -> np.ndarray:
 
 
 def dataset_ac(X, features=None) -> int:
-    """``AC`` of the projected data set: the smallest ``AC`` of its rows (Definition 6 of seed 001).
+    """``AC`` of the projected data set: the smallest ``AC`` of its rows (Definition 6 of FSAC).
 
     The empty feature set gives the number of rows.
 
@@ -330,7 +330,7 @@ def dataset_anonymity(X, features=None) -> int:
 
 
 def is_k_anonymous_binary(X, k: int, features=None) -> bool:
-    """Whether the projection of ``X`` on ``features`` is k-anonymous (Definition 1 of seed 001).
+    """Whether the projection of ``X`` on ``features`` is k-anonymous (Definition 1 of FSAC).
 
     Parameters
     ----------
@@ -356,7 +356,7 @@ def _class_feature_counts(X: sp.csr_array, positive: np.ndarray) -> tuple[np.nda
 
 
 def feature_hamdist(X, y) -> np.ndarray:
-    """HamDist of every single feature (Definition 8 of seed 001), from per-class counts.
+    """HamDist of every single feature (Definition 8 of FSAC), from per-class counts.
 
     ``h_f = (a_f (N- - b_f) + (N+ - a_f) b_f) / (N+ N-)`` with ``a_f`` (``b_f``) the positive
     (negative) rows holding feature ``f``: the share of positive-negative pairs that ``f`` tells apart.
@@ -428,7 +428,7 @@ def distcnt(X, y, features=None) -> int:
 
 
 def classification_metric(X, y, features=None) -> int:
-    """Iyengar's CM (Definition 2 of seed 001) of the projection, without suppression.
+    """Iyengar's CM (Definition 2 of FSAC) of the projection, without suppression.
 
     Each row in the minority class of its group of equal projected rows costs 1: ``sum min(n+, n-)``.
 

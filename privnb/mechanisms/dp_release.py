@@ -1,4 +1,4 @@
-"""Differentially private feature selection and release, seed 001's DP baseline: features chosen with the
+"""Differentially private feature selection and release, FSAC's DP baseline: features chosen with the
 Laplace or exponential mechanism on their HamDist scores, then the projected contingency table released
 with Laplace noise (diffprivlib's mechanisms and BudgetAccountant).
 
@@ -42,6 +42,15 @@ def selection_noise_scale(sensitivity: float, epsilon_per_pick: float, mechanism
     HamDist scores of different features do not all move in the same direction when a row is added or
     removed, so report-noisy-max with Laplace noise is ``eps'``-DP only at scale ``2 Delta / eps'`` (the
     factor 2 can be dropped only for monotone scores, Dwork and Roth, Claim 3.9 and its remark).
+
+    Parameters
+    ----------
+    sensitivity : float
+        ``Delta``, the sensitivity of one feature's score (:func:`hamdist_sensitivity`).
+    epsilon_per_pick : float
+        ``eps'``, the budget of one pick.
+    mechanism : {"laplace", "laplace-paper"}
+        Which scale, as above.
     """
     if mechanism not in ("laplace", "laplace-paper"):
         raise ValueError(f"mechanism must be 'laplace' or 'laplace-paper'; got {mechanism!r}")
@@ -62,7 +71,7 @@ def hamdist_sensitivity(y) -> float:
 def dp_select_release(
     X, y, n_features: int, epsilon: float, *, mechanism: str = "laplace", random_state=None
 ) -> DPRelease:
-    """Laplace-DP or Exponential-DP of seed 001 (Section 5.2): select ``n_features``, release a table.
+    """Laplace-DP or Exponential-DP of FSAC (Section 5.2): select ``n_features``, release a table.
 
     Selection spends ``epsilon / 2``, ``eps' = epsilon / (2 n_features)`` per feature ("we further equally
     divide the budget for the selection of each feature"), on the HamDist utilities of single features
@@ -86,6 +95,21 @@ def dp_select_release(
     ``tools.histogram``'s noise vectorised), and each cell becomes that many synthetic rows ("adds data instances
     to match the count").
     Every spend goes through one diffprivlib ``BudgetAccountant`` of budget ``epsilon``.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features_in), dense or scipy.sparse
+        The rows' 0/1 features.
+    y : array-like
+        Two-class labels, one per row (the larger value is positive).
+    n_features : int
+        How many features to select, 1 .. min(n_features_in, 24).
+    epsilon : float
+        The whole budget, positive: half for the selection, half for the release.
+    mechanism : {"laplace", "exponential", "laplace-paper"}
+        The selection mechanism (:data:`DP_MECHANISMS`), as above.
+    random_state : None, int or RandomState
+        Seeds every draw.
 
     Returns
     -------
@@ -136,6 +160,24 @@ def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tu
 
     Used to protect a test fold with the features selected on its training fold ("both-folds" reading of
     :mod:`privnb.experiments.feature_selection`). Spends ``epsilon`` (:func:`geometric_counts`).
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features_in), dense or scipy.sparse
+        The rows' 0/1 features.
+    y : array-like
+        Labels, one per row: two classes (the larger value positive), or one class read as 0/1.
+    features : sequence of int
+        The column indices released, 1 to 24 of them.
+    epsilon : float
+        The release's budget, positive.
+    random_state : None, int or RandomState
+        Seeds the noise.
+
+    Returns
+    -------
+    (X, y)
+        The synthetic rows (0/1, the released features only) and their 0/1 labels.
     """
     from diffprivlib import BudgetAccountant
 

@@ -1,4 +1,4 @@
-"""Randomization flipping (RF), seed 001's randomization baseline: rows clustered into groups of at least
+"""Randomization flipping (RF), FSAC's randomization baseline: rows clustered into groups of at least
 k, then cells flipped towards each group's majority pattern.
 """
 
@@ -26,11 +26,20 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     """RF: make every row share its full feature vector with at least ``k - 1`` others by flipping bits.
 
     Rows whose vector already occurs ``k`` times keep it. The other rows are clustered greedily
-    (k-member clustering of Byun et al., reference [7] of seed 001): a seed row, the remaining row
+    (k-member clustering of Byun et al., reference [7] of FSAC): a seed row, the remaining row
     farthest from the previous seed, takes its ``k - 1`` nearest remaining rows (Hamming distance);
     each cluster then takes, feature by feature, a random common bit drawn with the cluster's share of
     ones, and its rows are flipped to it. Fewer than ``k`` rows left over join the nearest group
     vector. The result is k-anonymous on all features.
+
+    Parameters
+    ----------
+    X : binary matrix (n_rows, n_features), dense or scipy.sparse
+        The rows' 0/1 features.
+    k : int
+        The anonymity parameter, 1 <= k <= n_rows.
+    random_state : None, int or RandomState
+        Seeds the first cluster's seed row and the common bits.
 
     Returns
     -------

@@ -44,7 +44,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     Parameters
     ----------
     quasi_identifiers : sequence of str
+        The columns generalized.
     k : int
+        Every released group holds at least k rows.
     hierarchies : mapping of attribute -> Hierarchy (or an ARX table as a DataFrame)
         One for each quasi-identifier.
     max_suppression : float in [0, 1)

@@ -1,5 +1,5 @@
 """Grouping rows by their quasi-identifier values, the shared core of k-anonymity: one integer key per
-row, group sizes, and :func:`is_k_anonymous` (Definition 1 of seed 001, after Samarati).
+row, group sizes, and :func:`is_k_anonymous` (Definition 1 of FSAC, after Samarati).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def check_columns(frame: pd.DataFrame, columns, name: str = "frame", *, missing_
 def is_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int) -> bool:
     """True when each combination of quasi-identifier values occurs in at least ``k`` rows.
 
-    k-anonymity as in Definition 1 of seed 001 (Samarati 2001); a frame with the columns but no
+    k-anonymity as in Definition 1 of FSAC (Samarati 2001); a frame with the columns but no
     rows is k-anonymous. A frame without columns, duplicated column names, None among the
     quasi-identifiers or a missing value in a quasi-identifier column is a ValueError.
 

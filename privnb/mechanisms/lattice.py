@@ -284,10 +284,14 @@ class FullDomainLattice:
 
     Parameters
     ----------
-    raw : list of int arrays, one per quasi-identifier: each row's code (``pd.factorize``)
-    uniques : list of arrays: the value of each code
-    hierarchies : list of Hierarchy, in quasi-identifier order
+    raw : list of int arrays
+        One per quasi-identifier: each row's code (``pd.factorize``).
+    uniques : list of arrays
+        One per quasi-identifier: the value of each code.
+    hierarchies : list of Hierarchy
+        In quasi-identifier order.
     max_suppression : float
+        Largest share of rows that may be suppressed (the budget is ``floor(max_suppression * n)`` rows).
     """
 
     _last = None  # the most recently built lattice (see ``of``)

@@ -136,12 +136,15 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
     Parameters
     ----------
     quasi_identifiers : sequence of str
+        The columns generalized.
     k : int
+        Every released region holds at least k rows.
     kinds : mapping attribute -> "numeric" | "ordinal" | "nominal", optional
         Default: numeric dtypes numeric, the others nominal.
     hierarchies : mapping attribute -> Hierarchy (or ARX table), optional
         Used for nominal and ordinal attributes (numeric ones are always cut at medians).
     orders : mapping ordinal attribute -> its values in domain order, optional
+        The category order of an ordinal attribute without a hierarchy (as described above).
     sensitive : str, optional
         The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
         quasi-identifier).

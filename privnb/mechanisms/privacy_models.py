@@ -233,10 +233,6 @@ class PrivacyModel:
         ----------
         counts : SensitiveCounts
             The release's class-by-value counts.
-
-        Returns
-        -------
-        float
         """
         raise NotImplementedError
 
@@ -247,10 +243,6 @@ class PrivacyModel:
         ----------
         counts : SensitiveCounts
             The release's class-by-value counts.
-
-        Returns
-        -------
-        bool
         """
         return bool(self.class_holds(counts.counts, counts.overall).all())
 
@@ -279,7 +271,13 @@ class DistinctLDiversity(PrivacyModel):
         _check_at_least(self.l, "l", 1, integer=True)
 
     def class_holds(self, counts, overall):
-        """Classes with at least l distinct values (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes with at least l distinct values.
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         return (np.asarray(counts) > 0).sum(axis=1) >= self.l
 
     def measure(self, counts):
@@ -315,7 +313,13 @@ class EntropyLDiversity(PrivacyModel):
         _check_at_least(self.l, "l", 1)
 
     def class_holds(self, counts, overall):
-        """Classes with entropy at least log(l) (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes with entropy at least log(l).
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         return _entropy(counts) >= math.log(self.l) * (1 - self.tolerance)
 
     def measure(self, counts):
@@ -356,7 +360,13 @@ class RecursiveCLDiversity(PrivacyModel):
         return np.divide(ordered[:, 0], tail, out=np.full(len(ordered), np.inf), where=tail > 0)
 
     def class_holds(self, counts, overall):
-        """Classes with r_1 < c (r_l + ... + r_m) (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes with r_1 < c (r_l + ... + r_m).
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         return self._ratios(counts) < self.c
 
     def measure(self, counts):
@@ -427,7 +437,13 @@ class TCloseness(PrivacyModel):
         return emd_hierarchical(shares, overall, self.hierarchy, values)
 
     def class_holds(self, counts, overall):
-        """Classes within distance t (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes within distance t.
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         return self.distances(counts, overall) <= self.t + 1e-12
 
     def measure(self, counts):
@@ -467,7 +483,13 @@ class BasicBetaLikeness(PrivacyModel):
             raise ValueError(f"beta must be a positive number, got {self.beta!r}")
 
     def class_holds(self, counts, overall):
-        """Classes whose relative gains are at most beta (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes whose relative gains are at most beta.
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         return (_relative_gains(counts, overall) <= self.beta + 1e-12).all(axis=1)
 
     def measure(self, counts):
@@ -504,7 +526,13 @@ class EnhancedBetaLikeness(PrivacyModel):
         return -np.log(p, out=np.full(p.shape, np.inf), where=p > 0)
 
     def class_holds(self, counts, overall):
-        """Classes within min(beta, -ln p) (see :meth:`PrivacyModel.class_holds`)."""
+        """Classes within min(beta, -ln p).
+
+        Parameters
+        ----------
+        counts, overall
+            As in :meth:`PrivacyModel.class_holds`.
+        """
         bound = np.minimum(self.beta, self._limits(overall))
         return (_relative_gains(counts, overall) <= bound + 1e-12).all(axis=1)
 

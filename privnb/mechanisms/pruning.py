@@ -1,4 +1,4 @@
-"""Pruning of anatomized data for SVC/SVM training (seed 003, Section 4.1; seed 000, Appendix B).
+"""Pruning of anatomized data for SVC/SVM training (MC16, Section 4.1; MC16a, Appendix B).
 
 From the anatomized training data D_A (Definition 11: every individual joined with the l sensitive
 values of its group) the pruned data D_P (Definition 13) keeps, for each individual, the one candidate
@@ -43,7 +43,7 @@ def appendix_b_statistics(
     columns: Sequence[str] | None = None,
     ordinal_center: str = "mean",
 ) -> dict:
-    """What the Appendix B preprocessing learns from ``frame`` (seed 000, Appendix B, rules 2 and 3).
+    """What the Appendix B preprocessing learns from ``frame`` (MC16a, Appendix B, rules 2 and 3).
 
     The learned half of :func:`appendix_b_preprocess`, so that the same rules can be fitted on training
     rows and applied to others (:func:`appendix_b_apply`; ``privnb.learn.FrameEncoder(scheme="appendix_b")``).
@@ -142,7 +142,7 @@ def appendix_b_preprocess(
     columns: Sequence[str] | None = None,
     ordinal_center: str = "mean",
 ) -> np.ndarray:
-    """The Appendix B preprocessing of the anatomized data (seed 000, Appendix B, rules 2 and 3).
+    """The Appendix B preprocessing of the anatomized data (MC16a, Appendix B, rules 2 and 3).
 
     Numeric attributes are mean-centred; ordinal attributes are mapped to 1..|dom| in domain order and
     mean-centred; a nominal attribute's mode becomes 0 and its other values 1. Statistics come from
@@ -228,7 +228,7 @@ def prune(
     id_column: str = "row_id",
     ordinal_center: str = "mean",
 ) -> Pruning:
-    """Prune anatomized training data D_A to D_P (Definition 13; Figures B.1 and B.2 of seed 000).
+    """Prune anatomized training data D_A to D_P (Definition 13; Figures B.1 and B.2 of MC16a).
 
     For each individual (``id_column``), keep the candidate row whose squared norm after
     :func:`appendix_b_preprocess` is closest to E[||R||^2]; ties go to the first candidate in D_A
@@ -251,9 +251,9 @@ def prune(
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
-       l-diversity", conference version with the appendix (seed 000; its text gives neither venue nor year).
+       l-diversity", conference version with the appendix (MC16a; its text gives neither venue nor year).
     .. [2] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
-       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
+       l-diversity", arXiv version, October 2016 (MC16; the text gives no venue).
     """
     if id_column not in joined.columns:
         raise ValueError(f"D_A has no {id_column!r} column; pass the frame Anatomy.join() returns")
@@ -272,7 +272,7 @@ def prune(
 
 
 class AnatomyPruner(Anatomizer):
-    """Mechanism of the pruned view D_P (Definitions 13 and 15 of seed 003; Appendix B pruning).
+    """Mechanism of the pruned view D_P (Definitions 13 and 15 of MC16; Appendix B pruning).
 
     The training rows are anatomized (as :class:`privnb.mechanisms.Anatomizer`), IT is joined with ST
     (N*l rows) and :func:`prune` keeps one candidate row per individual: ``fit_resample`` returns N
@@ -281,16 +281,20 @@ class AnatomyPruner(Anatomizer):
     Parameters
     ----------
     sensitive : str or int
+        The sensitive column (name, or position for array input).
     l : int
+        Diversity of the anatomization (:func:`privnb.mechanisms.anatomize`).
     kinds : mapping, optional
         Column -> "numeric" | "ordinal" | "nominal" for the Appendix B preprocessing; columns left out
         are "numeric" when their dtype is numeric, else "nominal".
     orders : mapping, optional
         Ordinal column -> domain order (sorted values when absent).
     residue : {"suppress", "assign"}
+        What happens to rows the bucketization cannot group (see :func:`privnb.mechanisms.anatomize`).
     ordinal_center : {"mean", "mode"}
         Appendix B's centring of ordinal codes (:func:`appendix_b_preprocess`).
     random_state : int, RandomState or None
+        Drives the anatomization's random choices.
 
     Attributes
     ----------
