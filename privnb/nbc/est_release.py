@@ -19,9 +19,9 @@ from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
-    _restored_integers,
     corollary4_gamma,
     natural_log,
+    restored_integers,
     smallest_integers,
     step1_remove_zeros,
     step4_integers,
@@ -173,7 +173,7 @@ def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> 
     for _ in range(8):
         p, tables, shift = rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
         # Step 3's counts times their common denominator, which no ratio or score comparison sees
-        p, tables, _ = _restored_integers(p, tables, 1 << shift)
+        p, tables, _ = restored_integers(p, tables, 1 << shift)
         sub = base.with_counts(p, tables)
         if corollary4_gamma(sub) > as_fraction(r):  # the sub-labels must meet Corollary 4 for r
             k += max(1, k // 4)

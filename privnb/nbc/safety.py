@@ -144,7 +144,7 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
 
 
 # ---------------------------------------------------------------------------------------------- Step 3
-def _restored_integers(p: list[int], tables: list, denominator: int) -> tuple[list[int], list, int]:
+def restored_integers(p: list[int], tables: list, denominator: int) -> tuple[list[int], list, int]:
     """Step 3 (Figure 5) in integers: counts given as integers over ``denominator`` in, Step 3's counts
     out as integers over the returned denominator.
 
@@ -172,7 +172,7 @@ def step3_restore_totals(views: NBCViews) -> NBCViews:
     values = views.all_counts()  # ints and Fractions
     denominator = math.lcm(*(v.denominator for v in values))
     ints = [v.numerator * (denominator // v.denominator) for v in values]
-    p, tables, denominator = _restored_integers(*unflatten_counts(views, ints), denominator)
+    p, tables, denominator = restored_integers(*unflatten_counts(views, ints), denominator)
     return views.with_counts(
         [Fraction(v, denominator) for v in p], [[[Fraction(v, denominator) for v in row] for row in t] for t in tables]
     )
