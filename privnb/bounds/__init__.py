@@ -1,8 +1,8 @@
 """Sympy statements of the papers' bounds and identities, with lambdified numeric versions.
 
-- :mod:`privnb.bounds.theorem_4_1`: the generalization bound of the SVM paper (seed 003, Theorem 4.1).
-- :mod:`privnb.bounds.knn`: the k-NN paper's constant beta and error series (seed 002).
-- :mod:`privnb.bounds.amplification`: the amplification criterion of the NBC paper (seed 004).
+- :mod:`privnb.bounds.theorem_4_1`: the generalization bound of the SVM paper (MC16, Theorem 4.1).
+- :mod:`privnb.bounds.knn`: the k-NN paper's constant beta and error series (MC17).
+- :mod:`privnb.bounds.amplification`: the amplification criterion of the NBC paper (MZ09).
 """
 
 from .amplification import *  # noqa: F403

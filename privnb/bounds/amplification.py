@@ -1,4 +1,4 @@
-"""The amplification criterion of the NBC paper (seed 004), stated in sympy.
+"""The amplification criterion of the NBC paper (MZ09), stated in sympy.
 
 Statement 1's condition (6), Lemma 2's choice of ``m1, m2`` and its ratio, the largest admissible
 amplification ``gamma`` for a privacy policy ``L1 < L2`` (condition (7)), Corollary 4's per-count bound
@@ -78,7 +78,7 @@ statement14_limit = sp.LessThan(_F, _S ** (sp.log(_r) / ((2 * n_attributes**2 + 
 
 
 def check_policy(l1, l2) -> None:
-    """Raise ``ValueError`` unless ``0 < l1 < l2 < 1`` (Definition 1 of seed 004).
+    """Raise ``ValueError`` unless ``0 < l1 < l2 < 1`` (Definition 1 of MZ09).
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def max_gamma(L1, L2, n_classes) -> float:
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
-       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
+       PVLDB, 2009 (MZ09; the extracted text omits title, authors and venue: from the papers' index).
 
     Examples
     --------

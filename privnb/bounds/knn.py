@@ -1,4 +1,4 @@
-"""The k-NN paper's theory in sympy (seed 002, "Instance-Based Learning with l-diversity").
+"""The k-NN paper's theory in sympy (MC17, "Instance-Based Learning with l-diversity").
 
 - :func:`beta` derives the constant of Theorem 18 (eq. 9 = eq. 23) from its parts: the Beta integral
   (18), the volume of a (d+1)-ball (16)-(17) and the Gamma-ratio approximation (20), assembled into
@@ -54,7 +54,7 @@ def _as_dimension(d):
 
 
 def beta_stated(d):
-    """Equation (9) = (23) of seed 002 as printed: Gamma((d+3)/2)^(2/(d+1)) Gamma(2/(d+1)+1) / (pi (d+1))."""
+    """Equation (9) = (23) of MC17 as printed: Gamma((d+3)/2)^(2/(d+1)) Gamma(2/(d+1)+1) / (pi (d+1))."""
     d = _as_dimension(d)
     n = d + 1
     return sp.gamma((d + 3) / 2) ** (2 / n) * sp.gamma(2 / n + 1) / (sp.pi * n)
@@ -62,7 +62,7 @@ def beta_stated(d):
 
 @cache
 def beta_derivation():
-    """Derive E{rho^2} and beta of Theorem 18 (seed 002) step by step, for a symbolic dimension d.
+    """Derive E{rho^2} and beta of Theorem 18 (MC17) step by step, for a symbolic dimension d.
 
     Returns a dict of sympy expressions (symbols ``d``, ``N_l``, ``u``, ``rho``, ``p``, ``detA``):
 
@@ -107,7 +107,7 @@ def _tidy(expr):
 
 
 def beta(d):
-    """The constant beta of Theorem 18 (eq. 9 and 23 of seed 002), derived by :func:`beta_derivation`.
+    """The constant beta of Theorem 18 (eq. 9 and 23 of MC17), derived by :func:`beta_derivation`.
 
     Parameters
     ----------
@@ -122,14 +122,14 @@ def beta(d):
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Instance-Based Learning with l-diversity", Transactions on
-       Data Privacy 10, 2017 (seed 002).
+       Data Privacy 10, 2017 (MC17).
     """
     d = _as_dimension(d)
     return beta_derivation()["beta"].subs(_d, d)
 
 
 def expected_rho_squared(d, n_train, *, density=1.0, det_a=1.0, exact=True):
-    """E{rho^2}, the mean squared nearest-neighbour distance of Theorem 18 (seed 002), numerically.
+    """E{rho^2}, the mean squared nearest-neighbour distance of Theorem 18 (MC17), numerically.
 
     ``exact=True`` lambdifies eq. (19) (with log-Gamma, safe for large ``n_train``), ``False`` the
     approximation (21). ``n_train`` is N*l for the anatomized data, N for the original; arrays broadcast.
@@ -195,7 +195,7 @@ def simulate_rho_squared(d, n_train, *, n_repeats=2000, random_state=None):
 
 
 def convergence_term(d, n_train):
-    """beta(d) * n_train^(-2/(d+1)): the finite-sample term of eq. (8) (seed 002) without E_X{...}.
+    """beta(d) * n_train^(-2/(d+1)): the finite-sample term of eq. (8) (MC17) without E_X{...}.
 
     Pass N*l for the anatomized 1-NN and N for the original (Theorem 18: O((N l)^(-2/(d+1)))).
 
@@ -217,12 +217,12 @@ def convergence_term(d, n_train):
 
 def _check_k(k):
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1 or k % 2 == 0:
-        raise ValueError(f"k must be a positive odd integer (Section 3 of seed 002 assumes odd k), got {k!r}")
+        raise ValueError(f"k must be a positive odd integer (Section 3 of MC17 assumes odd k), got {k!r}")
     return int(k)
 
 
 def knn_error_series(k, xi=_xi, *, upper=None):
-    """Eq. (2) of seed 002: the asymptotic k-NN error R^k(x) as a polynomial in xi = q1(x) q2(x).
+    """Eq. (2) of MC17: the asymptotic k-NN error R^k(x) as a polynomial in xi = q1(x) q2(x).
 
     R^k = sum_{i=1}^{(k+1)/2} (1/i) C(2i-2, i-1) xi^i + (1/2) C(k+1, (k+1)/2) xi^((k+1)/2).
     The printed limits ``k+1/2`` read as (k+1)/2: with that reading the series equals the exact
@@ -250,7 +250,7 @@ def knn_error_series(k, xi=_xi, *, upper=None):
 
 
 def knn_majority_error(k, q=None):
-    """Exact asymptotic error of the k-NN majority vote when all k neighbours sit at x (seed 002, eq. 2's
+    """Exact asymptotic error of the k-NN majority vote when all k neighbours sit at x (MC17, eq. 2's
     setting): the test label is class 1 w.p. q and each neighbour's label independently so; the error is
     q P(Bin(k, 1-q) > k/2) + (1-q) P(Bin(k, q) > k/2). A sympy polynomial in ``q`` (odd k: no ties).
 
@@ -275,7 +275,7 @@ def knn_majority_error(k, q=None):
 
 
 def bayes_error_series(n_terms, xi=_xi):
-    """Partial sum of eq. (3) of seed 002: sum_{i=1}^{n_terms} (1/i) C(2i-2, i-1) xi^i -> min(q1, q2).
+    """Partial sum of eq. (3) of MC17: sum_{i=1}^{n_terms} (1/i) C(2i-2, i-1) xi^i -> min(q1, q2).
 
     Parameters
     ----------
@@ -310,7 +310,7 @@ def catalan_sum():
 
 
 def knn_error_chain(q, ks=(1, 3, 5, 7, 9)):
-    """The chain (7) of seed 002 pointwise: R*(x) <= ... <= R^5(x) <= R^3(x) <= R(x) <= 2 R*(x).
+    """The chain (7) of MC17 pointwise: R*(x) <= ... <= R^5(x) <= R^3(x) <= R(x) <= 2 R*(x).
 
     Parameters
     ----------
@@ -338,7 +338,7 @@ def knn_error_chain(q, ks=(1, 3, 5, 7, 9)):
 
 @dataclass(frozen=True)
 class AnatomizedGaussians:
-    """Synthetic data with known posteriors for Theorem 17 of seed 002.
+    """Synthetic data with known posteriors for Theorem 17 of MC17.
 
     Class c in {0, 1} with priors ``priors``; identifying attribute a | c ~ N(c * delta, 1); sensitive
     s in {0..m-1} with P(s | c) = ``p_s_given_c[c]``. Anatomization (groups of l with l distinct

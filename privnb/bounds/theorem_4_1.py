@@ -1,4 +1,4 @@
-"""Theorem 4.1 of seed 003 (Theorem A.1 of its appendix, seed 000) in sympy.
+"""Theorem 4.1 of MC16 (Theorem A.1 of its appendix, MC16a) in sympy.
 
 The generalization bound of the pruned linear SVC,
 
@@ -73,7 +73,7 @@ def _check(n, dim, lo, hi):
 
 
 def theorem_4_1_bound(N, d, rp2_min, rp2_max):
-    """The right-hand side of bound (4.6) of Theorem 4.1 (seed 003).
+    """The right-hand side of bound (4.6) of Theorem 4.1 (MC16).
 
     Parameters
     ----------
@@ -94,7 +94,7 @@ def theorem_4_1_bound(N, d, rp2_min, rp2_max):
     References
     ----------
     .. [1] K. Mancuhan and C. Clifton, "Statistical Learning Theory Approach for Data Classification with
-       l-diversity", arXiv version, October 2016 (seed 003; the text gives no venue).
+       l-diversity", arXiv version, October 2016 (MC16; the text gives no venue).
     """
     args = (N, d, rp2_min, rp2_max)
     if all(isinstance(a, Real) or (isinstance(a, sp.Basic) and a.is_number) for a in args):
@@ -146,7 +146,7 @@ def rp2_range_from_data(r2_min, r2_max, w_norm):
     """[r_p^2]min and [r_p^2]max from the pruning prerequisites and a fitted linear SVC.
 
     r_p^2 = (R_p ||w_p||)^2 with R_p^2 between the smallest and largest squared norms of the
-    anatomized rows (Figure B.1), so [r_p^2] = R^2 ||w_p||^2 at both ends (Section 4.3 of seed 003).
+    anatomized rows (Figure B.1), so [r_p^2] = R^2 ||w_p||^2 at both ends (Section 4.3 of MC16).
 
     Parameters
     ----------
@@ -172,7 +172,7 @@ def rp2_range_from_data(r2_min, r2_max, w_norm):
 
 
 def theorem_4_1_proof_steps() -> dict[str, sp.Expr]:
-    """The proof of Theorem A.1 (seed 000, Appendix A), step by step, as sympy objects.
+    """The proof of Theorem A.1 (MC16a, Appendix A), step by step, as sympy objects.
 
     Keys ``"A.2"`` ... ``"A.7"`` hold the right-hand sides of the bounds on E[R(f_Np)] (A.2-A.4) or on
     E[R(f_Np)] - inf R(f) (A.5-A.7), in the worst case r_p^2 = r^2 + epsilon; ``"A.3_identity"`` is the

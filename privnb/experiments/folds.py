@@ -267,7 +267,15 @@ def chosen_folds(folds, n_splits: int) -> list[int]:
 
 
 def take_rows(X, index):
-    """Rows ``index`` of a DataFrame (by position), an array or a sparse matrix."""
+    """Rows ``index`` of a DataFrame (by position), an array or a sparse matrix.
+
+    Parameters
+    ----------
+    X : DataFrame, array or sparse matrix
+        The rows.
+    index : array of int
+        The positions taken.
+    """
     return X.iloc[index] if hasattr(X, "iloc") else X[index]
 
 

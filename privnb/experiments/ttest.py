@@ -25,9 +25,20 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     """Paired Student t-test of two views' per-fold errors (as ``scipy.stats.ttest_rel``, two-sided).
 
     "P" (pass) in the papers' tables means the difference is significant at ``confidence``
-    (Appendix C.3 of seed 000, Section 5.3 of seed 002). Differences are rounded to 12 decimals first,
+    (Appendix C.3 of MC16a, Section 5.3 of MC17). Differences are rounded to 12 decimals first,
     so that float noise does not make equal differences look like a signal; when all differences are
     equal the samples differ significantly exactly when that difference is not zero.
+
+    Parameters
+    ----------
+    a, b : array-like of float
+        The two views' per-fold values, paired by position (same length >= 2, no NaN).
+    confidence : float
+        The significance level's complement, in (0, 1): significant when ``pvalue < 1 - confidence``.
+
+    Returns
+    -------
+    TTestResult
 
     Raises
     ------
@@ -58,6 +69,17 @@ def unpaired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
     per-fold errors: the other reading of the papers' "Student's t-test at 0.95", which does not say
     whether the folds were paired. Values are rounded to 12 decimals; two constant samples differ
     significantly exactly when their values differ.
+
+    Parameters
+    ----------
+    a, b : array-like of float
+        The two views' per-fold values (each of length >= 2, no NaN; lengths may differ).
+    confidence : float
+        Significant when ``pvalue < 1 - confidence``.
+
+    Returns
+    -------
+    TTestResult
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.ndim != 1 or b.ndim != 1 or len(a) < 2 or len(b) < 2:
@@ -89,10 +111,32 @@ def t_test_table(
     ``paired=True`` pairs the folds (:func:`paired_t_test`); ``paired=False`` is Student's two-sample
     test (:func:`unpaired_t_test`). The papers say only "Student's t-test at 0.95".
 
-    Rows are ``rows`` (e.g. the classifier, Tables 1-4 of seed 002, or the dataset, Tables 1-2 of
-    seed 000); columns "Org. vs L=2", ... one per (method, param) of ``against``. "P" (pass): the
-    paired t-test on the per-fold values finds a significant difference at ``confidence``; "F": it does
+    Rows are ``rows`` (e.g. the classifier, Tables 1-4 of MC17, or the dataset, Tables 1-2 of
+    MC16a); columns "Org. vs L=2", ... one per (method, param) of ``against``. "P" (pass): the
+    t-test on the per-fold values finds a significant difference at ``confidence``; "F": it does
     not; "N/A": the view could not be built (l beyond the sensitive domain) or is missing.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows (:data:`privnb.experiments.COLUMNS`) with a ``fold`` column.
+    against : str or sequence of str
+        The private methods compared with the baseline.
+    baseline : str
+        The method every view is compared with.
+    rows : str or sequence of str
+        The columns that name the table's rows.
+    metric : str
+        The rows' ``metric`` tested.
+    confidence : float
+        Passed to the t-test.
+    paired : bool
+        :func:`paired_t_test` (folds paired by their number) or :func:`unpaired_t_test`.
+
+    Returns
+    -------
+    DataFrame
+        One row per ``rows`` group, one column per private view, cells "P", "F" or "N/A".
 
     Raises
     ------

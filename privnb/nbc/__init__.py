@@ -1,4 +1,4 @@
-"""Publishing Naive Bayes classifiers (seed 004): NBC views and their equivalence, the exact privacy audit,
+"""Publishing Naive Bayes classifiers (MZ09): NBC views and their equivalence, the exact privacy audit,
 SafetyTransform and EST.
 """
 

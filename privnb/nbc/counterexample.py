@@ -1,4 +1,4 @@
-"""Corollary 4 of seed 004 does not imply the amplification condition (8): a seeded search for view sets
+"""Corollary 4 of MZ09 does not imply the amplification condition (8): a seeded search for view sets
 that meet Corollary 4 for gamma and still let the exact adversary (eq. (4)) move a posterior by more than
 gamma.
 
@@ -28,6 +28,13 @@ from privnb.nbc.views import NBCViews
 def two_attribute_views(p, a, b) -> NBCViews:
     """Views over attributes ``A`` (values ``a0, a1, ..``), ``B`` (``b0, ..``) and labels 0, 1 from literal
     counts: ``p = [P_0, P_1]``, ``a[t] = [N^A_{t,0}, N^A_{t,1}]``, ``b[t]`` likewise.
+
+    Parameters
+    ----------
+    p : sequence of int
+        The class counts ``P_c``, one per label (labels are ``0 .. len(p) - 1``).
+    a, b : sequence of sequences of int
+        The count tables of ``A`` and ``B``: one row per value, one count per label.
     """
     labels = list(range(len(p)))
     counts = {
@@ -85,7 +92,7 @@ def _screen(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np
 
 def condition8_ratio(views) -> float:
     """The largest ``P2^{c,I'} / P2^{c',I'}`` over every quasi-identifier value and pair of labels: the
-    left side of condition (8) of seed 004, from the exact audit.
+    left side of condition (8) of MZ09, from the exact audit.
 
     ``views`` is an :class:`NBCViews` (audited here) or an :class:`AuditResult` already computed.
     """
@@ -129,6 +136,7 @@ def corollary4_counterexamples(
         posterior-to-prior ratio ``P2/P1`` itself exceeds gamma (with two labels and the uniform prior it is
         at most 2, so only gammas below 2 qualify: larger counts are needed).
     random_state : int, RandomState or None
+        Seeds the random view sets (:func:`sklearn.utils.check_random_state`).
 
     Returns
     -------

@@ -19,9 +19,9 @@ from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
-    _restored_integers,
     corollary4_gamma,
     natural_log,
+    restored_integers,
     smallest_integers,
     step1_remove_zeros,
     step4_integers,
@@ -54,6 +54,20 @@ def _prior_multiples(prior: pd.Series) -> list[int]:
 def split(views: NBCViews, multiples: Mapping, *, power: int = 1) -> NBCViews:
     """Definition 6's split of ``views**power``: label c becomes sub-labels (c, 1..F_c) with counts
     divided by F_c (exact; meant for small inputs, EST itself never materializes the power).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views to split; every count is raised to ``power`` first.
+    multiples : Mapping label -> int
+        ``F_c``, the number of sub-labels of each label.
+    power : int
+        The exponent ``alpha`` the counts are raised to before they are divided (default 1).
+
+    Returns
+    -------
+    NBCViews
+        Views over the sub-labels ``(c, j)``, ``j = 1..F_c``, with exact Fraction counts.
     """
     labels, p, tables = [], [], []
     f = [int(multiples[label]) for label in views.labels]
@@ -72,7 +86,16 @@ def split(views: NBCViews, multiples: Mapping, *, power: int = 1) -> NBCViews:
 
 
 def merge(views: NBCViews, labels) -> NBCViews:
-    """Definition 6's merging of sub-labels ``(c, j)`` back to c: ``|Psi^-1(c)| * min`` of their counts."""
+    """Definition 6's merging of sub-labels ``(c, j)`` back to c: ``|Psi^-1(c)| * min`` of their counts.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Views over sub-labels ``(c, j)`` (as :func:`split` makes them).
+    labels : sequence of labels
+        The original labels c, in the order the merged views list them; they must be exactly the
+        first components of the sub-labels (otherwise ValueError).
+    """
     groups: dict = {}
     for sub in views.labels:
         groups.setdefault(sub[0], []).append(sub)
@@ -139,6 +162,19 @@ def prior_r_lower_bound(views: NBCViews, prior) -> float:
     The bound holds for published views exactly when some tuple where they predict ``c`` has exact
     posterior ``>= 1/|C|`` (:func:`privnb.nbc.prior_floor.prior_floor` checks it with the exact audit): always
     for large counts, not in general for small ones, where the floor can be beaten.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views whose classifier must be kept.
+    prior : Mapping label -> probability, or None
+        The prior of Definition 5, strictly positive and summing to 1; None is the uniform prior (read by
+        :func:`privnb.nbc.exact_audit.check_prior`).
+
+    Returns
+    -------
+    float
+        The floor ``1 / (|C| F(c))``, ``F(c)`` the prior of the label that sets it.
     """
     return _prior_bound(views, check_prior(prior, views.labels))[0]
 
@@ -173,7 +209,7 @@ def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> 
     for _ in range(8):
         p, tables, shift = rounded_roots(base, k, bits, ranks=ranks, power=power, divisors=divisors)
         # Step 3's counts times their common denominator, which no ratio or score comparison sees
-        p, tables, _ = _restored_integers(p, tables, 1 << shift)
+        p, tables, _ = restored_integers(p, tables, 1 << shift)
         sub = base.with_counts(p, tables)
         if corollary4_gamma(sub) > as_fraction(r):  # the sub-labels must meet Corollary 4 for r
             k += max(1, k // 4)
@@ -220,6 +256,7 @@ def est(
     Parameters
     ----------
     views : NBCViews
+        The views to publish (the classifier they define is kept).
     prior : Mapping label -> probability
         Strictly positive, summing to 1 (floats are read as the nearest fraction with denominator <= 1e6).
     r : float

@@ -136,7 +136,22 @@ def _arrangements(values: list) -> list[tuple]:
 
 
 def brute_force_posterior(views, quasi_identifier: Mapping, *, max_worlds: int = 200_000) -> pd.Series:
-    """The same posterior by enumerating every possible world (Figure 1's d1..d10): tiny tables only."""
+    """The same posterior by enumerating every possible world (Figure 1's d1..d10): tiny tables only.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Integer, realistic views (the published counts).
+    quasi_identifier : dict
+        attribute -> value known to the adversary (any non-empty subset of the attributes).
+    max_worlds : int
+        Largest number of possible worlds enumerated; more raise ValueError.
+
+    Returns
+    -------
+    pandas.Series
+        label -> :class:`fractions.Fraction`, the mean of ``K_c / S`` over the worlds with ``S >= 1``.
+    """
     qi = _quasi_identifier(views, quasi_identifier)
     _require_integral(views)
     attributes = list(views.attributes)
@@ -179,6 +194,18 @@ def check_prior(prior, labels) -> pd.Series:
 
     Raises ``ValueError`` if a label is missing or unknown, a probability is not positive, or they do
     not sum to 1 (Section 7 of MZ09 needs a strictly positive pmf).
+
+    Parameters
+    ----------
+    prior : Mapping label -> probability, or None
+        The pmf; None gives the uniform prior. Floats that sum to 1 within 1e-9 are renormalized exactly.
+    labels : sequence of labels
+        The labels the prior must cover, exactly.
+
+    Returns
+    -------
+    pandas.Series
+        label -> :class:`fractions.Fraction`, in the order of ``labels``, summing to 1.
     """
     if prior is None:
         return pd.Series({label: Fraction(1, len(labels)) for label in labels}, dtype=object)

@@ -1,5 +1,5 @@
 """The floor a non-uniform prior puts under r-closeness for classifier-keeping publications (Section 7 of
-seed 004), with the exact condition under which it holds, checked with the exact audit.
+MZ09), with the exact condition under which it holds, checked with the exact audit.
 
 The argument: take the whole tuple ``tau`` as quasi-identifier. ``E[K_c] = X_{tau,c}`` (eq. (2)), so where
 the posterior of eq. (4) equals the normalized score ``X_{tau,c} / sum_c' X_{tau,c'}``, the label ``c`` the
@@ -106,6 +106,20 @@ def prior_floor(views: NBCViews, prior, *, candidates: int = 16) -> PriorFloor:
     Among the tuples where the floor's label wins, the ``candidates`` that expect the most matching rows
     are audited exactly (their posterior alone, through a two-values-per-attribute reduction of the views);
     the premise holds when one of them has posterior ``>= 1/|C|``.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views whose classifier a publication keeps.
+    prior : Mapping label -> probability, or None
+        The prior of Definition 5 (None: uniform), read by :func:`privnb.nbc.exact_audit.check_prior`.
+    candidates : int
+        How many winning tuples (most expected matching rows first) are audited exactly.
+
+    Returns
+    -------
+    PriorFloor
+        The floor, the label that sets it and the outcome of the premise's check.
     """
     f = check_prior(prior, views.labels)
     wins = _wins(views)

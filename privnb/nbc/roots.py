@@ -107,6 +107,22 @@ class RootPlan:
 
     @classmethod
     def make(cls, k: int, power: int, bits: int) -> RootPlan:
+        """The plan for k-th roots of counts raised to ``power``, to ``bits`` bits of precision.
+
+        Parameters
+        ----------
+        k : int
+            The root's degree.
+        power : int
+            The power each count is raised to before the root.
+        bits : int
+            The precision the brackets must reach: width at most ``2^-(bits+5)`` of the root.
+
+        Returns
+        -------
+        RootPlan
+            With ``digits`` (of ``down`` and ``up``) and the Newton precisions ``guesses`` set from them.
+        """
         digits = math.ceil((bits + 8) * math.log10(2) + math.log10(10 + 4 * (power + 1) / k)) + 2
         slack = len(str(k))
         precisions = [(digits + slack) // 2 + 2]
@@ -121,6 +137,18 @@ class RootPlan:
 
         A float estimate, Newton's steps at the ``guesses`` precisions, then certified steps
         (:func:`_root_step`) until the bracket is that tight.
+
+        Parameters
+        ----------
+        numerator, denominator : int
+            The count ``v = numerator / denominator`` (both positive).
+        divisor : int
+            What ``v^power`` is divided by before the root (a class's divisor).
+
+        Returns
+        -------
+        (Decimal, Decimal)
+            ``low`` and ``high``.
         """
         k, power, down, up = self.k, self.power, self.down, self.up
         v_low = down.divide(numerator, denominator)

@@ -1,4 +1,4 @@
-"""SafetyTransform and EST: NBC-equivalent views that are safe to publish (Sections 6-7 of seed 004).
+"""SafetyTransform and EST: NBC-equivalent views that are safe to publish (Sections 6-7 of MZ09).
 
 Every step works in exact rationals. Step 2's k-th roots are irrational; they are replaced by rationals
 whose error is steered by class (Statement 7): class ``c`` of precedence rank ``j`` gets its ``N`` rounded
@@ -48,6 +48,18 @@ def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
     bound under which any score of ``c`` through that cell stays below every positive score of every
     other class. Figure 3's bound ``min_c' (m_c'/M_c) M^i_c`` ignores ``P_c`` in eq. (2); here
     ``S = min_c' (m_c' / P_c'^(n-1)) * P_c^(n-1) * M^i_c / M_c`` so that Statement 5 holds for any P.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The input views (int or Fraction counts); their class counts are kept.
+    random_state : int, RandomState or None
+        Draws each replacement's factor ``u``.
+
+    Returns
+    -------
+    NBCViews
+        The same views with every zero ``N^i_{t,c}`` replaced by an exact positive rational.
     """
     rng = check_random_state(random_state)
     n = views.n_attributes
@@ -116,7 +128,20 @@ def natural_log(value) -> float:
 
 
 def step2_degree(views: NBCViews, gamma) -> int:
-    """Figure 4, Line 2 with Figure 2's ``gamma^(1/(2n+3))``: the smallest ``k >= n (2n+3) log w / log gamma``."""
+    """Figure 4, Line 2 with Figure 2's ``gamma^(1/(2n+3))``: the smallest ``k >= n (2n+3) log w / log gamma``.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Views with positive counts (after Step 1); ``w`` is their largest count over their smallest.
+    gamma : float or Fraction
+        The amplification (> 1).
+
+    Returns
+    -------
+    int
+        The root degree k (at least 1).
+    """
     g = _gamma(gamma)
     n = views.n_attributes
     log_w = _log_ratio_w(views)
@@ -128,6 +153,20 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
 
     Give ``gamma`` (k from :func:`step2_degree`) or ``k`` itself. The rationals follow Statement 7
     (see the module docstring), with the precision of Statement 8.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Views with positive counts (after Step 1; a zero raises ValueError).
+    gamma : float or Fraction, optional
+        The amplification; used only when ``k`` is not given.
+    k : int, optional
+        The root degree.
+
+    Returns
+    -------
+    NBCViews
+        The rooted counts, exact rationals over one common power of two.
     """
     if k is None:
         if gamma is None:
@@ -144,7 +183,7 @@ def step2_roots(views: NBCViews, gamma=None, *, k: int | None = None) -> NBCView
 
 
 # ---------------------------------------------------------------------------------------------- Step 3
-def _restored_integers(p: list[int], tables: list, denominator: int) -> tuple[list[int], list, int]:
+def restored_integers(p: list[int], tables: list, denominator: int) -> tuple[list[int], list, int]:
     """Step 3 (Figure 5) in integers: counts given as integers over ``denominator`` in, Step 3's counts
     out as integers over the returned denominator.
 
@@ -152,6 +191,20 @@ def _restored_integers(p: list[int], tables: list, denominator: int) -> tuple[li
     ``r_0 = prod_i s_i / P_c^n``, so ``N' = N prod_(j != i) s_j / P_c^(n-1)`` and
     ``P' = prod_i s_i / P_c^(n-1)``; over ``D = denominator`` and ``L = lcm_c p_c^(n-1)`` (``p_c = P_c D``)
     these are integers over ``L D``.
+
+    Parameters
+    ----------
+    p : list of int
+        The numerators of the class counts ``P_c``.
+    tables : list
+        The numerators of the count tables ``N^i``, one per attribute: rows per value, a count per class.
+    denominator : int
+        ``D``, the common denominator of ``p`` and ``tables``.
+
+    Returns
+    -------
+    (list of int, list, int)
+        Step 3's class counts and count tables as numerators, and their common denominator ``L D``.
     """
     n = len(tables)
     sums = [[sum(column) for column in zip(*t)] for t in tables]
@@ -172,7 +225,7 @@ def step3_restore_totals(views: NBCViews) -> NBCViews:
     values = views.all_counts()  # ints and Fractions
     denominator = math.lcm(*(v.denominator for v in values))
     ints = [v.numerator * (denominator // v.denominator) for v in values]
-    p, tables, denominator = _restored_integers(*unflatten_counts(views, ints), denominator)
+    p, tables, denominator = restored_integers(*unflatten_counts(views, ints), denominator)
     return views.with_counts(
         [Fraction(v, denominator) for v in p], [[[Fraction(v, denominator) for v in row] for row in t] for t in tables]
     )
@@ -193,6 +246,8 @@ def corollary4_gamma(views: NBCViews, *, zeros: str = "raise") -> Fraction | flo
 
     Parameters
     ----------
+    views : NBCViews
+        The views checked (int or Fraction counts).
     zeros : {"raise", "skip", "inf"}
         A zero count violates condition (10) for every gamma: raise, ignore the rows ``(i, t)`` that hold
         one (``"skip"``), or return ``inf``.
@@ -219,12 +274,20 @@ def corollary4_gamma(views: NBCViews, *, zeros: str = "raise") -> Fraction | flo
 
 
 def satisfies_corollary4(views: NBCViews, gamma) -> bool:
-    """Whether every ratio of condition (10) is at most ``gamma^(1/n)`` (exact)."""
+    """Whether every ratio of condition (10) is at most ``gamma^(1/n)`` (exact).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views checked; a zero count fails for every gamma.
+    gamma : float or Fraction
+        The amplification (> 1).
+    """
     return corollary4_gamma(views, zeros="inf") <= _gamma(gamma)
 
 
 def k_sind(views) -> int:
-    """Lemma 10 of seed 004: SafetyTransform provides k-SIND with ``k = min_c P_c`` of its input views.
+    """Lemma 10 of MZ09: SafetyTransform provides k-SIND with ``k = min_c P_c`` of its input views.
 
     "Any two tuples that have the same class label can swap their sensitive attribute without changing any
     of the NBC-enabling views. Thus, since the input viewsets are the same, SafetyTransform will also create
@@ -253,6 +316,22 @@ def synthetic_database(
 ) -> pd.DataFrame:
     """A table whose NBC-enabling views are exactly ``views`` (Section 6.2.4): within each class, each
     attribute's values repeated by their counts and permuted independently.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Integer, realistic views (e.g. the output of :func:`safety_transform`).
+    target : str
+        The name of the label column.
+    random_state : int, RandomState or None
+        Draws the permutations.
+    max_rows : int
+        Largest table built; views that describe more rows raise ValueError.
+
+    Returns
+    -------
+    DataFrame
+        One column per attribute and ``target``, ``sum_c P_c`` rows, grouped by label.
     """
     if not views.is_integral() or not views.is_realistic():
         raise ValueError("a synthetic database needs integer, realistic views (run safety_transform)")
@@ -278,7 +357,7 @@ def synthetic_database(
 
 # ---------------------------------------------------------------------------------------------- estimator
 class SafetyTransform(BaseEstimator):
-    """SafetyTransform (Figure 2 of seed 004): NBC-equivalent views that satisfy Corollary 4 for gamma.
+    """SafetyTransform (Figure 2 of MZ09): NBC-equivalent views that satisfy Corollary 4 for gamma.
 
     A release, not a learned map: ``fit(views)`` computes the published views of those very views, and
     there is nothing to apply to other data. So ``transform`` never refits: it returns ``views_`` for
@@ -310,7 +389,7 @@ class SafetyTransform(BaseEstimator):
     References
     ----------
     .. [1] Mozafari and Zaniolo, "Publishing Naive Bayesian Classifiers: Privacy without Accuracy Loss",
-       PVLDB, 2009 (seed 004; the extracted text omits title, authors and venue: from the papers' index).
+       PVLDB, 2009 (MZ09; the extracted text omits title, authors and venue: from the papers' index).
     """
 
     def __init__(self, gamma, *, k=None, random_state=None):
@@ -319,6 +398,20 @@ class SafetyTransform(BaseEstimator):
         self.random_state = random_state
 
     def fit(self, views: NBCViews, y=None) -> SafetyTransform:
+        """Run Steps 1-4 on ``views``, growing k until Corollary 4 holds for gamma.
+
+        Parameters
+        ----------
+        views : NBCViews
+            The views to publish.
+        y : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        SafetyTransform
+            self, with ``steps_``, ``views_``, ``k_`` and ``achieved_gamma_`` set.
+        """
         if not isinstance(views, NBCViews):
             raise ValueError(f"fit takes NBCViews (see NBCViews.from_frame), got {type(views).__name__}")
         gamma = _gamma(self.gamma)
@@ -351,7 +444,15 @@ class SafetyTransform(BaseEstimator):
         return self.views_
 
     def fit_transform(self, views: NBCViews, y=None) -> NBCViews:
-        """Fit on ``views`` and return the published integer views ``views_``."""
+        """Fit on ``views`` and return the published integer views ``views_``.
+
+        Parameters
+        ----------
+        views : NBCViews
+            The views to publish.
+        y : None
+            Ignored (scikit-learn's signature).
+        """
         return self.fit(views).views_
 
     def __sklearn_tags__(self):
@@ -366,6 +467,15 @@ def safety_transform(views: NBCViews, gamma, *, random_state=None) -> NBCViews:
 
     The output is NBC-equivalent to ``views`` (ranking with precedence, see :func:`nbc_equivalent`) and
     satisfies Corollary 4 for ``gamma``.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views to publish.
+    gamma : float or Fraction
+        The amplification (> 1) of Corollary 4.
+    random_state : int, RandomState or None
+        Step 1's random choice of the replaced zeros.
     """
     return SafetyTransform(gamma, random_state=random_state).fit(views).views_
 

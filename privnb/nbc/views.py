@@ -1,4 +1,4 @@
-"""Naive Bayes classifiers as published views (seed 004, "Publishing Naive Bayesian Classifiers").
+"""Naive Bayes classifiers as published views (MZ09, "Publishing Naive Bayesian Classifiers").
 
 An NBC is fully described by its *NBC-enabling views* (Section 3): the class counts ``P_c`` and, for
 each attribute ``A_i``, the counts ``N^i_{t,c}`` of rows with value ``t`` and label ``c``.
@@ -40,7 +40,7 @@ def _exact(value, where: str):
 
 
 class NBCViews:
-    """The NBC-enabling views ``(P, N)`` of Section 3 of seed 004, held exactly.
+    """The NBC-enabling views ``(P, N)`` of Section 3 of MZ09, held exactly.
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ class NBCViews:
         if empty:
             raise ValueError(
                 f"class(es) {empty} are empty (P_c = 0); drop them before building the views "
-                "(eq. (2) of seed 004 needs P_c > 0)"
+                "(eq. (2) of MZ09 needs P_c > 0)"
             )
         if not counts:
             raise ValueError("counts is empty: an NBC needs at least one attribute view")
@@ -97,6 +97,20 @@ class NBCViews:
         """Count the views of ``frame`` (Section 3): ``P_c = |sigma_{C=c}|``, ``N^i_{t,c}``.
 
         Each attribute's domain is the set of values that occur in ``frame`` (sorted).
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The table, one row per tuple.
+        attributes : sequence of str
+            The attribute columns counted, each once; not ``target``.
+        target : str
+            The label column.
+
+        Returns
+        -------
+        NBCViews
+            Integer views.
         """
         attributes = list(attributes)
         if any(a is None for a in attributes) or target is None:
@@ -123,7 +137,15 @@ class NBCViews:
         return cls({k: int(v) for k, v in p.items()}, {a: c.map(int) for a, c in counts.items()})
 
     def with_counts(self, class_counts, counts) -> NBCViews:
-        """New views over the same attributes, domains and labels with other numbers (same order)."""
+        """New views over the same attributes, domains and labels with other numbers (same order).
+
+        Parameters
+        ----------
+        class_counts : sequence
+            One ``P_c`` per label.
+        counts : sequence of 2-d arrays
+            One values x labels table per attribute, shaped as the current ones.
+        """
 
         def tidy(v):
             return v.numerator if type(v) is Fraction and v.denominator == 1 else v
@@ -439,7 +461,15 @@ def count_tables(views: NBCViews) -> list[list[list]]:
 
 
 def unflatten_counts(views: NBCViews, flat: list) -> tuple[list, list]:
-    """(P list, N tables) from values in the order of ``views.all_counts()``."""
+    """(P list, N tables) from values in the order of ``views.all_counts()``.
+
+    Parameters
+    ----------
+    views : NBCViews
+        Gives the number of labels and each table's shape.
+    flat : list
+        The values, class counts first, then each table row by row.
+    """
     n_classes = len(views.labels)
     tables, at = [], n_classes
     for frame in views.counts.values():

@@ -104,7 +104,7 @@ def equation(expr, label: str | None = None, *, lhs=None) -> Equation:
     expr : sympy expression, relation (``sp.Eq``, ``sp.Le``, ...) or anything ``sympify`` accepts
         The expression shown.
     label : str, optional
-        Where the paper states it, shown beside the formula: ``"(7)"``, ``"Lemma 2, (7)"``, ``"Eq. (9) of seed 002"``.
+        Where the paper states it, shown beside the formula: ``"(7)"``, ``"Lemma 2, (7)"``, ``"Eq. (9) of MC17"``.
     lhs : optional
         A left-hand side: the formula shown is ``lhs = expr`` (unevaluated).
 

@@ -347,6 +347,15 @@ class TourExplorer:
     widget : ipywidgets.HBox, the sliders beside the panel
     default : TourState, the state at the sliders' initial values (the static copy)
     state : TourState, the state last computed (the sliders' current values)
+
+    Parameters
+    ----------
+    compute : callable (l, k, gamma) -> TourState
+        E.g. :func:`tour_state` with its data bound; each result is cached per slider position.
+    l, k, gamma : int, int, float
+        The sliders' initial values (the static copy's state).
+    l_max, k_max : int
+        The largest l and k the sliders offer (both start at 2).
     """
 
     def __init__(self, compute, *, l: int, k: int, gamma: float, l_max: int, k_max: int):

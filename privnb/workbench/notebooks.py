@@ -98,7 +98,15 @@ def clear_unkept_outputs(nb):
 
 
 def write_notebook(nb, path: str | os.PathLike) -> None:
-    """Write ``nb`` to ``path`` whole or not at all."""
+    """Write ``nb`` to ``path`` whole or not at all.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook.
+    path : path
+        Where to write it.
+    """
     with atomic_path(path) as tmp:
         nbformat.write(nb, tmp)
 

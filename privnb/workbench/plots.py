@@ -20,7 +20,17 @@ from privnb.files import atomic_path
 
 
 def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: int = 120) -> None:
-    """Save ``fig`` to ``path`` (format from the suffix), whole or not at all; creates the folder."""
+    """Save ``fig`` to ``path`` (format from the suffix), whole or not at all; creates the folder.
+
+    Parameters
+    ----------
+    fig : Figure
+        The figure to save.
+    path : path
+        Where to write it; its suffix (e.g. ``.png``, ``.pdf``) names the format.
+    dpi : int
+        Resolution of raster formats.
+    """
     path = os.fspath(path)
     suffix = os.path.splitext(path)[1].lstrip(".").lower()
     if not suffix:
@@ -80,17 +90,27 @@ def error_boxplot(
 ) -> Figure:
     """Boxplots of per-fold errors, one box per training view, in the papers' style.
 
-    Boxes are ordered and labelled as in Figures 5-6 and C.1-C.8 of seed 003 and Figures 3-8 of
-    seed 002: "Org.", "Id.", then "L=2".."L=5" (anatomized or pruned) and "k=2".. (generalized). Views
+    Boxes are ordered and labelled as in Figures 5-6 and C.1-C.8 of MC16 and Figures 3-8 of
+    MC17: "Org.", "Id.", then "L=2".."L=5" (anatomized or pruned) and "k=2".. (generalized). Views
     that could not be built (N/A rows) are left out.
 
     Parameters
     ----------
     results : DataFrame
         Tidy rows (:data:`privnb.experiments.COLUMNS`).
+    metric : str
+        The rows' ``metric`` plotted.
     facet : str, optional
-        A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of seed 002) giving one
+        A column (e.g. ``"classifier"`` for the 1-NN..9-NN panels of Figure 5 of MC17) giving one
         panel per value; without it the rows must hold one dataset and one classifier.
+    ax : matplotlib Axes, optional
+        Where to draw (one panel only); by default a new figure.
+    title : str, optional
+        The title: of the single panel, or of the figure with ``facet`` (panels then show the facet values).
+    ylabel : str
+        The value axis' label.
+    path : path, optional
+        Where to save the figure (:func:`save_figure`).
     baseline : float, optional
         A reference error drawn as a dashed line on every panel (e.g. the majority class's): a box at or above
         it learned nothing a constant guess would not give; a view whose mean error is at or above it gets
@@ -135,11 +155,31 @@ def convergence_plot(
 ) -> Figure:
     """Mean error (± one standard deviation over folds, shaded) against training-set size, per view.
 
-    The convergence curves of Figure 9 of seed 002 (original and anatomized 1-NN for each l). ``x`` names
+    The convergence curves of Figure 9 of MC17 (original and anatomized 1-NN for each l). ``x`` names
     the column holding the training-set size of each row. With a ``fold`` column, the j-th size of every
     fold makes one point (at the folds' mean size), so folds whose sizes differ by a row share a point.
     ``baseline_method`` names a method (e.g. ``"majority"``) whose curve is drawn dashed, whatever its
     classifier.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows (:data:`privnb.experiments.COLUMNS`) of one dataset and one classifier (besides the
+        baseline method's).
+    x : str
+        The column of training-set sizes.
+    metric : str
+        The rows' ``metric`` plotted.
+    ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
+    title, xlabel, ylabel : str
+        The axes' title and labels.
+    logx : bool
+        A logarithmic x axis.
+    path : path, optional
+        Where to save the figure (:func:`save_figure`).
+    baseline_method : str, optional
+        The method drawn as a dashed reference curve.
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
     frame, base = _split_baseline(frame, baseline_method)
@@ -198,7 +238,23 @@ def bound_plot(
     """Measured values (solid, markers) against a theoretical bound (dashed) over the same ``x``.
 
     ``measured`` and ``bound`` are arrays or mappings label -> array, each as long as ``x``: e.g. the
-    measured k-NN error against the bound of Theorem 23 of seed 002, or an r-closeness curve.
+    measured k-NN error against the bound of Theorem 23 of MC17, or an r-closeness curve.
+
+    Parameters
+    ----------
+    x : array-like
+        The shared x values.
+    measured, bound : array-like or mapping label -> array-like
+        The measured series (solid, markers) and the bounds (dashed), each as long as ``x``; a bare
+        array is labelled "measured" or "bound".
+    ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
+    xlabel, ylabel, title : str
+        The axes' labels and title.
+    logx, logy : bool
+        Logarithmic axes.
+    path : path, optional
+        Where to save the figure (:func:`save_figure`).
     """
     x = np.asarray(x)
     fig, (axis,) = _figure_and_axes(ax)

@@ -256,7 +256,15 @@ class SvmLearner:
         )
 
     def estimator(self, dataset, kinds=None):
-        """The encoder of ``dataset``'s columns (``kinds`` replacing its kinds) in front of :meth:`bank`."""
+        """The encoder of ``dataset``'s columns (``kinds`` replacing its kinds) in front of :meth:`bank`.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            Whose columns are encoded.
+        kinds : mapping column -> kind, optional
+            Replaces the dataset's column kinds (``encoded_classifier``'s ``kinds``).
+        """
         return encoded_classifier(
             dataset,
             self.bank(),
