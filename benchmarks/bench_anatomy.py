@@ -21,7 +21,7 @@ REPEATS = 5
 
 
 def rowwise_anatomize_join(data: pd.DataFrame, sensitive: str, l: int, seed: int = 0) -> pd.DataFrame:
-    """Xiao and Tao's bucketization and the join of Definition 12 of seed 002, one row at a time."""
+    """Xiao and Tao's bucketization and the join of Definition 12 of MC17, one row at a time."""
     rnd = random.Random(seed)
     buckets: dict = {}
     for label, value in zip(data.index, data[sensitive]):

@@ -1,4 +1,4 @@
-"""Benchmark privnb.nbc on Adult's views (seed 004, Section 8): SafetyTransform, EST, audit, equivalence.
+"""Benchmark privnb.nbc on Adult's views (MZ09, Section 8): SafetyTransform, EST, audit, equivalence.
 
 Prints timings and ratios: SafetyTransform and EST against the paper's 2.92 s (C++ on a P4), Step 2's
 certified k-th roots against the former Decimal ln/exp roots on EST's own input, the exact

@@ -1,4 +1,4 @@
-"""Tests of privnb.mechanisms.anatomy: Xiao and Tao's bucketization, IT/ST, the join D_A and D_id (seed 002)."""
+"""Tests of privnb.mechanisms.anatomy: Xiao and Tao's bucketization, IT/ST, the join D_A and D_id (MC17)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def frames(draw, max_rows=40, max_values=6):
 
 
 def toy():
-    """Stand-in for Figure 1 of seed 002: six individuals (2 blue, 4 red), A1 identifying, A2 sensitive."""
+    """Stand-in for Figure 1 of MC17: six individuals (2 blue, 4 red), A1 identifying, A2 sensitive."""
     return pd.DataFrame({"A1": [1.0, 2.0, 5.0, 6.0, 7.0, 8.0], "A2": [1, 2, 3, 4, 5, 6], "y": [0, 0, 1, 1, 1, 1]})
 
 
@@ -48,7 +48,7 @@ def test_toy_example_l2_gives_12_instances():
     anatomy = anatomize(toy(), "A2", 2, random_state=0)
     joined = anatomy.join()
     assert len(anatomy.it) == 6 and len(anatomy.st) == 6 and len(anatomy.suppressed) == 0
-    assert len(joined) == 12  # "It has 12 instances in total" (Section 4.1 of seed 002)
+    assert len(joined) == 12  # "It has 12 instances in total" (Section 4.1 of MC17)
     assert list(joined.columns) == ["A1", "y", "A2", "row_id"]
     assert list(anatomy.it.columns) == ["A1", "y", "gid"] and anatomy.it.index.name == "row_id"
     assert list(anatomy.st.columns) == ["gid", "A2"]
@@ -73,7 +73,7 @@ def test_anatomy_guarantees(data, l, residue, seed):
         return
     anatomy = anatomize(data, "s", l, residue=residue, random_state=seed)
     it, st_ = anatomy.it, anatomy.st
-    # output l-diverse (Definition 10 of seed 002)
+    # output l-diverse (Definition 10 of MC17)
     assert is_l_diverse(anatomy, l=l)
     # every kept row once in IT, disjoint from the suppressed ones, together all rows
     assert it.index.is_unique and not it.index.isin(anatomy.suppressed).any()

@@ -1,4 +1,4 @@
-"""privnb.bounds.amplification: Statement 1, Lemma 2, Corollary 4, Statement 14 of seed 004 in sympy."""
+"""privnb.bounds.amplification: Statement 1, Lemma 2, Corollary 4, Statement 14 of MZ09 in sympy."""
 
 import math
 

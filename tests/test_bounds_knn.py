@@ -1,4 +1,4 @@
-"""privnb.bounds.knn: the k-NN paper's algebra (seed 002) against sympy, brute force and simulation."""
+"""privnb.bounds.knn: the k-NN paper's algebra (MC17) against sympy, brute force and simulation."""
 
 import numpy as np
 import pytest

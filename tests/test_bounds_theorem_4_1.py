@@ -1,4 +1,4 @@
-"""Theorem 4.1 of seed 003 (Theorem A.1 of seed 000): the bound (4.6) and the algebra of its proof."""
+"""Theorem 4.1 of MC16 (Theorem A.1 of MC16a): the bound (4.6) and the algebra of its proof."""
 
 import math
 

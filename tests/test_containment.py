@@ -1,4 +1,4 @@
-"""Tests of privnb.mechanisms.containment and privnb.learn.feature_selection: Table 1 of seed 001,
+"""Tests of privnb.mechanisms.containment and privnb.learn.feature_selection: Table 1 of FSAC,
 Lemmas 1-3, the utilities' closed forms."""
 
 from itertools import combinations
@@ -65,7 +65,7 @@ def labels_for(X, seed):
     return y
 
 
-# ------------------------------------------------------------------ Table 1 (seed 001)
+# ------------------------------------------------------------------ Table 1 (FSAC)
 
 
 def test_table1_containment_values(table1):

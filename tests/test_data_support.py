@@ -54,7 +54,7 @@ def test_the_papers_data_sets_are_recognised_by_name():
     except DataUnavailableError:
         pytest.skip("FARS is not available here")
     assert support.paper == "fars" and support.missing("paper:adult|bank|fars") == ""
-    assert "4 value(s); l = 5" in support.missing("sensitive", l=5)  # Fatality has no l = 5 (seed 003, Table 1)
+    assert "4 value(s); l = 5" in support.missing("sensitive", l=5)  # Fatality has no l = 5 (MC16, Table 1)
     assert support.generalization_hierarchies is None  # the papers give hierarchies for Adult only
 
 

@@ -157,8 +157,8 @@ def test_bank_equal_frequency_cuts_follow_wekas_rule():
 
 #: Rows the anatomization (groups of exactly l, Xiao-Tao's bucketization) suppresses on the full 39922 rows
 #: of Bank Marketing for l = 2..5, per reading of "discretized age". Equal-width: almost half at l = 5,
-#: as the SVM paper reports (Appendix C.2 of seed 000); equal-frequency: only the residue N mod l, the
-#: k-NN paper's "no suppression" (Section 5.2 of seed 002).
+#: as the SVM paper reports (Appendix C.2 of MC16a); equal-frequency: only the residue N mod l, the
+#: k-NN paper's "no suppression" (Section 5.2 of MC17).
 BANK_SUPPRESSION = {"equal-width": [0, 1, 3910, 18422], "equal-frequency": [0, 1, 2, 2]}
 
 
@@ -281,7 +281,7 @@ def test_feature_selection_table1_facts():
 
 
 def _bob_posterior(db):
-    """Average over the worlds consistent with the views of Pr[Sal=70K | W, 40] (Section 1 of seed 004)."""
+    """Average over the worlds consistent with the views of Pr[Sal=70K | W, 40] (Section 1 of MZ09)."""
     ratios = []
     adr, age, sal = db["Adr"].to_numpy(), db["Age"].to_numpy(), db["Sal"].to_numpy()
     per_class = []

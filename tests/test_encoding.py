@@ -141,7 +141,7 @@ def test_from_a_real_dataset():
     assert out.min() == 0 and out.max() == 1
 
 
-# --- scheme "appendix_b": Appendix B of seed 000 as a fitted transformer ---------------------------------
+# --- scheme "appendix_b": Appendix B of MC16a as a fitted transformer ---------------------------------
 
 
 def test_appendix_b_scheme_is_the_pruning_preprocessing_on_its_own_training_rows():

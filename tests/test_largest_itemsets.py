@@ -1,4 +1,4 @@
-"""The exact largest-itemsets search behind Maximal (Algorithm 1 of seed 001) against brute force."""
+"""The exact largest-itemsets search behind Maximal (Algorithm 1 of FSAC) against brute force."""
 
 import itertools
 

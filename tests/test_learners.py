@@ -190,7 +190,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_toy_anatomized_3nn_classifies_the_red_test_point():
-    """Figure 2 of seed 002: the anatomized 3-NN classifier labels a point in the red cluster red."""
+    """Figure 2 of MC17: the anatomized 3-NN classifier labels a point in the red cluster red."""
     datasets = pytest.importorskip("privnb.data")
     toy = datasets.anatomy_toy()
     view = AnatomizedTraining(

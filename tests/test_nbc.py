@@ -1,4 +1,4 @@
-"""privnb.nbc: views, eq. (2), Definition 2, and the exact posterior of Section 4 (seed 004)."""
+"""privnb.nbc: views, eq. (2), Definition 2, and the exact posterior of Section 4 (MZ09)."""
 
 import itertools
 from fractions import Fraction
@@ -22,7 +22,7 @@ from privnb.nbc import (
 
 
 def figure1():
-    """Figure 1 of seed 004 (the package copy is privnb.data.nbc_figure1_databases)."""
+    """Figure 1 of MZ09 (the package copy is privnb.data.nbc_figure1_databases)."""
     try:
         from privnb.data import nbc_figure1_databases
 

@@ -1,4 +1,4 @@
-"""The exact audit of seed 004 in bounded memory: counts near 10^5 with a rare value (the case that needed
+"""The exact audit of MZ09 in bounded memory: counts near 10^5 with a rare value (the case that needed
 over 100 GiB before the chain was streamed), checked under an address-space limit in a subprocess."""
 
 import subprocess

@@ -1,4 +1,4 @@
-"""Corollary 4 of seed 004 does not imply condition (8): the smallest counterexample the seeded search finds,
+"""Corollary 4 of MZ09 does not imply condition (8): the smallest counterexample the seeded search finds,
 as literals, checked with the exact audit, the rational chain and the enumeration of possible worlds."""
 
 from fractions import Fraction

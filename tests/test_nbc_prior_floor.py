@@ -1,4 +1,4 @@
-"""The prior floor of seed 004's EST (r >= 1/(|C| F(c)) for classifier-keeping publications): its premise is
+"""The prior floor of MZ09's EST (r >= 1/(|C| F(c)) for classifier-keeping publications): its premise is
 checked with the exact audit; Adult-like large counts meet it, a small case does not."""
 
 import pytest

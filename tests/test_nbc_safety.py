@@ -1,4 +1,4 @@
-"""privnb.nbc SafetyTransform (Figures 2-5) and EST (Figure 7) of seed 004."""
+"""privnb.nbc SafetyTransform (Figures 2-5) and EST (Figure 7) of MZ09."""
 
 import re
 from fractions import Fraction

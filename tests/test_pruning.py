@@ -1,4 +1,4 @@
-"""Pruning of anatomized data (Definition 13 of seed 003; Figures B.1, B.2 and Appendix B of seed 000)."""
+"""Pruning of anatomized data (Definition 13 of MC16; Figures B.1, B.2 and Appendix B of MC16a)."""
 
 import numpy as np
 import pandas as pd
@@ -12,7 +12,7 @@ KINDS = {"A1": "numeric", "A2": "numeric"}
 
 
 def toy_joined():
-    """Figure 1 of seed 003 as numbers: 6 individuals, A1 identifying, A2 sensitive, l = 2.
+    """Figure 1 of MC16 as numbers: 6 individuals, A1 identifying, A2 sensitive, l = 2.
 
     Groups {0, 3}, {1, 4}, {2, 5}; each individual is joined with both A2 values of its group, so D_A
     has 12 rows (Definition 11), sorted by group as Appendix B asks.

@@ -1,4 +1,4 @@
-"""PU1's vocabulary with and without the Subject line (Table 3 of seed 001 counts 24604 tokens)."""
+"""PU1's vocabulary with and without the Subject line (Table 3 of FSAC counts 24604 tokens)."""
 
 import os
 

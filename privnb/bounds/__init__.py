@@ -5,6 +5,9 @@
 - :mod:`privnb.bounds.amplification`: the amplification criterion of the NBC paper (MZ09).
 """
 
+from . import amplification, knn, theorem_4_1
 from .amplification import *  # noqa: F403
 from .knn import *  # noqa: F403
 from .theorem_4_1 import *  # noqa: F403
+
+__all__ = [*amplification.__all__, *knn.__all__, *theorem_4_1.__all__]

@@ -16,6 +16,8 @@ import numpy as np
 import sympy as sp
 
 __all__ = [
+    "m1",
+    "m2",
     "amplification_symbols",
     "amplification_condition",
     "lemma2_m1",

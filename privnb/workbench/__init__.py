@@ -2,6 +2,7 @@
 
 from .display import caption, equation, equations, show_figure, skipped, table
 from .explorer import TourState, tour_explorer, tour_state
+from .frontier_plot import frontier_plot
 from .notebooks import (
     CHECK_OUTPUT_MARK,
     KEEP_OUTPUT_TAG,
@@ -20,6 +21,7 @@ from .runner import SweepSummary, run_point, run_sweeps
 from .spec import INJECTED, SPEC_KEYS, Point, SweepSpec, expand_grid, load_spec, point_id, sweep_name
 
 __all__ = [
+    "frontier_plot",
     "PARAMETERS_TAG",
     "KEEP_OUTPUT_TAG",
     "CHECK_OUTPUT_MARK",

@@ -151,7 +151,7 @@ def _reader(measure: Callable, reading: str) -> Callable[[SvmEvidence], object]:
 def _claims(dataset: str, *specs) -> tuple[SvmClaim, ...]:
     """Claim records of ``dataset`` from ``(classifier, aspect, line, text, paper value, measure, agrees, t-test)``.
 
-    ``line`` is the line of the paper's text ("003:296" of MC16's, "000:1031" of MC16a's); ``measure(aspects,
+    ``line`` is the line of the paper's text ("MC16:296" of MC16's, "MC16a:1031" of MC16a's); ``measure(aspects,
     ttests)`` reads the measurements; a claim read from a t-test gives one record per reading.
     """
     claims = []
@@ -192,7 +192,7 @@ def _table1_claim(classifier, l, expected, line, text=None):
 def _table2_svm(ls):
     """Appendix C.3's statement on every data set: pruned vs original SVM significant (P) for several of ``ls``."""
     text = "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l"
-    return ("SVM", 1, "000:1058", text, _FEW, lambda a, t: _cells(t, "SVM", ls), _at_least("P", 2), True)
+    return ("SVM", 1, "MC16a:1058", text, _FEW, lambda a, t: _cells(t, "SVM", ls), _at_least("P", 2), True)
 
 
 def _direction(classifier, aspect, line, text, column, sign, values=None):
@@ -207,7 +207,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVC",
             1,
-            "003:296",
+            "MC16:296",
             "pruned SVC beats original SVC for several l (Fig. 5, C.1)",
             "at least 2 l",
             lambda a, t: _count(a, "SVC", "pruned - original", -1),
@@ -217,19 +217,19 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVC",
             1,
-            "003:296",
+            "MC16:296",
             "pruned SVC error falls as l grows (Fig. 5)",
             "slope < 0",
             lambda a, t: _slope(a, "SVC"),
             lambda s: s < 0,
             False,
         ),
-        _table1_claim("SVC", 4, "F", "000:1016"),
-        _table1_claim("SVC", 5, "F", "000:1023"),
+        _table1_claim("SVC", 4, "F", "MC16a:1016"),
+        _table1_claim("SVC", 5, "F", "MC16a:1023"),
         (
             "SVC",
             1,
-            "000:1031",
+            "MC16a:1031",
             "C.3: pruned vs original SVC not significant for every l = 2..5 (F)",
             "F F F F",
             lambda a, t: _cells(t, "SVC", _L),
@@ -239,7 +239,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         _direction(
             "SVC",
             2,
-            "003:298",
+            "MC16:298",
             "identifying SVC beats pruned SVC for l = 2..4 (bad predictor)",
             "pruned - identifying",
             1,
@@ -248,17 +248,17 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         _direction(
             "SVC",
             3,
-            "003:300",
+            "MC16:300",
             "pruned SVC beats generalized SVC for l = k = 3..5",
             "pruned - generalized(k=l)",
             -1,
             [3, 4, 5],
         ),
-        _direction("SVM", 1, "000:932", "original SVM beats pruned SVM (C.2)", "pruned - original", 1),
+        _direction("SVM", 1, "MC16a:932", "original SVM beats pruned SVM (C.2)", "pruned - original", 1),
         (
             "SVM",
             1,
-            "000:932",
+            "MC16a:932",
             "pruned SVM error grows with l (C.2)",
             "slope > 0",
             lambda a, t: _slope(a, "SVM"),
@@ -269,24 +269,24 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         _direction(
             "SVM",
             2,
-            "000:951",
+            "MC16a:951",
             "pruned SVM beats identifying SVM (C.2: good predictor in infinite dimensions)",
             "pruned - identifying",
             -1,
         ),
-        _direction("SVM", 3, "000:951", "pruned SVM beats generalized SVM (C.2)", "pruned - generalized(k=l)", -1),
+        _direction("SVM", 3, "MC16a:951", "pruned SVM beats generalized SVM (C.2)", "pruned - generalized(k=l)", -1),
     ),
     "bank": _claims(
         "bank",
         _direction(
-            "SVC", 1, "000:983", "original SVC beats pruned SVC (C.5, expected behaviour)", "pruned - original", 1
+            "SVC", 1, "MC16a:983", "original SVC beats pruned SVC (C.5, expected behaviour)", "pruned - original", 1
         ),
-        _table1_claim("SVC", 4, "F", "000:1016"),
-        _table1_claim("SVC", 5, "F", "000:1023"),
+        _table1_claim("SVC", 4, "F", "MC16a:1016"),
+        _table1_claim("SVC", 5, "F", "MC16a:1023"),
         (
             "SVC",
             1,
-            "000:1034",
+            "MC16a:1034",
             "C.3: pruned vs original SVC not significant for l = 3..5 (F)",
             "F F F",
             lambda a, t: _cells(t, "SVC", (3, 4, 5)),
@@ -294,14 +294,14 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             True,
         ),
         _direction(
-            "SVC", 2, "000:992", "identifying SVC beats pruned SVC (C.5: bad predictor)", "pruned - identifying", 1
+            "SVC", 2, "MC16a:992", "identifying SVC beats pruned SVC (C.5: bad predictor)", "pruned - identifying", 1
         ),
-        _direction("SVM", 1, "000:996", "original SVM beats pruned SVM (C.6)", "pruned - original", 1),
+        _direction("SVM", 1, "MC16a:996", "original SVM beats pruned SVM (C.6)", "pruned - original", 1),
         _table2_svm(_L),
         _direction(
             "SVM",
             2,
-            "000:999",
+            "MC16a:999",
             "identifying SVM beats pruned SVM (C.6: not a good predictor)",
             "pruned - identifying",
             1,
@@ -312,19 +312,19 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVC",
             1,
-            "000:1000",
+            "MC16a:1000",
             "pruned SVC about equal to original SVC for all l (C.7): |difference| < 0.5 points",
             "< 0.005",
             lambda a, t: _max_abs(a, "SVC", "pruned - original"),
             lambda m: m < 0.005,
             False,
         ),
-        _table1_claim("SVC", 4, "F", "000:1016"),
-        _table1_claim("SVC", 5, "N/A", "000:1023", "Table 1 (SVC): Org. vs L=5 N/A (4 alcohol values)"),
+        _table1_claim("SVC", 4, "F", "MC16a:1016"),
+        _table1_claim("SVC", 5, "N/A", "MC16a:1023", "Table 1 (SVC): Org. vs L=5 N/A (4 alcohol values)"),
         (
             "SVC",
             1,
-            "000:1031",
+            "MC16a:1031",
             "C.3: pruned vs original SVC not significant for every l = 2..4 (F)",
             "F F F",
             lambda a, t: _cells(t, "SVC", (2, 3, 4)),
@@ -334,26 +334,26 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVC",
             2,
-            "000:1006",
+            "MC16a:1006",
             "pruned SVC does not beat identifying SVC (C.7)",
             "0 l",
             lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
             lambda c: c[0] == 0,
             False,
         ),
-        _direction("SVM", 1, "000:1009", "original SVM beats pruned SVM (C.8)", "pruned - original", 1),
+        _direction("SVM", 1, "MC16a:1009", "original SVM beats pruned SVM (C.8)", "pruned - original", 1),
         _table2_svm((2, 3, 4)),
-        _direction("SVM", 2, "000:1009", "identifying SVM beats pruned SVM (C.8)", "pruned - identifying", 1),
+        _direction("SVM", 2, "MC16a:1009", "identifying SVM beats pruned SVM (C.8)", "pruned - identifying", 1),
     ),
     "ipums": _claims(
         "ipums",
-        _direction("SVC", 1, "003:296", "original SVC beats pruned SVC (Fig. 6, C.3)", "pruned - original", 1),
-        _table1_claim("SVC", 4, "P", "000:1016"),
-        _table1_claim("SVC", 5, "P", "000:1023"),
+        _direction("SVC", 1, "MC16:296", "original SVC beats pruned SVC (Fig. 6, C.3)", "pruned - original", 1),
+        _table1_claim("SVC", 4, "P", "MC16a:1016"),
+        _table1_claim("SVC", 5, "P", "MC16a:1023"),
         (
             "SVC",
             1,
-            "000:1053",
+            "MC16a:1053",
             "C.3: pruned vs original SVC significant for almost all l (P, 3 of 4)",
             "P for at least 3 l",
             lambda a, t: _cells(t, "SVC", _L),
@@ -363,7 +363,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVC",
             2,
-            "003:298",
+            "MC16:298",
             "pruned SVC beats identifying SVC only for l = 2 (Fig. 6)",
             "l = 2 only",
             lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
@@ -373,7 +373,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
         (
             "SVM",
             1,
-            "000:974",
+            "MC16a:974",
             "C.4: pruned SVM beats original SVM at l = 2, significant (Table 2: P)",
             "1 of 1 l values, t-test P",
             lambda a, t: (_count(a, "SVM", "pruned - original", -1, [2]), _table1(t, "SVM", 2)),
