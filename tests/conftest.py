@@ -12,13 +12,20 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 def run_notebook(tmp_path):
     """Run ``notebooks/<name>`` with the given parameters; return the folder it wrote its artifacts to.
 
-    Skips when a data set the notebook loads is not available and PRIVNB_DATA is unset (offline, no data
+    Every parameter passed must be one of the notebook's parameters cell (papermill would only warn). Skips
+    when a data set the notebook loads is not available and PRIVNB_DATA is unset (offline, no data
     folder); with PRIVNB_DATA set, a missing data set fails the test rather than passing it vacuously.
     """
     papermill = pytest.importorskip("papermill")
+    import nbformat
+
     from privnb.data import DataUnavailableError
+    from privnb.workbench import parameter_defaults
 
     def run(name: str, **parameters) -> Path:
+        defaults = parameter_defaults(nbformat.read(NOTEBOOKS / name, as_version=4))
+        unknown = sorted(set(parameters) - set(defaults))
+        assert not unknown, f"{name} has no parameters {unknown} in its parameters cell"
         out = tmp_path / "out"
         try:
             papermill.execute_notebook(

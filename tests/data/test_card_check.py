@@ -17,7 +17,7 @@ from privnb.__main__ import main
 from privnb.data import CardError, TokenCorpus, load
 from privnb.mechanisms import anatomize, is_l_diverse
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def _write_card(folder, card: dict, name: str = "own.yaml"):

@@ -3,14 +3,12 @@
 import json
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
-from privnb.workbench import convention_problems, parameter_defaults
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_knn_l_diversity.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_knn_l_diversity.ipynb"
 TINY = {
     "dataset": "adult",
     "sample_size": 300,
@@ -24,13 +22,6 @@ TINY = {
     "mc_repeats": 50,
     "seed": 1,
 }
-
-
-def test_conventions_and_defaults():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert convention_problems(nb) == []
-    defaults = parameter_defaults(nb)
-    assert set(TINY) <= set(defaults) and "output_dir" in defaults
 
 
 def test_runs_with_tiny_parameters(run_notebook):

@@ -7,7 +7,7 @@ import pytest
 
 from privnb.workbench import clear_unkept_outputs, convention_problems, parameter_defaults
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 
 def _notebook(parameters="output_dir = 'out'\nseed = 0\n", kept_source="# NBVAL_CHECK_OUTPUT\n1 + 1"):

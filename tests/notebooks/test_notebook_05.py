@@ -9,9 +9,8 @@ import pandas as pd
 from own_data import write_own_data
 
 from privnb.experiments import COLUMNS
-from privnb.workbench import convention_problems, parameter_defaults
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_privacy_utility.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "05_privacy_utility.ipynb"
 TINY = {
     "n_rows": 800,
     "n_splits": 3,
@@ -28,12 +27,6 @@ TINY = {
     "audit_max_size": 1,
     "seed": 1,
 }
-
-
-def test_conventions_and_defaults():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert convention_problems(nb) == []
-    assert set(TINY) <= set(parameter_defaults(nb)) and "output_dir" in parameter_defaults(nb)
 
 
 def test_runs_with_tiny_parameters(run_notebook):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "privnb"
 
 # data <- mechanisms / nbc <- attacks / learn <- experiments <- workbench; files, validation and bounds below

@@ -245,12 +245,12 @@ def test_builtin_cards_ship_with_the_package():
     for path in cards.values():
         card = yaml.safe_load(path.read_text())
         assert card["loader"] and card["loader_does"] and card["files"]
-    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"privnb.data" = ["cards/*.yaml"]' in pyproject
 
 
 def test_readme_card_is_a_complete_card_that_loads(folder):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("## Your own data", 1)[1]
     text = section.split("```yaml", 1)[1].split("```", 1)[0]
     card = yaml.safe_load(textwrap.dedent(text))

@@ -6,7 +6,7 @@ from pathlib import Path
 import tomllib
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pyproject():

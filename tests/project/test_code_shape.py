@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "privnb"
 MAX_FUNCTION_LINES = 100
 #: The papers' keys (README, References); "seed 00x" also means a random seed, so the texts are not named so.
