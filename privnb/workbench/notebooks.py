@@ -9,11 +9,12 @@ source starts with ``# NBVAL_CHECK_OUTPUT`` so that nbval compares their stored 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import math
 import numbers
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import nbformat
@@ -112,6 +113,29 @@ def write_notebook(nb, path: str | os.PathLike) -> None:
 
 
 HEADLINE_KEY = "headline"
+
+
+def matching_keys(metrics: Mapping, *patterns: str) -> list[str]:
+    """The keys of ``metrics`` matching ``patterns`` (shell-style, ``fnmatch``), pattern by pattern, each once.
+
+    A notebook names its headline numbers with it (``write_artifacts(..., headline=matching_keys(...))``), so a
+    number the data at hand did not produce (a section skipped on a data card) is simply left out.
+
+    Parameters
+    ----------
+    metrics : mapping
+        The notebook's metrics.
+    *patterns : str
+        Key patterns, e.g. ``"error_original"``, ``"mean_error_*_L=*"``.
+
+    Returns
+    -------
+    list of str
+    """
+    keys = []
+    for pattern in patterns:
+        keys += [key for key in metrics if fnmatch.fnmatchcase(key, pattern) and key not in keys]
+    return keys
 
 
 def write_artifacts(

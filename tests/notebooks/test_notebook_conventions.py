@@ -99,3 +99,16 @@ def test_write_artifacts_writes_plain_json_and_tidy_parquet(tmp_path):
     }
     assert pd.read_csv(tmp_path / "out" / "claims.csv")["verdict"].tolist() == ["agree"]
     assert not list((tmp_path / "out").glob(".*"))  # no temporary files left
+
+
+def test_matching_keys_names_headlines_pattern_by_pattern_and_skips_what_is_absent():
+    from privnb.workbench import matching_keys
+
+    metrics = {"dataset": "x", "error_mondrian": 0.3, "error_original": 0.2, "claims": 4, "error_anatomized": 0.25}
+    assert matching_keys(metrics, "error_original", "error_*", "missing_*", "claims") == [
+        "error_original",
+        "error_mondrian",
+        "error_anatomized",
+        "claims",
+    ]
+    assert matching_keys({}, "error_*") == []
