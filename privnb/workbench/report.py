@@ -13,7 +13,14 @@ import pandas as pd
 
 from privnb.files import atomic_path, write_text
 from privnb.workbench.notebooks import HEADLINE_KEY
-from privnb.workbench.report_pages import Link, mathjax_url, naming_write_errors, render_html, render_markdown
+from privnb.workbench.report_pages import (
+    Link,
+    export_notebook_html,
+    mathjax_url,
+    naming_write_errors,
+    render_html,
+    render_markdown,
+)
 from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8
@@ -89,7 +96,8 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
 
 
 def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
-    """(Re)write ``results.parquet`` and ``report.{md,html}`` of one sweep folder from what it holds.
+    """(Re)write ``results.parquet``, ``report.{md,html}`` and each point's ``notebook.html`` of one sweep folder
+    from what it holds.
 
     Parameters
     ----------
@@ -104,6 +112,8 @@ def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
     sweep_dir = Path(sweep_dir)
     results = collect_results(sweep_dir)
     _write_parquet(results, sweep_dir / "results.parquet")
+    for notebook in sorted(sweep_dir.glob("*/notebook.ipynb")):
+        export_notebook_html(notebook, sweep_dir.parent)
     _write_report(sweep_dir, _sweep_report(sweep_dir, results), mathjax_url(sweep_dir.parent, sweep_dir))
 
 
@@ -347,6 +357,7 @@ def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tupl
             _status(r),
             _fmt(r.get("duration_s")),
             Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
+            Link("html", f"{r['point']}/notebook.html"),
         ]
         for r in records
     ]
@@ -360,7 +371,7 @@ def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tupl
         ),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
         ("h2", "Points"),
-        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook"], rows),
+        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook", "page"], rows),
     ]
 
 

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from privnb.files import write_text
+
 
 @contextmanager
 def naming_write_errors(path: Path) -> Iterator[None]:
@@ -124,15 +126,17 @@ def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
     )
 
 
-_MATHJAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
+#: MathJax 2's combined configuration: HTML-CSS output with its own web fonts (the package ships no SVG fonts).
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"
+_TEX2JAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
 
 
 def _mathjax_tags(url: str | None) -> str:
     if url is None:
         return ""
     return (
-        f'<script type="text/x-mathjax-config">{_MATHJAX_CONFIG}</script>'
-        f'<script src="{html.escape(url)}?config=TeX-AMS-MML_HTMLorMML-full"></script>'
+        f'<script type="text/x-mathjax-config">{_TEX2JAX_CONFIG}</script>'
+        f'<script src="{html.escape(url)}?config={MATHJAX_CONFIG}"></script>'
     )
 
 
@@ -175,3 +179,39 @@ def mathjax_url(out: str | os.PathLike, folder: str | os.PathLike) -> str | None
         with naming_write_errors(target):
             shutil.copytree(source, target, dirs_exist_ok=True)
     return Path(os.path.relpath(target / "MathJax.js", Path(folder))).as_posix()
+
+
+def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) -> Path | None:
+    """Export an executed notebook to ``notebook.html`` beside it, its maths rendered by the local MathJax.
+
+    nbconvert's own export loads MathJax from a CDN, so an offline page shows raw ``$$...$$``; this one links the
+    copy in ``out/_static/mathjax`` (:func:`mathjax_url`). The page is written whole or not at all, and again only
+    when the notebook is newer than it.
+
+    Parameters
+    ----------
+    notebook : path
+        An executed ``.ipynb``.
+    out : path
+        The results folder (holds ``_static``).
+
+    Returns
+    -------
+    Path or None
+        The page, or None when no MathJax is installed (nothing is written).
+    """
+    notebook = Path(notebook)
+    page = notebook.with_suffix(".html")
+    url = mathjax_url(out, notebook.parent)
+    if url is None:
+        return None
+    if page.exists() and page.stat().st_mtime_ns >= notebook.stat().st_mtime_ns:
+        return page
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}")
+    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    with naming_write_errors(page):
+        write_text(page, body)
+    return page

@@ -178,3 +178,22 @@ def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, 
 
     monkeypatch.setattr(report_pages, "mathjax_source", lambda: None)  # not installed: the page still renders
     assert "<script" not in report_pages.render_html([("h1", "T"), ("p", "$x^2$")], report_pages.mathjax_url(out, out))
+
+
+def test_executed_notebooks_are_exported_with_the_local_mathjax(tmp_path):
+    import nbformat
+
+    from privnb.workbench.report_pages import MATHJAX_FOLDER, export_notebook_html, mathjax_source
+
+    if mathjax_source() is None:
+        pytest.skip("jupyter-server-mathjax is not installed")
+    notebook = tmp_path / "sweep" / "point" / "notebook.ipynb"
+    notebook.parent.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(r"The bound $$R \le 2 R^*$$ holds.")]
+    nbformat.write(nb, notebook)
+    page = export_notebook_html(notebook, tmp_path)
+    text = page.read_text()
+    assert page == notebook.with_suffix(".html") and r"R \le 2 R^*" in text
+    assert f"../../{MATHJAX_FOLDER}/MathJax.js?config=" in text and "libs/mathjax" not in text
+    assert (tmp_path / MATHJAX_FOLDER / "MathJax.js").is_file()
