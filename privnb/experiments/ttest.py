@@ -146,7 +146,8 @@ def t_test_table(
     """
     rows = [rows] if isinstance(rows, str) else list(rows)
     against = [against] if isinstance(against, str) else list(against)
-    frame = results[results["metric"] == metric]
+    # the majority-class baseline is a reference line, not a view the papers test
+    frame = results[(results["metric"] == metric) & (results["method"] != "majority")]
     if frame.empty:
         raise ValueError(f"no rows with metric {metric!r}; metrics present: {sorted(results['metric'].unique())}")
     for column in ("dataset", "classifier"):

@@ -114,9 +114,14 @@ def error_boxplot(
     baseline : float, optional
         A reference error drawn as a dashed line on every panel (e.g. the majority class's): a box at or above
         it learned nothing a constant guess would not give; a view whose mean error is at or above it gets
-        "≥" after its label.
+        "≥" after its label. Default: the mean error of the rows of method "majority" when there are any
+        (they are drawn as this line, not as a box).
     """
     frame = results[(results["metric"] == metric) & results["value"].notna()]
+    majority = frame["method"] == "majority"
+    if majority.any():  # the majority-class view is the baseline line, not a box
+        baseline = float(frame.loc[majority, "value"].mean()) if baseline is None else baseline
+        frame = frame[~majority]
     if frame.empty:
         raise ValueError(f"no values for metric {metric!r} to plot")
     panels = [(None, frame)] if facet is None else list(frame.groupby(facet, sort=True))
@@ -125,7 +130,7 @@ def error_boxplot(
     fig, axes = _figure_and_axes(ax, len(panels))
     for axis, (name, part) in zip(axes, panels):
         views = _by_view(part.groupby(["method", "param"], dropna=False)["value"])
-        labels = [method_label(*key) for key, _ in views]
+        labels = [method_label(*key).replace(" ", "\n", 1) for key, _ in views]  # "Mondrian\nk=5": no overlap
         if baseline is not None:  # a view no better than the baseline on average is marked
             labels = [f"{label} ≥" if values.mean() >= baseline else label for label, (_, values) in zip(labels, views)]
         axis.boxplot([values.to_numpy() for _, values in views], tick_labels=labels)

@@ -25,7 +25,7 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     out = run_notebook("00_tour.ipynb", **TINY)
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(COLUMNS)
-    assert set(results["method"]) == {"original", "identifying", "anatomized", "generalized", "mondrian"}
+    assert set(results["method"]) == {"majority", "original", "identifying", "anatomized", "generalized", "mondrian"}
     assert set(results["fold"]) == {0, 1}
     assert results["value"].between(0, 1).all()
     anatomized = results[results["method"] == "anatomized"]
@@ -57,7 +57,8 @@ def test_tour_runs_on_a_data_card_and_says_what_it_skips(run_notebook, tmp_path)
     assert "anatomy_groups" not in metrics
     assert {"full_domain_groups", "mondrian_groups", "error_original"} <= set(metrics)
     results = pd.read_parquet(out / "results.parquet")
-    assert set(results["method"]) == {"original", "generalized", "mondrian"} and set(results["dataset"]) == {"ward"}
+    assert set(results["method"]) == {"majority", "original", "generalized", "mondrian"}
+    assert set(results["dataset"]) == {"ward"}
     executed = nbformat.read(out.parent / "00_tour.ipynb", as_version=4)
     html, skips = _outputs(executed, "text/html"), _outputs(executed, "text/markdown")
     assert "What each section needs from ward" in html

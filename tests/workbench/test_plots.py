@@ -41,6 +41,16 @@ def test_error_boxplot_orders_and_labels_boxes_as_the_papers():
     assert axis.get_ylabel() == "Error rate" and axis.get_title() == "1-NN on Adult"
 
 
+def test_error_boxplot_draws_the_majority_view_as_a_line_and_wraps_long_labels():
+    majority = [("adult", "majority", "majority", None, fold, "error", 0.3, 100, 0, "") for fold in range(3)]
+    mondrian = [("adult", "1-NN", "mondrian", 5.0, fold, "error", 0.1, 100, 0, "") for fold in range(3)]
+    (axis,) = error_boxplot(tidy_frame(rows() + majority + mondrian)).axes
+    labels = tick_labels(axis)
+    assert "Majority" not in labels and "Mondrian\nk=5" in labels  # two lines: no overlap with its neighbour
+    (line,) = [ln for ln in axis.get_lines() if ln.get_linestyle() == "--"]
+    assert list(line.get_ydata()) == [0.3, 0.3] and "majority class (0.300)" in axis.get_legend_handles_labels()[1]
+
+
 def test_error_boxplot_facets_one_panel_per_classifier():
     fig = error_boxplot(tidy_frame(rows("1-NN") + rows("3-NN")), facet="classifier")
     assert [a.get_title() for a in fig.axes] == ["1-NN", "3-NN"]
