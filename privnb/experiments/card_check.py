@@ -76,14 +76,14 @@ def _hierarchy_rows(specs: dict, hierarchies: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["column", "source", "levels", "groups per level", "leaves"])
 
 
-def card_check(dataset: str | os.PathLike) -> CardCheck:
+def card_check(source: str | os.PathLike) -> CardCheck:
     """Check a data card (or a papers' data set by name) the way ``privnb data check`` reports it.
 
     Reads only: nothing is written or downloaded.
 
     Parameters
     ----------
-    dataset : str or PathLike
+    source : str or PathLike
         The path of a ``.yaml`` card, or a built-in data set's name (``"bank"``).
 
     Returns
@@ -103,11 +103,11 @@ def card_check(dataset: str | os.PathLike) -> CardCheck:
     from privnb.experiments.data_support import data_support
     from privnb.experiments.notebook_needs import notebook_requirements
 
-    path = Path(dataset) if is_card(dataset) else builtin_cards().get(str(dataset), Path(dataset))
+    path = Path(source) if is_card(source) else builtin_cards().get(str(source), Path(source))
     with read_only():
         data, report = inspect_card(path)
         specs = read_card(path).get("hierarchies") or {}
         hierarchies = dict(getattr(data, "hierarchies", {}))  # built and checked when the card was loaded
-        support = data_support(dataset if is_card(dataset) else str(dataset), data)
+        support = data_support(source if is_card(source) else str(source), data)
         requirements = notebook_requirements(support, data, l=CHECK_L)
     return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements)

@@ -238,23 +238,24 @@ class DataSupport:
         return pd.DataFrame(rows, columns=["section", "needs", "runs", "why not"])
 
 
-def _paper_name(dataset) -> str | None:
+def _paper_name(source) -> str | None:
     from privnb.data import builtin_cards, is_card
 
-    if isinstance(dataset, str) and not is_card(dataset) and dataset in builtin_cards():
-        return dataset
+    if isinstance(source, str) and not is_card(source) and source in builtin_cards():
+        return source
     return None
 
 
-def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
-    """What ``dataset`` offers, its hierarchies those the loaded data set carries (its card is not read again).
+def data_support(source: str | os.PathLike, data=None) -> DataSupport:
+    """What the data set ``source`` names offers; its hierarchies are those the loaded data set carries (its card
+    is not read again).
 
     Parameters
     ----------
-    dataset : str or path-like
-        One of the papers' names or a card's path.
+    source : str or path-like
+        One of the papers' data set names or a card's path (a notebook's ``dataset`` parameter).
     data : Dataset or TokenCorpus, optional
-        ``dataset`` loaded (loaded here when omitted).
+        ``source`` loaded (loaded here when omitted).
 
     Returns
     -------
@@ -262,16 +263,16 @@ def data_support(dataset: str | os.PathLike, data=None) -> DataSupport:
     """
     from privnb.data import TokenCorpus, load
 
-    data = load(dataset) if data is None else data
-    paper = _paper_name(dataset)
-    name = getattr(data, "name", None) or (paper or os.path.splitext(os.path.basename(str(dataset)))[0])
+    data = load(source) if data is None else data
+    paper = _paper_name(source)
+    name = getattr(data, "name", None) or (paper or os.path.splitext(os.path.basename(str(source)))[0])
     if isinstance(data, TokenCorpus):
-        return DataSupport(str(dataset), name, paper, items=True, n_rows=int(data.X.shape[0]))
+        return DataSupport(str(source), name, paper, items=True, n_rows=int(data.X.shape[0]))
     quasi_identifiers = tuple(data.quasi_identifiers)
     sensitive = data.sensitive
     values = int(data.frame[sensitive].nunique()) if sensitive is not None else 0
     return DataSupport(
-        str(dataset),
+        str(source),
         name,
         paper,
         sensitive=sensitive,

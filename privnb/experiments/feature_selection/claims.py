@@ -31,8 +31,8 @@ SELECTION_CLAIMS = (
 )
 
 
-def _auc(summary: pd.DataFrame, dataset: str, method: str, k: int) -> float:
-    part = summary[(summary["dataset"] == dataset) & (summary["method"] == method)]
+def _auc(summary: pd.DataFrame, dataset_name: str, method: str, k: int) -> float:
+    part = summary[(summary["dataset"] == dataset_name) & (summary["method"] == method)]
     if method.endswith("-dp"):
         part = part[np.isclose(part["param"], 1.0)]
     elif method != "full":
@@ -40,9 +40,9 @@ def _auc(summary: pd.DataFrame, dataset: str, method: str, k: int) -> float:
     return float(part["auc"].iloc[0]) if len(part) else np.nan
 
 
-def _paper_auc(dataset: str, method: str, k: int) -> float:
+def _paper_auc(dataset_name: str, method: str, k: int) -> float:
     part = PAPER_TABLES[
-        (PAPER_TABLES["dataset"] == dataset) & (PAPER_TABLES["method"] == method) & (PAPER_TABLES["k"] == k)
+        (PAPER_TABLES["dataset"] == dataset_name) & (PAPER_TABLES["method"] == method) & (PAPER_TABLES["k"] == k)
     ]
     return float(part["auc"].iloc[0]) if len(part) else np.nan
 
@@ -70,23 +70,23 @@ def _show(measured) -> str:
     return str(measured) if np.isnan(diff) else f"{measured} (AUC {diff:+.3f})"
 
 
-def _difference(dataset: str, better: str, worse: str, k: int, margin: float):
+def _difference(dataset_name: str, better: str, worse: str, k: int, margin: float):
     def measure(summary: pd.DataFrame) -> _Says:
-        return _measured(_auc(summary, dataset, better, k) - _auc(summary, dataset, worse, k), margin)
+        return _measured(_auc(summary, dataset_name, better, k) - _auc(summary, dataset_name, worse, k), margin)
 
     return measure
 
 
-def _cm_beaten(dataset: str, k: int, margin: float):
+def _cm_beaten(dataset_name: str, k: int, margin: float):
     def measure(summary: pd.DataFrame) -> _Says:
-        worst = min(_auc(summary, dataset, m, k) for m in KAC_SELECTORS)
-        return _measured(worst - _auc(summary, dataset, "cm-greedy", k), margin)
+        worst = min(_auc(summary, dataset_name, m, k) for m in KAC_SELECTORS)
+        return _measured(worst - _auc(summary, dataset_name, "cm-greedy", k), margin)
 
     return measure
 
 
-def _claim(dataset, k, text, line, paper_diff, measure, margin) -> Claim:
-    table = "Table 5" if dataset == "adult" else ("Table 6" if dataset == "pu1" else "its tables")
+def _claim(dataset_name, k, text, line, paper_diff, measure, margin) -> Claim:
+    table = "Table 5" if dataset_name == "adult" else ("Table 6" if dataset_name == "pu1" else "its tables")
     said = f"{_says(paper_diff, margin)}, AUC {paper_diff:+.3f}" if not np.isnan(paper_diff) else "n/a"
     return Claim(
         "FSAC",
@@ -94,7 +94,7 @@ def _claim(dataset, k, text, line, paper_diff, measure, margin) -> Claim:
         f"{text} at k = {k} (the paper's {table} says {said})",
         "yes",
         measure,
-        dataset=dataset,
+        dataset=dataset_name,
         show=_show,
     )
 

@@ -300,8 +300,10 @@ def _answer(check):
     return lambda measures: {True: "yes", False: "no", None: NOT_MEASURED}[check(measures)]
 
 
-def _aspect_claims(dataset: str, rows) -> tuple[Claim, ...]:
-    return tuple(Claim("MC17", source, text, "yes", _answer(check), dataset=dataset) for source, text, check in rows)
+def _aspect_claims(dataset_name: str, rows) -> tuple[Claim, ...]:
+    return tuple(
+        Claim("MC17", source, text, "yes", _answer(check), dataset=dataset_name) for source, text, check in rows
+    )
 
 
 def _cell(k: int, l: int, paired: bool):
@@ -317,9 +319,9 @@ def _cell(k: int, l: int, paired: bool):
     return measure
 
 
-def _ttest_claims(dataset: str) -> tuple[Claim, ...]:
-    """One claim per cell of the paper's t-test table for ``dataset`` and per reading (paired, unpaired)."""
-    table = PAPER_TTESTS[dataset]
+def _ttest_claims(dataset_name: str) -> tuple[Claim, ...]:
+    """One claim per cell of the paper's t-test table for ``dataset_name`` and per reading (paired, unpaired)."""
+    table = PAPER_TTESTS[dataset_name]
     return tuple(
         Claim(
             "MC17",
@@ -327,7 +329,7 @@ def _ttest_claims(dataset: str) -> tuple[Claim, ...]:
             f"{k}-NN, Org. vs L={l}",
             table[row][col] if col < len(table[row]) else "N/A",
             _cell(k, l, paired),
-            dataset=dataset,
+            dataset=dataset_name,
             reading=reading,
         )
         for row, k in enumerate((1, 3, 5, 7, 9))

@@ -325,10 +325,10 @@ def _recall_drop(e: ClaimEvidence) -> Reading:
     return Reading(text, m["recall_drop_max"] >= m["recall_original"] / 2)
 
 
-def _claim(source: str, text: str, paper_value: str, measure, dataset: str = "adult", reading: str = "") -> Claim:
+def _claim(source: str, text: str, paper_value: str, measure, dataset_name: str = "adult", reading: str = "") -> Claim:
     """A claim of MZ09 the paper says yes to, judged by its :class:`Reading`'s ``holds``."""
     return Claim(
-        "MZ09", source, text, paper_value, measure, agrees=_holds, dataset=dataset, reading=reading, show=_text
+        "MZ09", source, text, paper_value, measure, agrees=_holds, dataset=dataset_name, reading=reading, show=_text
     )
 
 

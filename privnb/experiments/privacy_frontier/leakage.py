@@ -85,7 +85,7 @@ def _view_name(row) -> str:
     return row.method if pd.isna(row.param) else f"{row.method} {row.param:g}"
 
 
-def _family_line(dataset, classifier, group: pd.DataFrame) -> str | None:
+def _family_line(dataset_name, classifier, group: pd.DataFrame) -> str | None:
     reference = group[group["method"].isin(REFERENCE_VIEWS)]
     protected = group[~group["method"].isin(REFERENCE_VIEWS)]
     if reference.empty or protected.empty:
@@ -96,7 +96,7 @@ def _family_line(dataset, classifier, group: pd.DataFrame) -> str | None:
     lower = [_view_name(r) for r, d in zip(protected.itertuples(), diff, strict=True) if d < -band]
     higher = [_view_name(r) for r, d in zip(protected.itertuples(), diff, strict=True) if d > band]
     text = (
-        f"{classifier} on {dataset}: trained on {_view_name(ref)} rows, advantage {ref.membership_advantage:.3f} "
+        f"{classifier} on {dataset_name}: trained on {_view_name(ref)} rows, advantage {ref.membership_advantage:.3f} "
         f"(AUC {ref.membership_auc:.3f}); the {len(protected)} protected views range from "
         f"{protected['membership_advantage'].min():.3f} to {protected['membership_advantage'].max():.3f}. "
     )

@@ -148,8 +148,9 @@ def _reader(measure: Callable, reading: str) -> Callable[[SvmEvidence], object]:
     return read
 
 
-def _claims(dataset: str, *specs) -> tuple[SvmClaim, ...]:
-    """Claim records of ``dataset`` from ``(classifier, aspect, line, text, paper value, measure, agrees, t-test)``.
+def _claims(dataset_name: str, *specs) -> tuple[SvmClaim, ...]:
+    """Claim records of ``dataset_name`` from ``(classifier, aspect, line, text, paper value, measure, agrees,
+    t-test)``.
 
     ``line`` is the line of the paper's text ("MC16:296" of MC16's, "MC16a:1031" of MC16a's); ``measure(aspects,
     ttests)`` reads the measurements; a claim read from a t-test gives one record per reading.
@@ -166,7 +167,7 @@ def _claims(dataset: str, *specs) -> tuple[SvmClaim, ...]:
                     paper_value=paper_value,
                     measure=_reader(measure, reading),
                     agrees=agrees,
-                    dataset=dataset,
+                    dataset=dataset_name,
                     reading=reading,
                     show=_shown,
                     classifier=classifier,
