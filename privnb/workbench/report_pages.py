@@ -198,7 +198,7 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
     Returns
     -------
     Path or None
-        The page, or None when no MathJax is installed (nothing is written).
+        The page, or None when no MathJax is installed or the notebook cannot be read (nothing is written).
     """
     notebook = Path(notebook)
     page = notebook.with_suffix(".html")
@@ -210,8 +210,11 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}")
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    try:
+        node = nbformat.read(notebook, as_version=4)
+    except (ValueError, KeyError, nbformat.ValidationError):  # a notebook a failed run left half written
+        return None
+    body, _ = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}").from_notebook_node(node)
     with naming_write_errors(page):
         write_text(page, body)
     return page

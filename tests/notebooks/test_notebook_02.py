@@ -40,6 +40,10 @@ def test_runs_with_tiny_parameters(run_notebook):
     claims = pd.read_csv(out / "claims.csv")
     assert len(claims) == metrics["claims"] and set(claims["verdict"]) <= {"agree", "differ", "both N/A", "n/a"}
     assert metrics["rho2_simulation_all_within_4se"] is True  # E{rho^2} of (19) against the seeded simulation
+    headline = metrics.pop("headline")
+    assert headline[0] == "mean_error_majority_Majority" and set(headline) <= set(
+        metrics
+    )  # the report shows these first
     assert all(isinstance(v, (int, float, str, bool)) for v in metrics.values())
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert {"figure2_toy.png", "convergence_terms.png", "theorem17.png", "boxplots.png", "convergence.png"} <= figures
