@@ -166,7 +166,8 @@ def t_test_table(
             raise ValueError(f"baseline {baseline!r} is missing or N/A for {group}")
         cells = {}
         for method, param in columns:
-            view = part[(part["method"] == method) & (part["param"] == param)].set_index("fold")["value"]
+            same_param = part["param"].isna() if pd.isna(param) else part["param"] == param  # NaN: no parameter
+            view = part[(part["method"] == method) & same_param].set_index("fold")["value"]
             view = view.reindex(base.index)
             label = f"{base_label} vs {method_label(method, param)}"
             if view.isna().any():

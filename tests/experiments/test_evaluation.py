@@ -263,3 +263,17 @@ def test_t_test_table_refuses_to_mix_datasets():
 def test_tidy_frame_requires_the_columns():
     with pytest.raises(ValueError, match="lack the columns"):
         tidy_frame(pd.DataFrame({"dataset": ["a"]}))
+
+
+def test_t_test_table_tests_views_without_a_parameter():
+    import math
+
+    from privnb.experiments import t_test_table, tidy_frame
+
+    rows = [
+        ("d", "c", method, math.nan, fold, "error", value + 0.001 * fold, 10, 0, "")
+        for method, value in (("original", 0.1), ("identifying", 0.3))
+        for fold in range(5)
+    ]
+    table = t_test_table(tidy_frame(rows), against=["identifying"])
+    assert table.loc["c", "Org. vs Id."] == "P"  # before, a NaN parameter never matched and read "N/A"
