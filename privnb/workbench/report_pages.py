@@ -126,6 +126,8 @@ def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
     )
 
 
+#: An output wider than the page (a wide table) scrolls inside its cell instead of widening the page.
+WIDE_OUTPUTS_CSS = ".jp-OutputArea-output { overflow-x: auto; }"
 #: MathJax 2's combined configuration: HTML-CSS output with its own web fonts (the package ships no SVG fonts).
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"
 _TEX2JAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
@@ -185,7 +187,7 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
     """Export an executed notebook to ``notebook.html`` beside it, its maths rendered by the local MathJax.
 
     nbconvert's own export loads MathJax from a CDN, so an offline page shows raw ``$$...$$``; this one links the
-    copy in ``out/_static/mathjax`` (:func:`mathjax_url`). The page is written whole or not at all, and again only
+    copy in ``out/_static/mathjax`` (:func:`mathjax_url`), and a wide output scrolls inside its cell. The page is written whole or not at all, and again only
     when the notebook is newer than it.
 
     Parameters
@@ -215,6 +217,7 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
     except (ValueError, KeyError, nbformat.ValidationError):  # a notebook a failed run left half written
         return None
     body, _ = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}").from_notebook_node(node)
+    body = body.replace("</head>", f"<style>{WIDE_OUTPUTS_CSS}</style></head>", 1)
     with naming_write_errors(page):
         write_text(page, body)
     return page

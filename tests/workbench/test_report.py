@@ -197,3 +197,4 @@ def test_executed_notebooks_are_exported_with_the_local_mathjax(tmp_path):
     assert page == notebook.with_suffix(".html") and r"R \le 2 R^*" in text
     assert f"../../{MATHJAX_FOLDER}/MathJax.js?config=" in text and "libs/mathjax" not in text
     assert (tmp_path / MATHJAX_FOLDER / "MathJax.js").is_file()
+    assert ".jp-OutputArea-output { overflow-x: auto; }" in text  # a wide table scrolls inside its cell
