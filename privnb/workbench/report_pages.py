@@ -187,8 +187,8 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
     """Export an executed notebook to ``notebook.html`` beside it, its maths rendered by the local MathJax.
 
     nbconvert's own export loads MathJax from a CDN, so an offline page shows raw ``$$...$$``; this one links the
-    copy in ``out/_static/mathjax`` (:func:`mathjax_url`), and a wide output scrolls inside its cell. The page is written whole or not at all, and again only
-    when the notebook is newer than it.
+    copy in ``out/_static/mathjax`` (:func:`mathjax_url`), and a wide output scrolls inside its cell. The page is
+    written whole or not at all, and again only when the notebook is newer than it.
 
     Parameters
     ----------
