@@ -2,7 +2,8 @@
 attack computes from the release, the advantage, the targets and details): the de Finetti attack on anatomy,
 prosecutor re-identification and homogeneity on k-anonymity, linkage on k-anonymity by containment (two
 adversaries), the exact audit of published NBC views, and membership inference on any trained classifier
-(the loss-threshold attack of Yeom et al. 2018). No learner is imported here (the runner that puts
+(the loss-threshold attack of Yeom et al. 2018); and the registry pairing each kind of release with its attacks
+and how the frontier shows it (:mod:`privnb.attacks.registry`). No learner is imported here (the runner that puts
 attacks and learners on the same folds lives in ``privnb.experiments.privacy_frontier``).
 """
 
@@ -18,11 +19,17 @@ from .definetti import AnatomyAttack, check_anatomy, definetti_attack, encode_qu
 from .linkage import ADVERSARIES, linkage_attack, singled_out
 from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
 from .nbc_audit import nbc_audit_attack
+from .registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
 from .result import AttackResult
 from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
 
 __all__ = [
     "ADVERSARIES",
+    "RELEASES",
+    "ReleaseKind",
+    "anatomy_attacks",
+    "nbc_attacks",
+    "register_release",
     "AnatomyAttack",
     "AttackResult",
     "check_anatomy",

@@ -7,10 +7,11 @@ also attacked by membership inference (:func:`membership_scores`), shown beside 
 :func:`membership_table`.
 """
 
+from privnb.attacks.registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
+
 from .anatomy_rates import definetti_rates, rate_spread
 from .leakage import MEMBERSHIP_COLUMNS, membership_reading, membership_table
 from .points import POINT_COLUMNS, frontier_points, view_table
-from .registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
 from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
 from .runners import anatomy_and_k_anonymity, containment_linkage, nbc_release_audit
 from .scoring import AttackScorer, attack_scores, membership_scores, release_view

@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from .registry import RELEASES
+from privnb.attacks.registry import RELEASES
 
 __all__ = ["MEMBERSHIP_COLUMNS", "REFERENCE_VIEWS", "membership_reading", "membership_table"]
 

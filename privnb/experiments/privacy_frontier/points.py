@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .registry import RELEASES
+from privnb.attacks.registry import RELEASES
 
 __all__ = ["POINT_COLUMNS", "frontier_points"]
 

@@ -18,13 +18,13 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
+from privnb.attacks.registry import nbc_attacks
 from privnb.experiments.folds import FoldData, evaluate_view, run_folds, tidy_frame
 from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import AnatomizedTraining, GeneralizedTraining, OriginalTraining, PrunedTraining
 from privnb.mechanisms import check_binary
 
-from .registry import nbc_attacks
 from .releases import NBCRelease, SelectedLinearSVC
 from .scoring import release_view
 

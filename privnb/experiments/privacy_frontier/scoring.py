@@ -15,9 +15,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from privnb.attacks import AttackResult, membership_attack
+from privnb.attacks.registry import RELEASES
 from privnb.experiments.folds import FoldData, Score, View, error_rate
-
-from .registry import RELEASES
 
 __all__ = ["AttackScorer", "attack_scores", "membership_scores", "release_view"]
 

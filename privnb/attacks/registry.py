@@ -13,16 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from privnb.attacks import (
-    AttackResult,
-    definetti_disclosure,
-    homogeneity_attack,
-    linkage_attack,
-    nbc_audit_attack,
-    original_model_disclosure,
-    prosecutor_attack,
-    pruning_disclosure,
-)
+from privnb.attacks.anatomy_disclosure import definetti_disclosure, original_model_disclosure, pruning_disclosure
+from privnb.attacks.linkage import linkage_attack
+from privnb.attacks.nbc_audit import nbc_audit_attack
+from privnb.attacks.result import AttackResult
+from privnb.attacks.risk import homogeneity_attack, prosecutor_attack
 
 __all__ = ["ReleaseKind", "RELEASES", "register_release", "anatomy_attacks", "nbc_attacks"]
 
