@@ -247,6 +247,11 @@ class PrivacyModel:
         return bool(self.class_holds(counts.counts, counts.overall).all())
 
 
+def _check_positive(value, name: str) -> None:
+    if not (isinstance(value, (int, float, np.number)) and value > 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
 def _check_at_least(value, name: str, low: float, *, integer: bool = False) -> None:
     ok = isinstance(value, (int, np.integer)) if integer else isinstance(value, (int, float, np.number))
     if isinstance(value, bool) or not ok or not value >= low:
@@ -351,8 +356,7 @@ class RecursiveCLDiversity(PrivacyModel):
 
     def __post_init__(self):
         _check_at_least(self.l, "l", 1, integer=True)
-        if not (isinstance(self.c, (int, float, np.number)) and self.c > 0):
-            raise ValueError(f"c must be a positive number, got {self.c!r}")
+        _check_positive(self.c, "c")
 
     def _ratios(self, counts: np.ndarray) -> np.ndarray:
         ordered = -np.sort(-np.asarray(counts), axis=1)
@@ -479,8 +483,7 @@ class BasicBetaLikeness(PrivacyModel):
     name = "basic beta-likeness"
 
     def __post_init__(self):
-        if not (isinstance(self.beta, (int, float, np.number)) and self.beta > 0):
-            raise ValueError(f"beta must be a positive number, got {self.beta!r}")
+        _check_positive(self.beta, "beta")
 
     def class_holds(self, counts, overall):
         """Classes whose relative gains are at most beta.
@@ -517,8 +520,7 @@ class EnhancedBetaLikeness(PrivacyModel):
     name = "enhanced beta-likeness"
 
     def __post_init__(self):
-        if not (isinstance(self.beta, (int, float, np.number)) and self.beta > 0):
-            raise ValueError(f"beta must be a positive number, got {self.beta!r}")
+        _check_positive(self.beta, "beta")
 
     @staticmethod
     def _limits(overall: np.ndarray) -> np.ndarray:
