@@ -92,12 +92,12 @@ def shared_lattice(dataset, train):
     qis = [q for q in dataset.quasi_identifiers if q in hierarchies]
     timings = {}
     for label, fresh in (("fresh search per k", True), ("one shared lattice", False)):
-        FullDomainLattice._last = None
+        FullDomainLattice.clear_cache()
         start = time.perf_counter()
         nodes = []
         for k in (2, 3, 4, 5):
             if fresh:
-                FullDomainLattice._last = None
+                FullDomainLattice.clear_cache()
             nodes.append(FullDomainGeneralizer(qis, k, hierarchies).fit(frame).node_)
         timings[label] = (time.perf_counter() - start, nodes)
     (t_fresh, a), (t_shared, b) = timings.values()

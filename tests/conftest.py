@@ -5,6 +5,13 @@ from pathlib import Path
 
 import pytest
 
+
+@pytest.fixture(autouse=True)
+def _lattice_cache(tmp_path_factory, monkeypatch):
+    """Each test's lattice disk cache in a folder of its own (never the user's cache)."""
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path_factory.mktemp("privnb-cache")))
+
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 

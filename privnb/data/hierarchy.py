@@ -20,6 +20,7 @@ label's bounds contain every value it stands for.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import itertools
 import math
 import os
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privnb.data.digest import update_digest
 from privnb.data.labels import TOP, format_interval, format_number
 
 __all__ = ["Hierarchy", "HierarchyError", "MAX_GROUPS", "read_arx_table"]
@@ -132,6 +134,7 @@ class Hierarchy:
         self._table_codes = table_codes  # table: [level-1 ...] int arrays aligned with leaves
         self._table_labels = table_labels  # table: [level-1 ...] label arrays
         self._edges = edges  # intervals: [level-1 ...] edge arrays low..high
+        self._fingerprint = None  # see fingerprint()
         self.n_levels = 1 + len(table_codes if edges is None else edges) + 1
 
     # -- constructors -------------------------------------------------------------------
@@ -429,6 +432,26 @@ class Hierarchy:
         lo, hi = self.group_bounds(level)
         c = self.codes(values, level)
         return (lo[c] + hi[c]) / 2.0
+
+    def fingerprint(self) -> str:
+        """A digest of what the hierarchy maps (values, groups, labels, edges, domain), not of its name.
+
+        Equal for copies (``clone`` deep-copies them) and hierarchies built alike; computed once.
+
+        Returns
+        -------
+        str
+            A hexadecimal digest.
+        """
+        if getattr(self, "_fingerprint", None) is None:  # also a hierarchy pickled before this existed
+            h = hashlib.blake2b(digest_size=20)
+            h.update(repr((self.numeric, self.low, self.high, self.n_levels, self._edges is None)).encode())
+            arrays = [self._leaves] if self._edges is None else []
+            arrays += (self._table_codes + self._table_labels) if self._edges is None else self._edges
+            for a in arrays:
+                update_digest(h, a)
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
 
     def __repr__(self) -> str:
         shape = "intervals" if self._edges is not None else "table"

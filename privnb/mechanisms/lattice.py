@@ -6,17 +6,22 @@ training table serving every k.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms.group_kernel import count_groups, rollup_counts
 from privnb.mechanisms.grouping import combine_codes, group_sizes
+from privnb.mechanisms.lattice_cache import lattice_key, load_learned, save_learned
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
 
 
 _MAX_LATTICE = 5_000_000
+_NO_TABLE = np.iinfo(np.intp).max  # the size of an empty slot: never the smallest
 
 
 def _parts(heights: Sequence[int], n_entries: int, budget: int) -> list[list[int]]:
@@ -50,7 +55,8 @@ class _GroupSizes:
     below its node (Incognito's roll-up, LeFevre et al. 2005). Each check first makes sure the
     table of its *anchor* (every level rounded down to an even level) is built and pinned (at
     most ``anchors`` of them), so that no check far above the raw table rolls up from it.
-    ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices).
+    ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices). With
+    ``compiled`` and numba installed, :func:`count_groups` does the key and the count in one pass.
     """
 
     def __init__(
@@ -59,10 +65,12 @@ class _GroupSizes:
         raw,
         *,
         id_budget: int = 1 << 23,
-        slots: int = 1024,
+        slots: int = 4096,
         anchors: int = 512,
-        cached_entries: int = 1 << 22,
+        cached_entries: int = 1 << 23,
+        compiled: bool = True,
     ):
+        self.compiled = compiled and rollup_counts is not None
         self.maps = maps
         self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
         group, counts = group_sizes(combine_codes(raw, [s[0] for s in self.n_groups]))
@@ -86,11 +94,12 @@ class _GroupSizes:
         n_slots = 1 + anchors + slots
         self.src_bits = np.full((n_slots, word + 1), -1, dtype=np.int64)  # -1: matches no node
         self.src_bits[0] = 0
-        self.src_size = np.full(n_slots, np.iinfo(np.intp).max, dtype=np.intp)
+        self.src_size = np.full(n_slots, _NO_TABLE, dtype=np.intp)
         self.src_size[0] = len(counts)
         self.src = [(None, self.weights)] + [None] * (n_slots - 1)  # (representative entries, weights)
         self.anchors, self.max_anchors = {}, anchors
         self.ring, self.cached, self.cached_entries = 1 + anchors, 0, cached_entries
+        self.top = 1  # slots below it have been used
 
     def _part_ids(self, p: int, sub: tuple) -> tuple[np.ndarray, int]:
         """Dense id of each entry's combination of part ``p``'s attributes at levels ``sub``."""
@@ -100,7 +109,8 @@ class _GroupSizes:
             cols = [self.maps[i][lv][self.codes[i]] for i, lv in zip(attrs, sub)]
             span = [self.n_groups[i][lv] for i, lv in zip(attrs, sub)]
             ids, counts = group_sizes(combine_codes(cols, span), span=math.prod(span))
-            dtype = np.int16 if len(counts) <= 2**15 else np.int32  # compact: gathers hit cache
+            compact = len(counts) <= 2**15 and not self.compiled  # the kernel takes int32 ids
+            dtype = np.int16 if compact else np.int32  # compact: gathers hit cache
             got = self.ids[p][sub] = (ids.astype(dtype), len(counts))
         return got
 
@@ -119,28 +129,38 @@ class _GroupSizes:
                 if span * n >= 2**62:
                     key = pd.factorize(key)[0].astype(np.intp)
                     span = int(key.max()) + 1
-                key = key * n + ids
+                key *= n  # in place: the key is this call's own array
+                key += ids
             span *= n
         if key is None:
             key = np.zeros(len(self.weights) if rep is None else len(rep), dtype=np.intp)
         return key, span
 
-    def _bits(self, node: list) -> np.ndarray:
+    def _bits(self, node: list) -> list[int]:
         bits = [0] * self.src_bits.shape[1]
         for lv, (word, offset) in zip(node, self.place):
             bits[word] |= ((1 << lv) - 1) << offset
-        return np.array(bits, dtype=np.int64)
+        return bits
 
-    def _store(self, slot: int, node: list, table) -> None:
-        self.src_bits[slot] = self._bits(node)
+    def _store(self, slot: int, bits: list[int], table) -> None:
+        self.src_bits[slot] = bits
         self.src_size[slot] = len(table[0])
         self.src[slot] = table
+        self.top = max(self.top, slot + 1)
 
     def _rollup(self, node: list, source: int, force: bool):
         """(group sizes at ``node`` from table ``source``; the node's table, when forced or at
         most half the source's size, else None).
         """
         rep, weights = self.src[source]
+        if self.compiled:  # numba: one pass, keys and hash table (None when keys would overflow)
+            parts = [self._part_ids(p, tuple(node[i] for i in attrs)) for p, attrs in enumerate(self.parts)]
+            counted = count_groups([i for i, n in parts if n > 1], [n for _, n in parts if n > 1], rep, weights)
+            if counted is not None:
+                size, first = counted
+                if not force and 2 * len(size) > len(weights):
+                    return size, None
+                return size, (first if rep is None else rep[first], size)
         key, span = self.groups(node, rep)
         m = len(key)
         if span <= 4 * m + 1024:  # else a hash table is cheaper than zeroing the span
@@ -149,43 +169,44 @@ class _GroupSizes:
             size = counts[present]
             if not force and 2 * len(size) > m:
                 return size, None
-            first = np.empty(span, dtype=np.intp)
-            first[key] = np.arange(m)
+            first = np.empty(span, dtype=np.int32)
+            first[key] = np.arange(m, dtype=np.int32)
             entries, counts = first[present], size
         else:
             group, size = group_sizes(key, weights)
             if not force and 2 * len(size) > m:
                 return size, None
-            entries = np.empty(len(size), dtype=np.intp)
+            entries = np.empty(len(size), dtype=np.int32)
             entries[group] = np.arange(m)
             counts = size.astype(float)
         return size, (entries if rep is None else rep[entries], counts)
 
-    def _source(self, node: list) -> int:
-        """The smallest kept table at or below ``node``."""
-        bits = self._bits(node)
+    def _source(self, bits: list[int]) -> int:
+        """The smallest kept table at or below the node of ``bits`` (slots in use only)."""
+        top = self.top
         if len(bits) == 1:  # one word (the usual case): no reduction over words
-            finer = (self.src_bits[:, 0] & ~bits[0]) == 0
+            finer = (self.src_bits[:top, 0] & ~bits[0]) == 0
         else:
-            finer = ((self.src_bits & ~bits) == 0).all(axis=1)
-        return int(np.argmin(np.where(finer, self.src_size, np.iinfo(np.intp).max)))
+            finer = ((self.src_bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
+        return int(np.argmin(np.where(finer, self.src_size[:top], _NO_TABLE)))
 
-    def sizes(self, node: np.ndarray) -> np.ndarray:
-        """Size of each group at ``node``."""
-        node = node.tolist()
+    def sizes(self, node) -> np.ndarray:
+        """Size of each group at ``node`` (an int array or a list of int levels)."""
+        node = node.tolist() if isinstance(node, np.ndarray) else list(node)
         anchor = [lv - lv % self.step for lv in node]
         if anchor != node and len(self.anchors) < self.max_anchors and tuple(anchor) not in self.anchors:
             slot = self.anchors[tuple(anchor)] = 1 + len(self.anchors)
-            self._store(slot, anchor, self._rollup(anchor, self._source(anchor), True)[1])
-        source = self._source(node)
-        size, table = self._rollup(node, source, False)
+            bits = self._bits(anchor)
+            self._store(slot, bits, self._rollup(anchor, self._source(bits), True)[1])
+        bits = self._bits(node)
+        size, table = self._rollup(node, self._source(bits), False)
         if table is not None:  # at most half its source: kept in the ring, within the budget
             slot = self.ring
             old = self.src_size[slot] if self.src[slot] is not None else 0
             if self.cached - old + len(table[0]) <= self.cached_entries:
                 self.ring = slot + 1 if slot + 1 < len(self.src) else 1 + self.max_anchors
                 self.cached += len(table[0]) - old
-                self._store(slot, node, table)
+                self._store(slot, bits, table)
         return size
 
 
@@ -278,9 +299,11 @@ class FullDomainLattice:
     smaller k; not k-anonymous for k implies it for every larger k). So the papers' grids, which
     anonymize the same training rows for k = 2..5, pay for about one search.
 
-    :meth:`of` returns the lattice of the most recent table when the same rows, quasi-identifiers,
-    hierarchies (the same objects) and suppression budget come again; :class:`FullDomainGeneralizer`
-    gets its lattice there.
+    :meth:`of` keeps the last :attr:`cache_size` lattices by the content of their inputs (the rows'
+    quasi-identifier codes and values, each hierarchy's fingerprint, the suppression share), so
+    scikit-learn clones, which deep-copy hierarchies, share one; and it stores what a search learned
+    (each k's classification, the checked nodes' summaries) on disk for other processes
+    (:mod:`privnb.mechanisms.lattice_cache`). :class:`FullDomainGeneralizer` gets its lattice there.
 
     Parameters
     ----------
@@ -294,7 +317,8 @@ class FullDomainLattice:
         Largest share of rows that may be suppressed (the budget is ``floor(max_suppression * n)`` rows).
     """
 
-    _last = None  # the most recently built lattice (see ``of``)
+    cache_size = 4  # lattices kept in memory by ``of`` (least recently used dropped first)
+    _cache: ClassVar[OrderedDict] = OrderedDict()  # key -> lattice
 
     def __init__(self, raw, uniques, hierarchies, max_suppression):
         self.raw, self.uniques, self.hierarchies = raw, uniques, hierarchies
@@ -320,10 +344,14 @@ class FullDomainLattice:
         self.sizes = _GroupSizes(self.maps, raw)
         self.summaries = {}  # node -> (cap, number of groups of each size below cap, sum of squared sizes)
         self.anonymous = {}  # k -> bool per node, for every k classified so far
+        self.key = None  # set by ``of``: then what searches learn is also stored on disk
 
     @classmethod
     def of(cls, frame: pd.DataFrame, quasi_identifiers, hierarchies, max_suppression) -> FullDomainLattice:
-        """The lattice of ``frame``'s quasi-identifiers: the last one built when its inputs are the same.
+        """The lattice of ``frame``'s quasi-identifiers, shared by every call with the same inputs' content.
+
+        A lattice kept in memory is returned as is; a new one starts from what the disk cache holds
+        for its key (:mod:`privnb.mechanisms.lattice_cache`).
 
         Parameters
         ----------
@@ -342,23 +370,27 @@ class FullDomainLattice:
         """
         raw, uniques = [], []
         for a in quasi_identifiers:
-            hierarchies[a].check(frame[a].to_numpy())
             codes, values = pd.factorize(frame[a])
             raw.append(codes)
             uniques.append(np.asarray(values))
+            hierarchies[a].check(uniques[-1])  # the distinct values: as the column, and cheaper
         hier = [hierarchies[a] for a in quasi_identifiers]
-        last = cls._last
-        if (
-            last is not None
-            and last.max_suppression == max_suppression
-            and len(last.raw) == len(raw)
-            and all(h is g for h, g in zip(last.hierarchies, hier))
-            and all(np.array_equal(a, b) for a, b in zip(last.raw, raw))
-            and all(np.array_equal(a, b) for a, b in zip(last.uniques, uniques))
-        ):
-            return last
-        cls._last = cls(raw, uniques, hier, max_suppression)
-        return cls._last
+        key = lattice_key(raw, uniques, hier, max_suppression)
+        lattice = cls._cache.get(key)
+        if lattice is None:
+            lattice = cls(raw, uniques, hier, max_suppression)
+            lattice.key = key
+            lattice.anonymous, lattice.summaries = load_learned(key, lattice.heights)
+            cls._cache[key] = lattice
+            while len(cls._cache) > cls.cache_size:
+                cls._cache.popitem(last=False)
+        cls._cache.move_to_end(key)
+        return lattice
+
+    @classmethod
+    def clear_cache(cls) -> None:
+        """Forget the lattices kept in memory (the disk cache stays)."""
+        cls._cache.clear()
 
     def summary(self, node, k: int) -> tuple[int, float]:
         """(rows in groups of fewer than ``k`` rows, discernibility) at ``node``.
@@ -370,20 +402,34 @@ class FullDomainLattice:
         k : int
             The anonymity level.
         """
-        key = tuple(node)
-        cap, groups, squares = self.summaries.get(key, (0, None, None))
-        if k > cap:
-            size = self.sizes.sizes(np.asarray(node, dtype=np.int16))  # float counts
-            cap = max(k, 16)
-            groups = np.bincount(size[size < cap].astype(np.intp), minlength=cap).astype(float)
-            squares = float(size @ size)
-            self.summaries[key] = (cap, groups, squares)
+        _, groups, squares = self._summary(tuple(int(lv) for lv in node), k)
         sizes = np.arange(k, dtype=float)
         n_sup = int(groups[:k] @ sizes)
         return n_sup, squares - float(groups[:k] @ sizes**2) + self.n * n_sup
 
+    def _summary(self, key: tuple, k: int) -> tuple[int, np.ndarray, float]:
+        """The summary of node ``key`` (a tuple of int levels), computed when it does not cover ``k``."""
+        got = self.summaries.get(key)
+        if got is None or k > got[0]:
+            size = self.sizes.sizes(list(key))  # float counts
+            cap = max(k, 16)
+            got = (cap, np.bincount(size[size < cap].astype(np.intp), minlength=cap).astype(float), float(size @ size))
+            self.summaries[key] = got
+        return got
+
+    def _anonymous_at(self, node: np.ndarray, k: int, sizes: np.ndarray) -> bool:
+        """Whether ``node`` is k-anonymous within the budget (``sizes``: ``arange(k)``)."""
+        return float(self._summary(tuple(node.tolist()), k)[1][:k] @ sizes) <= self.budget
+
     def classify(self, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """(nodes, k-anonymous within the budget per node, checks made) for ``k``."""
+        """(nodes, k-anonymous within the budget per node, checks made) for ``k``.
+
+        Parameters
+        ----------
+        k : int
+            The anonymity level.
+        """
+        learned = k not in self.anonymous
         status = np.full(int(np.prod(self.heights)), _UNKNOWN, dtype=np.int8)
         for other, anon in self.anonymous.items():
             if other >= k:
@@ -391,10 +437,11 @@ class FullDomainLattice:
         for other, anon in self.anonymous.items():
             if other <= k:
                 status[~anon] = _NOT
-        nodes, anon, n_checks = _classify_lattice(
-            self.heights, lambda node: self.summary(node.tolist(), k)[0] <= self.budget, status
-        )
+        sizes = np.arange(k, dtype=float)
+        nodes, anon, n_checks = _classify_lattice(self.heights, lambda node: self._anonymous_at(node, k, sizes), status)
         self.anonymous[k] = anon
+        if self.key is not None and (learned or n_checks):
+            save_learned(self.key, self.heights, self.anonymous, self.summaries)
         return nodes, anon, n_checks
 
     def loss(self, node, k: int, kept: np.ndarray | None = None) -> float:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
+from privnb.mechanisms.group_kernel import rollup_counts
 from privnb.mechanisms.lattice import _classify_lattice, _GroupSizes, minimal_nodes
 
 DATA = os.environ.get("PRIVNB_DATA", "")
@@ -147,11 +148,15 @@ def random_lattice_table(n_rows, heights, seed):
     st.integers(0, 2**32 - 1),
     st.sampled_from([1, 10**3, 10**7]),
     st.sampled_from([(1, 1), (3, 2), (64, 16)]),
+    st.booleans(),
 )
-def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budget, slots):
-    """Roll-ups, part ids, anchors and the cache give every node's group sizes exactly."""
+def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budget, slots, compiled):
+    """Roll-ups, part ids, anchors and the cache give every node's group sizes exactly (numpy, and the
+    compiled kernel when numba is installed).
+    """
     maps, raw = random_lattice_table(n_rows, heights, seed)
-    sizes = _GroupSizes(maps, raw, id_budget=id_budget, slots=slots[0], anchors=slots[1])
+    sizes = _GroupSizes(maps, raw, id_budget=id_budget, slots=slots[0], anchors=slots[1], compiled=compiled)
+    assert sizes.compiled == (compiled and rollup_counts is not None)
     nodes = list(itertools.product(*(range(h) for h in heights)))
     order = np.random.default_rng(seed).permutation(len(nodes))[:60]
     for j in order:  # random order: sources are any kept tables below
@@ -258,7 +263,7 @@ def test_one_lattice_serves_every_k_in_any_order(frame, ks, max_suppression):
         truth, gen = fitted_against_brute_force(frame, hierarchies, k, max_suppression)
         if gen is None:
             continue
-        lattices.add(id(FullDomainLattice._last))
+        lattices.add(id(FullDomainLattice._cache[next(reversed(FullDomainLattice._cache))]))
         expected = brute_minimal_nodes(truth)
         assert {tuple(r) for r in gen.minimal_nodes_[QI].itertuples(index=False)} == expected
         for row in gen.minimal_nodes_.itertuples(index=False):

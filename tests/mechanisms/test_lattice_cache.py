@@ -1,0 +1,140 @@
+"""Tests for privnb.mechanisms.lattice_cache: lattices shared by content (clones, every k, other processes)."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, Hierarchy
+from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned
+
+LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
+QI = ["num", "let"]
+
+
+def hierarchies(letters=LETTERS):
+    return {"num": Hierarchy.intervals(0, 16, width=2, name="num"), "let": Hierarchy.from_arx(letters, name="let")}
+
+
+def frame(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"num": rng.integers(0, 16, n), "let": rng.choice(list("abcd"), n)})
+
+
+def result(gen):
+    return gen.node_, gen.minimal_nodes_.to_dict("list"), list(gen.suppressed_)
+
+
+def test_clones_with_copied_hierarchies_share_one_lattice(monkeypatch):
+    """scikit-learn's clone deep-copies the hierarchies; the clone's fit searches nothing again."""
+    monkeypatch.setenv("PRIVNB_CACHE", "off")  # memory only
+    FullDomainLattice.clear_cache()
+    rows = frame()
+    first = FullDomainGeneralizer(QI, 3, hierarchies(), max_suppression=0.1).fit(rows)
+    assert first.n_checks_ > 0
+    again = clone(first)
+    assert again.hierarchies["num"] is not first.hierarchies["num"]
+    again.fit(rows)
+    assert again.n_checks_ == 0 and result(again) == result(first)
+    rebuilt = FullDomainGeneralizer(QI, 2, hierarchies(), max_suppression=0.1).fit(rows)  # built alike, other k
+    assert FullDomainLattice.of(rows, QI, rebuilt.hierarchies, 0.1) is FullDomainLattice.of(
+        rows, QI, first.hierarchies, 0.1
+    )
+
+
+def test_memory_cache_keeps_a_few_lattices(monkeypatch):
+    monkeypatch.setenv("PRIVNB_CACHE", "off")
+    FullDomainLattice.clear_cache()
+    h = hierarchies()
+    lattices = [FullDomainLattice.of(frame(seed=s), QI, h, 0.1) for s in range(FullDomainLattice.cache_size + 1)]
+    assert FullDomainLattice.of(frame(seed=1), QI, h, 0.1) is lattices[1]
+    assert FullDomainLattice.of(frame(seed=0), QI, h, 0.1) is not lattices[0]  # the least recently used went
+
+
+def test_disk_cache_serves_a_new_process_the_same_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    FullDomainLattice.clear_cache()
+    rows, h = frame(200, seed=3), hierarchies()
+    fitted = {k: FullDomainGeneralizer(QI, k, h, max_suppression=0.05).fit(rows) for k in (2, 3)}
+    assert list(tmp_path.glob("*.npz"))
+    FullDomainLattice.clear_cache()  # as a new kernel: nothing in memory
+    for k in (2, 3):
+        gen = FullDomainGeneralizer(QI, k, copy.deepcopy(h), max_suppression=0.05).fit(rows)
+        assert gen.n_checks_ == 0 and result(gen) == result(fitted[k])
+    FullDomainLattice.clear_cache()
+    seeded = FullDomainGeneralizer(QI, 5, h, max_suppression=0.05).fit(rows)  # a new k, seeded from disk
+    monkeypatch.setenv("PRIVNB_CACHE", "off")
+    FullDomainLattice.clear_cache()
+    assert result(seeded) == result(FullDomainGeneralizer(QI, 5, h, max_suppression=0.05).fit(rows))
+
+
+def test_an_unreadable_cache_file_is_ignored_and_rewritten(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    FullDomainLattice.clear_cache()
+    rows, h = frame(), hierarchies()
+    expected = result(FullDomainGeneralizer(QI, 2, h).fit(rows))
+    lattice = FullDomainLattice.of(rows, QI, h, 0.02)
+    path = cache_dir() / f"{lattice.key}.npz"
+    path.write_bytes(b"not a zip file")
+    assert load_learned(lattice.key, lattice.heights) == ({}, {})
+    FullDomainLattice.clear_cache()
+    gen = FullDomainGeneralizer(QI, 2, h).fit(rows)
+    assert gen.n_checks_ > 0 and result(gen) == expected
+    assert 2 in load_learned(lattice.key, lattice.heights)[0]
+    assert load_learned(lattice.key, [2, 2]) == ({}, {})  # a file for another lattice shape
+
+
+def key_of(rows, h, max_suppression=0.02):
+    raw = [pd.factorize(rows[a])[0] for a in QI]
+    uniques = [np.asarray(pd.factorize(rows[a])[1]) for a in QI]
+    return lattice_key(raw, uniques, [h[a] for a in QI], max_suppression)
+
+
+def test_key_covers_rows_hierarchies_and_suppression():
+    rows, h = frame(), hierarchies()
+    key = key_of(rows, h)
+    assert key == key_of(rows.copy(), copy.deepcopy(h)) == key_of(rows, hierarchies())
+    changed = rows.copy()
+    changed.loc[5, "num"] = (changed.loc[5, "num"] + 1) % 16
+    regrouped = LETTERS.copy()
+    regrouped.iloc[1, 1], regrouped.iloc[2, 1] = "cd", "ab"  # b and c swap groups
+    renamed = hierarchies()
+    renamed["num"].name = "other"  # a name is for messages only
+    assert key_of(changed, h) != key
+    assert key_of(rows.iloc[::-1].reset_index(drop=True), h) != key  # row order: other entries per row
+    assert key_of(rows, hierarchies(regrouped)) != key
+    assert key_of(rows, {**h, "num": Hierarchy.intervals(0, 16, width=4, name="num")}) != key
+    assert key_of(rows, h, 0.05) != key
+    assert key_of(rows, renamed) == key
+
+
+frames = st.integers(1, 40).flatmap(
+    lambda n: st.builds(
+        lambda num, let: pd.DataFrame({"num": num, "let": let}),
+        st.lists(st.integers(0, 15), min_size=n, max_size=n),
+        st.lists(st.sampled_from("abcd"), min_size=n, max_size=n),
+    )
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(frames, st.permutations([1, 2, 3, 5]), st.sampled_from([0.0, 0.2]))
+def test_searches_seeded_from_disk_match_fresh_ones(tmp_path, monkeypatch, rows, ks, max_suppression):
+    """Each fit in a 'new process' (memory cleared) starts from what the disk holds; results never change."""
+    folder = tmp_path / str(abs(hash((tuple(ks), max_suppression, rows.to_json()))))
+    h = hierarchies()
+    for k in ks:
+        got = []
+        for where in (str(folder), "off"):
+            monkeypatch.setenv("PRIVNB_CACHE", where)
+            FullDomainLattice.clear_cache()
+            try:
+                got.append(result(FullDomainGeneralizer(QI, k, h, max_suppression=max_suppression).fit(rows)))
+            except ValueError as error:
+                got.append(str(error))
+        assert got[0] == got[1]
