@@ -29,8 +29,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     Every node ends up classified, so the minimal nodes (k-anonymous, no immediate
     predecessor k-anonymous) are exact, not heuristic. Group sizes are computed with integer
     codes over the distinct quasi-identifier combinations, rolled up from the smallest
-    already-computed table of a more specific node (:class:`_GroupSizes`), and kept per node in a
-    :class:`FullDomainLattice`, which fits of the same rows for other k re-use.
+    already-computed table of a more specific node (:class:`~privnb.mechanisms.rollup.GroupSizes`), and
+    kept per node in a :class:`FullDomainLattice`, which fits of the same rows for other k re-use.
 
     Utility, to choose among the minimal nodes (smaller is better; ties: lower height, then
     lexicographic levels):

@@ -7,214 +7,19 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.group_kernel import count_groups, rollup_counts
 from privnb.mechanisms.grouping import combine_codes, group_sizes
 from privnb.mechanisms.lattice_cache import lattice_key, load_learned, save_learned
+from privnb.mechanisms.rollup import GroupSizes
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
 
 
 _MAX_LATTICE = 5_000_000
-_NO_TABLE = np.iinfo(np.intp).max  # the size of an empty slot: never the smallest
-
-
-def _parts(heights: Sequence[int], n_entries: int, budget: int) -> list[list[int]]:
-    """Attributes split into the fewest parts whose sub-lattices' ids fit ``budget`` entries.
-
-    Greedy balancing of the sub-lattice sizes (largest height first, into the smallest part).
-    """
-    order = np.argsort(-np.asarray(heights), kind="stable").tolist()
-    for n_parts in range(1, len(heights) + 1):
-        parts, sizes = [[] for _ in range(n_parts)], [1] * n_parts
-        for i in order:
-            j = min(range(n_parts), key=lambda j: (sizes[j], len(parts[j])))
-            parts[j].append(i)
-            sizes[j] *= int(heights[i])
-        if sum(sizes) * n_entries <= budget:
-            break
-    return [sorted(p) for p in parts if p]
-
-
-class _GroupSizes:
-    """Group sizes at any lattice node, from the distinct raw combinations and their counts.
-
-    The table is the distinct raw quasi-identifier combinations ("entries") with their row
-    counts as weights. Attributes are split into a few parts (:func:`_parts`); for each part
-    and each of its sub-lattice nodes, the dense id of every entry's part-combination is
-    computed once, lazily. A node's key per entry is the mixed-radix combination of its parts'
-    ids, counted by a weighted ``np.bincount`` when the key span is small, else by a hash
-    table. Tables of checked nodes at most half the size of their source are kept (one
-    representative entry and the weight of each group, recycled in a ring of ``slots``, at
-    most ``cached_entries`` entries in all), and a check rolls up from the smallest kept table
-    below its node (Incognito's roll-up, LeFevre et al. 2005). Each check first makes sure the
-    table of its *anchor* (every level rounded down to an even level) is built and pinned (at
-    most ``anchors`` of them), so that no check far above the raw table rolls up from it.
-    ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices). With
-    ``compiled`` and numba installed, :func:`count_groups` does the key and the count in one pass.
-    """
-
-    def __init__(
-        self,
-        maps,
-        raw,
-        *,
-        id_budget: int = 1 << 23,
-        slots: int = 4096,
-        anchors: int = 512,
-        cached_entries: int = 1 << 23,
-        compiled: bool = True,
-    ):
-        self.compiled = compiled and rollup_counts is not None
-        self.maps = maps
-        self.n_groups = [[int(m.max()) + 1 for m in levels] for levels in maps]
-        group, counts = group_sizes(combine_codes(raw, [s[0] for s in self.n_groups]))
-        self.entry = group  # the entry of each row
-        self.codes = _scatter(group, len(counts), raw)  # level-0 code of each entry
-        self.weights = counts.astype(float)
-        heights = [len(levels) for levels in maps]
-        self.parts = _parts(heights, len(counts), id_budget)
-        self.ids = [{} for _ in self.parts]
-        self.step = 2  # anchor grid
-        # a node's levels as unary bit masks (l ones for level l), packed in 62-bit words, so
-        # that "table <= node" is one AND per word over all kept tables
-        self.place, word, used = [], 0, 0
-        for h in heights:
-            if h - 1 > 62:
-                raise ValueError(f"a hierarchy has {h} levels; at most 63 are supported")
-            if used + h - 1 > 62:
-                word, used = word + 1, 0
-            self.place.append((word, used))
-            used += h - 1
-        n_slots = 1 + anchors + slots
-        self.src_bits = np.full((n_slots, word + 1), -1, dtype=np.int64)  # -1: matches no node
-        self.src_bits[0] = 0
-        self.src_size = np.full(n_slots, _NO_TABLE, dtype=np.intp)
-        self.src_size[0] = len(counts)
-        self.src = [(None, self.weights)] + [None] * (n_slots - 1)  # (representative entries, weights)
-        self.anchors, self.max_anchors = {}, anchors
-        self.ring, self.cached, self.cached_entries = 1 + anchors, 0, cached_entries
-        self.top = 1  # slots below it have been used
-
-    def _part_ids(self, p: int, sub: tuple) -> tuple[np.ndarray, int]:
-        """Dense id of each entry's combination of part ``p``'s attributes at levels ``sub``."""
-        got = self.ids[p].get(sub)
-        if got is None:
-            attrs = self.parts[p]
-            cols = [self.maps[i][lv][self.codes[i]] for i, lv in zip(attrs, sub)]
-            span = [self.n_groups[i][lv] for i, lv in zip(attrs, sub)]
-            ids, counts = group_sizes(combine_codes(cols, span), span=math.prod(span))
-            compact = len(counts) <= 2**15 and not self.compiled  # the kernel takes int32 ids
-            dtype = np.int16 if compact else np.int32  # compact: gathers hit cache
-            got = self.ids[p][sub] = (ids.astype(dtype), len(counts))
-        return got
-
-    def groups(self, node: Sequence[int], rep: np.ndarray | None = None):
-        """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span)."""
-        key, span = None, 1
-        for p, attrs in enumerate(self.parts):
-            ids, n = self._part_ids(p, tuple(node[i] for i in attrs))
-            if n == 1:
-                continue
-            if rep is not None:
-                ids = ids[rep]
-            if key is None:
-                key = ids.astype(np.intp)
-            else:
-                if span * n >= 2**62:
-                    key = pd.factorize(key)[0].astype(np.intp)
-                    span = int(key.max()) + 1
-                key *= n  # in place: the key is this call's own array
-                key += ids
-            span *= n
-        if key is None:
-            key = np.zeros(len(self.weights) if rep is None else len(rep), dtype=np.intp)
-        return key, span
-
-    def _bits(self, node: list) -> list[int]:
-        bits = [0] * self.src_bits.shape[1]
-        for lv, (word, offset) in zip(node, self.place):
-            bits[word] |= ((1 << lv) - 1) << offset
-        return bits
-
-    def _store(self, slot: int, bits: list[int], table) -> None:
-        self.src_bits[slot] = bits
-        self.src_size[slot] = len(table[0])
-        self.src[slot] = table
-        self.top = max(self.top, slot + 1)
-
-    def _rollup(self, node: list, source: int, force: bool):
-        """(group sizes at ``node`` from table ``source``; the node's table, when forced or at
-        most half the source's size, else None).
-        """
-        rep, weights = self.src[source]
-        if self.compiled:  # numba: one pass, keys and hash table (None when keys would overflow)
-            parts = [self._part_ids(p, tuple(node[i] for i in attrs)) for p, attrs in enumerate(self.parts)]
-            counted = count_groups([i for i, n in parts if n > 1], [n for _, n in parts if n > 1], rep, weights)
-            if counted is not None:
-                size, first = counted
-                if not force and 2 * len(size) > len(weights):
-                    return size, None
-                return size, (first if rep is None else rep[first], size)
-        key, span = self.groups(node, rep)
-        m = len(key)
-        if span <= 4 * m + 1024:  # else a hash table is cheaper than zeroing the span
-            counts = np.bincount(key, weights=weights, minlength=span)
-            present = np.flatnonzero(counts)
-            size = counts[present]
-            if not force and 2 * len(size) > m:
-                return size, None
-            first = np.empty(span, dtype=np.int32)
-            first[key] = np.arange(m, dtype=np.int32)
-            entries, counts = first[present], size
-        else:
-            group, size = group_sizes(key, weights)
-            if not force and 2 * len(size) > m:
-                return size, None
-            entries = np.empty(len(size), dtype=np.int32)
-            entries[group] = np.arange(m)
-            counts = size.astype(float)
-        return size, (entries if rep is None else rep[entries], counts)
-
-    def _source(self, bits: list[int]) -> int:
-        """The smallest kept table at or below the node of ``bits`` (slots in use only)."""
-        top = self.top
-        if len(bits) == 1:  # one word (the usual case): no reduction over words
-            finer = (self.src_bits[:top, 0] & ~bits[0]) == 0
-        else:
-            finer = ((self.src_bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
-        return int(np.argmin(np.where(finer, self.src_size[:top], _NO_TABLE)))
-
-    def sizes(self, node) -> np.ndarray:
-        """Size of each group at ``node`` (an int array or a list of int levels)."""
-        node = node.tolist() if isinstance(node, np.ndarray) else list(node)
-        anchor = [lv - lv % self.step for lv in node]
-        if anchor != node and len(self.anchors) < self.max_anchors and tuple(anchor) not in self.anchors:
-            slot = self.anchors[tuple(anchor)] = 1 + len(self.anchors)
-            bits = self._bits(anchor)
-            self._store(slot, bits, self._rollup(anchor, self._source(bits), True)[1])
-        bits = self._bits(node)
-        size, table = self._rollup(node, self._source(bits), False)
-        if table is not None:  # at most half its source: kept in the ring, within the budget
-            slot = self.ring
-            old = self.src_size[slot] if self.src[slot] is not None else 0
-            if self.cached - old + len(table[0]) <= self.cached_entries:
-                self.ring = slot + 1 if slot + 1 < len(self.src) else 1 + self.max_anchors
-                self.cached += len(table[0]) - old
-                self._store(slot, bits, table)
-        return size
-
-
-def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[np.ndarray]:
-    """Each column's value per group (all entries of a group share it)."""
-    entry = np.empty(n_groups, dtype=np.intp)
-    entry[group] = np.arange(len(group))
-    return [c[entry] for c in cols]
 
 
 def _classify_lattice(
@@ -341,7 +146,7 @@ class FullDomainLattice:
                 f"the lattice has {int(np.prod(self.heights.astype(float)))} nodes "
                 f"(> {_MAX_LATTICE}); use fewer quasi-identifiers or coarser hierarchies"
             )
-        self.sizes = _GroupSizes(self.maps, raw)
+        self.sizes = GroupSizes(self.maps, raw)
         self.summaries = {}  # node -> (cap, number of groups of each size below cap, sum of squared sizes)
         self.anonymous = {}  # k -> bool per node, for every k classified so far
         self.key = None  # set by ``of``: then what searches learn is also stored on disk

@@ -13,7 +13,8 @@ from sklearn.base import clone
 
 from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
 from privnb.mechanisms.group_kernel import rollup_counts
-from privnb.mechanisms.lattice import _classify_lattice, _GroupSizes, minimal_nodes
+from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
+from privnb.mechanisms.rollup import GroupSizes
 
 DATA = os.environ.get("PRIVNB_DATA", "")
 HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
@@ -155,7 +156,7 @@ def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budge
     compiled kernel when numba is installed).
     """
     maps, raw = random_lattice_table(n_rows, heights, seed)
-    sizes = _GroupSizes(maps, raw, id_budget=id_budget, slots=slots[0], anchors=slots[1], compiled=compiled)
+    sizes = GroupSizes(maps, raw, id_budget=id_budget, slots=slots[0], anchors=slots[1], compiled=compiled)
     assert sizes.compiled == (compiled and rollup_counts is not None)
     nodes = list(itertools.product(*(range(h) for h in heights)))
     order = np.random.default_rng(seed).permutation(len(nodes))[:60]
@@ -171,7 +172,7 @@ def test_group_sizes_many_generalization_steps():
     """More than 62 steps in all: the node bit masks take several words."""
     heights = [9] * 9
     maps, raw = random_lattice_table(200, heights, 7)
-    sizes = _GroupSizes(maps, raw, slots=8, anchors=4)
+    sizes = GroupSizes(maps, raw, slots=8, anchors=4)
     assert sizes.src_bits.shape[1] == 2
     rng = np.random.default_rng(1)
     for _ in range(40):
