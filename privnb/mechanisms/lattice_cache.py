@@ -5,9 +5,10 @@ and the checked nodes' summaries (so the notebooks of a sweep, in other processe
 A lattice is keyed by :func:`lattice_key`: a digest of the rows' quasi-identifier codes and values, each
 hierarchy's :meth:`~privnb.data.Hierarchy.fingerprint` and the suppression share, everything a search's
 result depends on. The disk cache lives in the folder named by ``PRIVNB_CACHE`` (``off`` turns it off),
-by default ``lattices`` in the user cache (:func:`privnb.data.user_cache_dir`); one file per key,
-written whole (:mod:`privnb.files`), so concurrent workers never read half a file; an unreadable or
-inconsistent file is ignored (the search runs again and rewrites it).
+by default ``lattices`` in the user cache (:func:`privnb.data.user_cache_dir`); one file per key (at
+most :data:`MAX_FILES`, the least recently written removed first), written whole (:mod:`privnb.files`),
+so concurrent workers never read half a file; an unreadable or inconsistent file is ignored (the search
+runs again and rewrites it).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from privnb.data import user_cache_dir
 from privnb.data.digest import update_digest
 from privnb.files import write_bytes
 
-__all__ = ["ENV_VAR", "cache_dir", "lattice_key", "load_learned", "save_learned"]
+__all__ = ["ENV_VAR", "MAX_FILES", "cache_dir", "lattice_key", "load_learned", "save_learned"]
 
 #: The environment variable naming the disk cache's folder (``off``, ``0`` or ``none``: no disk cache).
 ENV_VAR = "PRIVNB_CACHE"
+#: The most files the disk cache keeps; beyond it the least recently written go.
+MAX_FILES = 256
 _FORMAT = "privnb-lattice-1"  # changes whenever what a file holds, or how a search computes it, changes
 
 
@@ -155,3 +158,14 @@ def save_learned(key: str, heights, anonymous: dict, summaries: dict) -> None:
     )
     with contextlib.suppress(OSError):  # a read-only or full cache: the next run searches again
         write_bytes(path, buffer.getvalue())
+        _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the least recently written files beyond :data:`MAX_FILES` (readers tolerate a file gone)."""
+    files = []
+    for f in folder.glob("*.npz"):
+        with contextlib.suppress(OSError):  # removed meanwhile by another worker
+            files.append((f.stat().st_mtime, f))
+    for _, f in sorted(files)[: max(len(files) - MAX_FILES, 0)]:
+        f.unlink(missing_ok=True)

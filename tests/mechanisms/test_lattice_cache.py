@@ -87,6 +87,17 @@ def test_an_unreadable_cache_file_is_ignored_and_rewritten(tmp_path, monkeypatch
     assert load_learned(lattice.key, [2, 2]) == ({}, {})  # a file for another lattice shape
 
 
+def test_disk_cache_keeps_at_most_max_files(tmp_path, monkeypatch):
+    from privnb.mechanisms import lattice_cache
+
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    monkeypatch.setattr(lattice_cache, "MAX_FILES", 2)
+    FullDomainLattice.clear_cache()
+    for seed in range(4):
+        FullDomainGeneralizer(QI, 2, hierarchies(), max_suppression=0.1).fit(frame(seed=seed))
+    assert len(list(tmp_path.glob("*.npz"))) == 2
+
+
 def key_of(rows, h, max_suppression=0.02):
     raw = [pd.factorize(rows[a])[0] for a in QI]
     uniques = [np.asarray(pd.factorize(rows[a])[1]) for a in QI]
