@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-import privnb.mechanisms.lattice as lattice_module
+import privnb.mechanisms.rollup as rollup_module
 from privnb.data import Hierarchy, load_adult, load_adult_hierarchies
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer, adult_hierarchies
 from privnb.mechanisms.group_kernel import rollup_counts
@@ -136,8 +136,8 @@ def fold_searches(fresh: bool, compiled: bool):
     fold = full.frame.iloc[train]
 
     def run():
-        kernel = lattice_module.rollup_counts
-        lattice_module.rollup_counts = rollup_counts if compiled else None  # the numpy roll-up of before
+        kernel = rollup_module.rollup_counts
+        rollup_module.rollup_counts = rollup_counts if compiled else None  # the numpy roll-up of before
         try:
             out = []
             for k in (2, 3, 4, 5):
@@ -147,7 +147,7 @@ def fold_searches(fresh: bool, compiled: bool):
                 out.append((gen.n_checks_, gen.node_, gen.minimal_nodes_.to_dict("list")))
             return out
         finally:
-            lattice_module.rollup_counts = kernel
+            rollup_module.rollup_counts = kernel
 
     return run, len(fold), len(qi)
 
