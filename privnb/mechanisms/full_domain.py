@@ -19,7 +19,7 @@ from privnb.validation import check_int, validated_rows
 
 
 class FullDomainGeneralizer(TransformerMixin, Mechanism):
-    """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility.
+    """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility (or ARX's optimum).
 
     A lattice node gives each quasi-identifier one level of its hierarchy (Samarati 2001); a
     node is *k-anonymous within the budget* when the rows lying in groups of fewer than ``k``
