@@ -16,6 +16,9 @@ model's likelihood (enumerated as arrays: groups hold l <= 6 rows), the M-step r
 counts on the expected assignments. The first model is the one the anatomized join itself gives (every
 member paired with every value of its group, weight 1/|G|); one E-step with it is the join model's guess
 (``n_iter=0``); the EM then runs until the log-likelihood gains less than ``tol`` per individual.
+A group of more than :data:`MAX_GROUP` rows (a generalized release's equivalence class, read as a group by
+:mod:`privnb.attacks.class_disclosure`) is refused, or with ``large_groups="sinkhorn"`` its marginals are
+approximated by Sinkhorn scaling (:func:`sinkhorn_marginals`); smaller groups stay exact.
 
 A guess is scored tie-aware: when k of a group's values share the top posterior (within ``rtol``,
 relatively), the guess is right with probability 1/k, so the rate does not depend on the order or the
