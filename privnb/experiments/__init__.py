@@ -187,21 +187,27 @@ __all__ = [
 ]
 
 from .privacy_frontier import (
+    LIKE_FOR_LIKE,
+    PEERS,
     RELEASES,
     ReleaseKind,
     anatomy_and_k_anonymity,
     containment_linkage,
     definetti_rates,
     frontier_points,
+    like_for_like_table,
     membership_reading,
     membership_table,
     nbc_release_audit,
+    peer_releases,
     rate_spread,
     register_release,
+    utility_tables,
     view_table,
 )
 
 __all__ += ["RELEASES", "ReleaseKind", "anatomy_and_k_anonymity", "containment_linkage", "definetti_rates"]
+__all__ += ["LIKE_FOR_LIKE", "PEERS", "like_for_like_table", "peer_releases", "utility_tables"]
 __all__ += [
     "frontier_points",
     "membership_reading",

@@ -14,6 +14,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from privnb.attacks import AttackResult
 from privnb.data import load
 from privnb.experiments import (
+    PEERS,
     RELEASES,
     ReleaseKind,
     View,
@@ -87,7 +88,9 @@ def test_every_view_is_attacked_by_membership_inference_beside_its_release(ward_
     # members count the rows the mechanism suppressed: full-domain k = 10 drops some
     assert rows["generalized", "membership_suppressed_share"] > 0 == rows["original", "membership_suppressed_share"]
     table = membership_table(ward_views).set_index("method")
-    assert list(table.columns) == [c for c in MEMBERSHIP_COLUMNS if c != "method"] and list(table.index) == methods
+    assert list(table.columns) == [c for c in MEMBERSHIP_COLUMNS if c != "method"]
+    assert list(table.index) == [*methods, *PEERS]  # anatomy's peers at its l run by default, on a card too
+    assert (table.loc[list(PEERS), "release_attack"] == "definetti").all()
     assert (table["loss"] == "log loss").all() and table.loc["original", "release_attack"] == ""
     assert table.loc["anatomized", "release_attack"] == "definetti"
     assert table.loc["mondrian", "release_advantage"] == rows["mondrian", "homogeneity_advantage"]
