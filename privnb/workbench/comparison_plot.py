@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from privnb.experiments import RELEASES
+from privnb.experiments.privacy_frontier import RELEASES
 
 __all__ = ["like_for_like_plot"]
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privnb.data import Dataset
-from privnb.experiments import peer_releases
+from privnb.experiments.privacy_frontier import peer_releases
 from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, NotLDiverseError, anatomize
 from privnb.nbc import NBCViews, SafetyTransform, achieved_r
 from privnb.workbench.display import skipped, table

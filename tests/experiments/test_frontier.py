@@ -13,13 +13,15 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from privnb.attacks import AttackResult
 from privnb.data import load
-from privnb.experiments import (
+from privnb.experiments import View, data_support, run_folds, tidy_frame
+from privnb.experiments.privacy_frontier import (
+    MEMBERSHIP_COLUMNS,
     PEERS,
+    POINT_COLUMNS,
     RELEASES,
+    AttackScorer,
     ReleaseKind,
-    View,
     anatomy_and_k_anonymity,
-    data_support,
     definetti_rates,
     frontier_points,
     membership_reading,
@@ -27,11 +29,9 @@ from privnb.experiments import (
     nbc_release_audit,
     rate_spread,
     register_release,
-    run_folds,
-    tidy_frame,
+    release_view,
     view_table,
 )
-from privnb.experiments.privacy_frontier import MEMBERSHIP_COLUMNS, POINT_COLUMNS, AttackScorer, release_view
 from privnb.workbench.frontier_plot import frontier_plot
 
 

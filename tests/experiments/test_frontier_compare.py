@@ -7,8 +7,15 @@ import pandas as pd
 import pytest
 
 from privnb.data import load
-from privnb.experiments import PEERS, FoldData, anatomy_and_k_anonymity, like_for_like_table, utility_tables
-from privnb.experiments.privacy_frontier import UTILITY_METRICS, utility_scores
+from privnb.experiments import FoldData
+from privnb.experiments.privacy_frontier import (
+    PEERS,
+    UTILITY_METRICS,
+    anatomy_and_k_anonymity,
+    like_for_like_table,
+    utility_scores,
+    utility_tables,
+)
 from privnb.learn import GeneralizedTraining, IBkClassifier
 from privnb.mechanisms import DistinctLDiversity, FullDomainGeneralizer, release_utility
 

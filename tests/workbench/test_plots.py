@@ -117,7 +117,7 @@ def test_save_figure_writes_whole_files(tmp_path):
 
 def frontier_points_frame(methods):
     """Two points per mechanism on its attack's axis (privnb.experiments.RELEASES), as frontier_points returns them."""
-    from privnb.experiments import RELEASES
+    from privnb.experiments.privacy_frontier import RELEASES
 
     rows = [
         {
@@ -136,7 +136,7 @@ def frontier_points_frame(methods):
 
 
 def test_frontier_plot_puts_five_panels_on_a_grid_with_one_legend():
-    from privnb.experiments import RELEASES
+    from privnb.experiments.privacy_frontier import RELEASES
     from privnb.workbench.frontier_plot import frontier_plot
 
     methods = ["dp_laplace", "anatomized", "pruned", "mondrian", "generalized", "k-ac", "full", "safety_transform"]
