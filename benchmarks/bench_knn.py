@@ -33,8 +33,8 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
 from privnb.data import load_adult
-from privnb.experiments import cross_validate_knn, run_folds
-from privnb.experiments.knn_l_diversity import convergence_views
+from privnb.experiments import run_folds
+from privnb.experiments.knn_l_diversity import convergence_views, cross_validate_knn
 from privnb.learn import IBkClassifier
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies, anatomize
 

@@ -42,7 +42,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privnb.data import load_adult
-from privnb.experiments import cross_validate_views, error_rate, method_label, run_svm_grid, svm_views
+from privnb.experiments import cross_validate_views, error_rate, method_label
+from privnb.experiments.svm_l_diversity import run_svm_grid, svm_views
 from privnb.learn import GeneralizedTraining, OriginalTraining, svm_pipeline
 from privnb.mechanisms import adult_hierarchies
 

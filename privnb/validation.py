@@ -18,7 +18,6 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import validate_data
 
 __all__ = [
     "KINDS",
@@ -208,6 +207,8 @@ def validated_rows(estimator, X, *, reset: bool, ensure_all_finite=True) -> pd.D
     -------
     DataFrame
     """
+    from sklearn.utils.validation import validate_data  # here: the data layer imports this module
+
     if isinstance(X, pd.DataFrame):
         if reset:
             validate_data(estimator, X, reset=True, skip_check_array=True)

@@ -15,16 +15,33 @@ from .anatomy_disclosure import (
     random_guess,
     random_worlds_rate,
 )
-from .definetti import AnatomyAttack, check_anatomy, definetti_attack, encode_quasi_identifiers, naive_definetti_attack
+from .class_disclosure import class_disclosure, class_release
+from .definetti import (
+    AnatomyAttack,
+    check_anatomy,
+    definetti_attack,
+    encode_quasi_identifiers,
+    naive_definetti_attack,
+    sinkhorn_marginals,
+)
 from .linkage import ADVERSARIES, linkage_attack, singled_out
 from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
 from .nbc_audit import nbc_audit_attack
-from .registry import RELEASES, ReleaseKind, anatomy_attacks, nbc_attacks, register_release
+from .registry import (
+    LIKE_FOR_LIKE,
+    RELEASES,
+    ReleaseKind,
+    anatomy_attacks,
+    class_attacks,
+    nbc_attacks,
+    register_release,
+)
 from .result import AttackResult
 from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
 
 __all__ = [
     "ADVERSARIES",
+    "LIKE_FOR_LIKE",
     "RELEASES",
     "ReleaseKind",
     "anatomy_attacks",
@@ -33,6 +50,9 @@ __all__ = [
     "AnatomyAttack",
     "AttackResult",
     "check_anatomy",
+    "class_attacks",
+    "class_disclosure",
+    "class_release",
     "definetti_attack",
     "definetti_disclosure",
     "best_threshold",
@@ -52,5 +72,6 @@ __all__ = [
     "random_guess",
     "random_worlds_rate",
     "singled_out",
+    "sinkhorn_marginals",
     "threshold_rates",
 ]

@@ -48,7 +48,7 @@ def group_prior(anatomy: Anatomy) -> pd.Series:
     Series
         Indexed like ``anatomy.it``.
     """
-    check_anatomy(anatomy)
+    check_anatomy(anatomy, large_groups="sinkhorn")  # no enumeration: any group size
     distinct = anatomy.st.groupby("gid")[anatomy.sensitive].nunique()
     return pd.Series(1.0 / distinct.reindex(anatomy.it["gid"]).to_numpy(), index=anatomy.it.index, name="prior")
 
@@ -69,7 +69,7 @@ def random_worlds_rate(anatomy: Anatomy, truth: pd.Series) -> float:
     -------
     float
     """
-    check_anatomy(anatomy)
+    check_anatomy(anatomy, large_groups="sinkhorn")
     gid = anatomy.it["gid"].to_numpy()
     true = truth.reindex(anatomy.it.index).to_numpy()
     counts = anatomy.st.groupby(["gid", anatomy.sensitive], observed=True).size()
@@ -118,6 +118,7 @@ def definetti_disclosure(
     early_iter: int = 19,
     alpha: float = 1.0,
     n_bins: int = 10,
+    large_groups: str = "refuse",
 ) -> AttackResult:
     """The de Finetti attack at full strength: the strongest of its variants, each reported.
 
@@ -150,13 +151,17 @@ def definetti_disclosure(
         Laplace smoothing.
     n_bins : int
         Quantile bins of a numeric quasi-identifier.
+    large_groups : {"refuse", "sinkhorn"}
+        As in :func:`~privnb.attacks.definetti_attack` (a generalized release's classes: ``"sinkhorn"``).
 
     Returns
     -------
     AttackResult
         Attack ``"definetti"``.
     """
-    options = dict(quasi_identifiers=quasi_identifiers, l=l, tol=tol, alpha=alpha, n_bins=n_bins)
+    options = dict(
+        quasi_identifiers=quasi_identifiers, l=l, tol=tol, alpha=alpha, n_bins=n_bins, large_groups=large_groups
+    )
     variants = {
         "join": definetti_attack(anatomy, n_iter=0, **options),
         "em_early": definetti_attack(anatomy, n_iter=min(early_iter, n_iter), **options),
@@ -176,7 +181,13 @@ def definetti_disclosure(
 
 
 def original_model_disclosure(
-    anatomy: Anatomy, truth: pd.Series, *, quasi_identifiers=None, alpha: float = 1.0, n_bins: int = 10
+    anatomy: Anatomy,
+    truth: pd.Series,
+    *,
+    quasi_identifiers=None,
+    alpha: float = 1.0,
+    n_bins: int = 10,
+    large_groups: str = "refuse",
 ) -> AttackResult:
     """The reference: the same guess with the Naive Bayes fitted on the original data (full disclosure).
 
@@ -192,6 +203,8 @@ def original_model_disclosure(
         Laplace smoothing.
     n_bins : int
         Quantile bins of a numeric quasi-identifier.
+    large_groups : {"refuse", "sinkhorn"}
+        As in :func:`~privnb.attacks.definetti_attack`.
 
     Returns
     -------
@@ -199,7 +212,12 @@ def original_model_disclosure(
         Attack ``"original_model"``.
     """
     guessed = definetti_attack(
-        anatomy, quasi_identifiers=quasi_identifiers, alpha=alpha, n_bins=n_bins, model_from=truth
+        anatomy,
+        quasi_identifiers=quasi_identifiers,
+        alpha=alpha,
+        n_bins=n_bins,
+        model_from=truth,
+        large_groups=large_groups,
     )
     return _result("original_model", anatomy, truth, guessed, {})
 

@@ -16,6 +16,9 @@ model's likelihood (enumerated as arrays: groups hold l <= 6 rows), the M-step r
 counts on the expected assignments. The first model is the one the anatomized join itself gives (every
 member paired with every value of its group, weight 1/|G|); one E-step with it is the join model's guess
 (``n_iter=0``); the EM then runs until the log-likelihood gains less than ``tol`` per individual.
+A group of more than :data:`MAX_GROUP` rows (a generalized release's equivalence class, read as a group by
+:mod:`privnb.attacks.class_disclosure`) is refused, or with ``large_groups="sinkhorn"`` its marginals are
+approximated by Sinkhorn scaling (:func:`sinkhorn_marginals`); smaller groups stay exact.
 
 A guess is scored tie-aware: when k of a group's values share the top posterior (within ``rtol``,
 relatively), the guess is right with probability 1/k, so the rate does not depend on the order or the
@@ -34,15 +37,32 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from scipy.special import logsumexp
 
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
-__all__ = ["AnatomyAttack", "encode_quasi_identifiers", "definetti_attack", "naive_definetti_attack", "check_anatomy"]
+__all__ = [
+    "AnatomyAttack",
+    "LARGE_GROUPS",
+    "MAX_GROUP",
+    "encode_quasi_identifiers",
+    "definetti_attack",
+    "naive_definetti_attack",
+    "check_anatomy",
+    "sinkhorn_marginals",
+]
 
 MAX_GROUP = 6
 """Largest group the attack enumerates (6! = 720 assignments per group)."""
+
+LARGE_GROUPS = ("refuse", "sinkhorn")
+"""What :func:`definetti_attack` does with a group above :data:`MAX_GROUP` rows: refuse the release, or take
+the Sinkhorn approximation of the group's marginals (:func:`sinkhorn_marginals`)."""
+
+SINKHORN_TOL = 1e-4
+"""The Sinkhorn scaling stops when every group's value total is within this share of its count."""
 
 TIE_RTOL = 1e-8
 """Posteriors within this relative distance of a row's top posterior tie with it."""
@@ -131,7 +151,7 @@ class AnatomyAttack:
         return float(np.mean(self.top().sum(axis=1) > 1))
 
 
-def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
+def check_anatomy(anatomy: Anatomy, l: int | None = None, *, large_groups: str = "refuse") -> None:
     """Refuse a release the attack cannot read: not an Anatomy, not l-diverse, groups too large.
 
     Parameters
@@ -140,7 +160,11 @@ def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
         The release.
     l : int, optional
         The diversity it claims (checked when given).
+    large_groups : {"refuse", "sinkhorn"}
+        Refuse a group above :data:`MAX_GROUP` rows, or accept it (the attack approximates it).
     """
+    if large_groups not in LARGE_GROUPS:
+        raise ValueError(f"large_groups must be one of {LARGE_GROUPS}, got {large_groups!r}")
     if not isinstance(anatomy, Anatomy):
         raise TypeError(f"expected a privnb.mechanisms.Anatomy (anatomize's output), got {type(anatomy).__name__}")
     if l is not None:
@@ -151,10 +175,11 @@ def check_anatomy(anatomy: Anatomy, l: int | None = None) -> None:
                 f"pass the l the release was built with (anatomy.l = {anatomy.l})"
             )
     sizes = anatomy.st["gid"].value_counts()
-    if len(sizes) and sizes.max() > MAX_GROUP:
+    if large_groups == "refuse" and len(sizes) and sizes.max() > MAX_GROUP:
         raise ValueError(
             f"a group holds {sizes.max()} rows; the attack enumerates each group's assignments and "
-            f"takes groups of at most {MAX_GROUP} rows (l <= {MAX_GROUP}, residue='suppress')"
+            f"takes groups of at most {MAX_GROUP} rows (l <= {MAX_GROUP}, residue='suppress'); "
+            "large_groups='sinkhorn' approximates larger groups"
         )
     if len(anatomy.it) == 0:
         raise ValueError("the release holds no grouped individual: nothing to attack")
@@ -217,7 +242,9 @@ def _row_scores(codes, log_prior, tables):
 
 
 class _Groups:
-    """The anatomized release as arrays: members and values of every group, batched by group size."""
+    """The anatomized release as arrays: members and values of every group up to :data:`MAX_GROUP` rows,
+    batched by group size; the larger groups' members, group and value counts in ``large``.
+    """
 
     def __init__(self, anatomy: Anatomy, value_codes: pd.Index):
         it_gid = anatomy.it["gid"].to_numpy()
@@ -228,7 +255,17 @@ class _Groups:
         sizes = np.bincount(it_gid)
         self.batches = []  # (members (G, s), values (G, s), permutations (s!, s))
         group_size = sizes[np.sort(it_gid)]
-        for s in np.unique(sizes[sizes > 0]):
+        big = sizes[it_gid] > MAX_GROUP
+        self.large = None  # (rows, dense group of each row, counts (groups, values))
+        self.scaling = None  # the last E-step's value scaling of the large groups: the next one starts there
+        if big.any():
+            rows = np.flatnonzero(big)
+            dense, group = np.unique(it_gid[rows], return_inverse=True)
+            st_big = np.isin(st_gid, dense)
+            counts = np.zeros((len(dense), len(value_codes)))
+            np.add.at(counts, (np.searchsorted(dense, st_gid[st_big]), st_val[st_big]), 1.0)
+            self.large = (rows, group, counts)
+        for s in np.unique(sizes[(sizes > 0) & (sizes <= MAX_GROUP)]):
             rows = group_size == s
             members = member_order[rows].reshape(-1, s)
             values = st_val[value_order][rows].reshape(-1, s)  # ST has the same group sizes, sorted alike
@@ -252,11 +289,75 @@ def _e_step(groups: _Groups, scores: np.ndarray):
         onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
         marginal = np.einsum("gp,pab->gab", post, onehot)  # (G, s, s)
         np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), marginal.ravel())
+    if groups.large is not None:
+        rows, group, counts = groups.large
+        weights[rows], log_perm, groups.scaling = sinkhorn_marginals(scores[rows], group, counts, start=groups.scaling)
+        total += log_perm
     return weights, total
 
 
-def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l):
-    check_anatomy(anatomy, l)
+def sinkhorn_marginals(
+    scores: np.ndarray, group: np.ndarray, counts: np.ndarray, *, start=None, max_sweeps: int = 10_000
+):
+    """Approximate marginals of groups too large to enumerate: the group's assignment matrix scaled by Sinkhorn.
+
+    For a group with members a and value counts c_v, the exact marginal P(a holds v) sums the weights
+    exp(sum_a score[a, v_a]) of every assignment of the group's values to its members (a permanent). Its
+    maximum-entropy approximation scales exp(score) by a factor per member and per value until every
+    member's row sums to 1 and every value's column to c_v (Sinkhorn; the scaling is unique). The
+    log-likelihood term of the group is the scaling's free energy, -sum_a log x_a - sum_v c_v log(y_v / c_v),
+    an upper bound on the log permanent that exceeds it by at most log(|G|^|G| / |G|!) (van der Waerden's
+    bound): the EM's stopping rule reads its changes.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_rows, n_values)
+        log P(v) + sum_j log P(q_j | v) of every member of a large group.
+    group : ndarray of int, shape (n_rows,)
+        Each row's group, 0..n_groups-1.
+    counts : ndarray of shape (n_groups, n_values)
+        Each group's count of each value.
+    start : ndarray of shape (n_groups, n_values), optional
+        A value scaling to start from (the previous EM step's: the scores change little between steps).
+    max_sweeps : int
+        Largest number of row-and-column scalings.
+
+    Returns
+    -------
+    marginals : ndarray of shape (n_rows, n_values)
+        Rows sum to 1; each group's column sums are its counts.
+    log_likelihood : float
+        The groups' summed free energy.
+    scaling : ndarray of shape (n_groups, n_values)
+        The value scaling reached (``start`` of the next call).
+    """
+    n_groups = len(counts)
+    members = sparse.csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))), shape=(n_groups, len(group)))
+    log_x = -np.where(counts[group] > 0, scores, -np.inf).max(axis=1)
+    base = np.where(counts[group] > 0, np.exp(np.minimum(scores + log_x[:, None], 0.0)), 0.0)
+    y = np.ones_like(counts) if start is None else np.asarray(start, dtype=float).copy()
+    log_y = np.log(y, out=np.zeros_like(counts), where=y > 0)
+    scale_tol = SINKHORN_TOL * np.maximum(counts, 1.0)
+    for _ in range(max_sweeps):
+        marginals = base * y[group]
+        scale = marginals.sum(axis=1)
+        log_x -= np.log(scale)
+        base /= scale[:, None]
+        columns = members @ (marginals / scale[:, None])
+        if np.all(np.abs(columns - counts) <= scale_tol):
+            break
+        ratio = np.divide(counts, columns, out=np.ones_like(counts), where=columns > 0)
+        y *= ratio
+        log_y += np.log(ratio)
+    marginals = base * y[group]
+    marginals /= marginals.sum(axis=1, keepdims=True)
+    held = counts > 0
+    energy = -log_x.sum() - float((counts[held] * (log_y[held] - np.log(counts[held]))).sum())
+    return marginals, energy, y
+
+
+def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l, large_groups="refuse"):
+    check_anatomy(anatomy, l, large_groups=large_groups)
     n_iter = check_int(n_iter, "n_iter", low=0)
     if not alpha > 0:
         raise ValueError(f"alpha (Laplace smoothing) must be positive, got {alpha!r}")
@@ -306,6 +407,7 @@ def definetti_attack(
     alpha: float = 1.0,
     n_bins: int = 10,
     model_from=None,
+    large_groups: str = "refuse",
 ) -> AnatomyAttack:
     """Kifer's de Finetti attack on Anatomy (SIGMOD 2009, Section 5), vectorized over groups.
 
@@ -335,12 +437,16 @@ def definetti_attack(
     model_from : Series, optional
         The true sensitive values (by ``row_id``): fit the model on the original data instead (what full
         disclosure would allow) and run one E-step with it, the reference the attack is measured against.
+    large_groups : {"refuse", "sinkhorn"}
+        A group above :data:`MAX_GROUP` rows (a generalized release's equivalence class, see
+        :func:`privnb.attacks.class_release`): refuse the release, or approximate the group's marginals and
+        likelihood by :func:`sinkhorn_marginals` (groups up to :data:`MAX_GROUP` rows stay exact).
 
     Returns
     -------
     AnatomyAttack
     """
-    codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l)
+    codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l, large_groups)
     groups = _Groups(anatomy, values)
     n, n_values = len(codes), len(values)
     model = lambda weights: _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))  # noqa: E731
@@ -362,6 +468,9 @@ def _join_weights(groups, n, n_values):
     for members, values, _ in groups.batches:
         s = members.shape[1]
         np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), 1.0 / s)
+    if groups.large is not None:
+        rows, group, counts = groups.large
+        weights[rows] = (counts / counts.sum(axis=1, keepdims=True))[group]
     return weights
 
 

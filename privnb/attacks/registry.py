@@ -14,12 +14,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from privnb.attacks.anatomy_disclosure import definetti_disclosure, original_model_disclosure, pruning_disclosure
+from privnb.attacks.class_disclosure import class_disclosure
 from privnb.attacks.linkage import linkage_attack
 from privnb.attacks.nbc_audit import nbc_audit_attack
 from privnb.attacks.result import AttackResult
 from privnb.attacks.risk import homogeneity_attack, prosecutor_attack
 
-__all__ = ["ReleaseKind", "RELEASES", "register_release", "anatomy_attacks", "nbc_attacks"]
+__all__ = [
+    "ReleaseKind",
+    "RELEASES",
+    "LIKE_FOR_LIKE",
+    "register_release",
+    "anatomy_attacks",
+    "class_attacks",
+    "nbc_attacks",
+]
 
 AttackFunction = Callable[[object, object, float | None, Mapping], Sequence[AttackResult]]
 
@@ -126,6 +135,40 @@ def _kanonymity_attacks(fitted, data, param, options):
     return [prosecutor_attack(release, qi, k=k), homogeneity_attack(release, qi, options["sensitive"], k=k)]
 
 
+def class_attacks(fitted, data, param, options) -> list[AttackResult]:
+    """Anatomy's attacks on a generalized release at k = l: de Finetti on its classes, homogeneity, prosecutor.
+
+    The adversary knows the quasi-identifiers anatomy publishes in IT (every training column but the
+    sensitive one) and places each individual in its class (:func:`privnb.attacks.class_disclosure`).
+
+    Parameters
+    ----------
+    fitted : GeneralizedTraining
+        The fitted view (``generalizer_``).
+    data : FoldData
+        The fold (its training rows hold the quasi-identifiers and the true sensitive values).
+    param : float
+        The release's l (its k).
+    options : mapping
+        ``sensitive``, and ``n_iter`` and ``tol`` of the EM.
+
+    Returns
+    -------
+    list of AttackResult
+        ``definetti``, ``original_model``, ``homogeneity``, ``prosecutor``.
+    """
+    gen, sensitive = fitted.generalizer_, options["sensitive"]
+    original = data.X_train.reset_index(drop=True)  # the generalizer labels the training rows 0..n-1
+    known = [c for c in original.columns if c != sensitive]
+    em = {key: options[key] for key in ("n_iter", "tol") if key in options}
+    release, qi = gen.generalized_, gen.quasi_identifiers_
+    return [
+        *class_disclosure(release, original, known, sensitive, classes=qi, **em),
+        homogeneity_attack(release, qi, sensitive),
+        prosecutor_attack(release, qi),
+    ]
+
+
 def _linkage_attacks(fitted, data, param, options):
     return [
         linkage_attack(
@@ -157,7 +200,10 @@ def nbc_attacks(fitted, data, param, options) -> list[AttackResult]:
     return [nbc_audit_attack(fitted.views_, options.get("prior"), max_size=options.get("max_size"))]
 
 
-_ANATOMY_PANEL = "Anatomy: the de Finetti attack (MC17, MC16)"
+_ANATOMY_PANEL = "Anatomy and l-diverse generalization: the de Finetti attack"
+_DEFINETTI = "correct guesses (de Finetti, strongest) - prior"
+LIKE_FOR_LIKE = ("anatomized", "l-diverse full-domain", "l-diverse Mondrian", "t-close Mondrian")
+"""Anatomy and its peers at the same l (k = l): the views the like-for-like comparison sets side by side."""
 _HOMOGENEITY = ("homogeneity", "records in a one-valued class (homogeneity) - baseline")
 _LINKAGE = ("linkage_items_m{m}", "users singled out (m known items) - baseline")
 _AUDIT = ("r_closeness", "r - 1 (exact audit)")
@@ -166,8 +212,35 @@ for _kind in (
         "anatomized",
         anatomy_attacks,
         "definetti",
-        "correct guesses (de Finetti, strongest) - prior",
+        _DEFINETTI,
         "anatomized (k-NN)",
+        "l",
+        _ANATOMY_PANEL,
+    ),
+    ReleaseKind(
+        "l-diverse full-domain",
+        class_attacks,
+        "definetti",
+        _DEFINETTI,
+        "l-diverse full-domain, k = l (k-NN)",
+        "l",
+        _ANATOMY_PANEL,
+    ),
+    ReleaseKind(
+        "l-diverse Mondrian",
+        class_attacks,
+        "definetti",
+        _DEFINETTI,
+        "l-diverse Mondrian, k = l (k-NN)",
+        "l",
+        _ANATOMY_PANEL,
+    ),
+    ReleaseKind(
+        "t-close Mondrian",
+        class_attacks,
+        "definetti",
+        _DEFINETTI,
+        "t-close Mondrian, k = l (k-NN)",
         "l",
         _ANATOMY_PANEL,
     ),

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from privnb.data.hierarchy import Hierarchy
 from privnb.validation import KINDS
@@ -145,6 +144,8 @@ class Dataset:
         total = len(self.frame)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= total:
             raise ValueError(f"sample size n must be an integer in [1, {total}] for {self.name!r}; got {n!r}")
+        from sklearn.utils import check_random_state  # here: loading data needs no scikit-learn
+
         rng = check_random_state(random_state)
         if stratify:
             y = self.y

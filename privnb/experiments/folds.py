@@ -8,6 +8,8 @@ and scored by its ``scorer`` (which may give several classifiers and metrics, as
 multi-metric scoring does); a view that cannot be built (l beyond the sensitive domain, the papers' "N/A")
 becomes N/A rows, as ``error_score`` turns failures into values. Each measured value is one
 :class:`ResultRow`; a new column or a new N/A rule is one change here.
+
+scikit-learn is imported where it is used: ``privnb data check`` imports this package and needs none of it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,6 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
-from sklearn.dummy import DummyClassifier
-from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 
 from privnb.validation import seed_unset_random_states
 
@@ -217,6 +215,8 @@ def majority_view(metrics: Mapping[str, Callable] | None = None) -> View:
     View
         Method and classifier ``"majority"``.
     """
+    from sklearn.dummy import DummyClassifier
+
     return View("majority", None, DummyClassifier(strategy="most_frequent"), PredictionScorer("majority", metrics))
 
 
@@ -241,6 +241,9 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     """
     if n_splits < 2:
         raise ValueError(f"n_splits must be at least 2, got {n_splits}")
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.utils import check_random_state
+
     rng = check_random_state(random_state)
     splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
     return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
@@ -302,6 +305,8 @@ def evaluate_view(dataset_name: str, view: View, data: FoldData, na_errors: tupl
     list of ResultRow
     """
     head = (dataset_name,)
+    from sklearn.base import clone
+
     estimator = seed_unset_random_states(clone(view.estimator), data.seed)
     try:
         estimator.fit(data.X_train, data.y_train)

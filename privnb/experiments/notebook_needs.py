@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from privnb.experiments.data_support import DataSupport
+from privnb.experiments.nbc_data import nbc_data, requirements_table
 
 NOTEBOOKS = (
     "00_tour",
@@ -23,9 +24,9 @@ PAPERS = "paper:adult|bank|fars|ipums"
 
 
 def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[int] = (2,)) -> dict[str, list]:
-    """The needs of each section of ``notebook`` (00, 01, 02 and 05; ``"rows"``: the section's k must fit the rows of
-    a training fold, checked with the notebook's k and n_splits; 03's are
-    :data:`privnb.experiments.feature_selection.SECTIONS`, 04's come with its NBC data).
+    """The needs of each section of ``notebook`` (00, 01, 02, 03 and 05; ``"rows"``: the section's k must fit the
+    rows of a training fold, checked with the notebook's k and n_splits; 04's come with its NBC data,
+    :func:`privnb.experiments.nbc_data.requirements_table`).
 
     Parameters
     ----------
@@ -62,6 +63,12 @@ def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[
             **(anonymized if anonymity_ks else {}),
             "6. the paper's claims and t-test tables": ["sensitive", PAPERS],
         }
+    if notebook == "03_feature_selection_k_ac":  # exactly one of the first two runs for every data set
+        return {
+            "k-AC selection on the item matrix as given": ["items"],
+            "k-AC selection on a binarized table": ["table"],
+            "Tables 3, 5-6 and the claims against the paper": ["paper:adult|pu1"],
+        }
     if notebook == "05_privacy_utility":
         return {
             "1. anatomy: de Finetti attack, pruning": ["sensitive"],
@@ -72,7 +79,7 @@ def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[
             ],
             "4. published NBC views (discrete attributes)": ["table"],
         }
-    raise ValueError(f"no section needs for notebook {notebook!r}; choose one of 00_tour, 01, 02 or 05's names")
+    raise ValueError(f"no section needs for notebook {notebook!r}; choose one of 00_tour, 01, 02, 03 or 05's names")
 
 
 def notebook_requirements(support: DataSupport, data, *, l: int = 2) -> pd.DataFrame:
@@ -92,14 +99,9 @@ def notebook_requirements(support: DataSupport, data, *, l: int = 2) -> pd.DataF
     pandas.DataFrame
         Columns notebook, section, needs, runs, why not.
     """
-    from privnb.experiments.feature_selection import SECTIONS
-    from privnb.experiments.nbc_publishing import nbc_data, requirements_table
-
     tables = {}
     for notebook in NOTEBOOKS:
-        if notebook == "03_feature_selection_k_ac":
-            tables[notebook] = support.requirements(SECTIONS, l=l)
-        elif notebook == "04_nbc_publishing":
+        if notebook == "04_nbc_publishing":
             tables[notebook] = requirements_table(support, nbc_data(support, data, ()))
         else:
             tables[notebook] = support.requirements(section_needs(notebook, items=support.items), l=l)

@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from privnb.experiments.labels import method_label, method_sort_key
 
@@ -60,6 +59,8 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
         return TTestResult(
             math.copysign(math.inf, differences[0]) if significant else 0.0, 0.0 if significant else 1.0, significant
         )
+    from scipy import stats
+
     statistic, pvalue = stats.ttest_1samp(differences, 0.0)  # = ttest_rel(a, b) on the rounded differences
     return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
 
@@ -92,6 +93,8 @@ def unpaired_t_test(a, b, *, confidence: float = 0.95) -> TTestResult:
         return TTestResult(
             math.copysign(math.inf, a[0] - b[0]) if significant else 0.0, 0.0 if significant else 1.0, significant
         )
+    from scipy import stats
+
     statistic, pvalue = stats.ttest_ind(a, b, equal_var=True)
     return TTestResult(float(statistic), float(pvalue), bool(pvalue < 1 - confidence))
 

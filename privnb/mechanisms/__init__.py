@@ -48,6 +48,7 @@ from .lattice import FullDomainLattice
 from .mdav import MDAVMicroaggregator, mdav_groups
 from .model_checks import ModelCheck, NodeJudge, search_with_models
 from .mondrian import MondrianGeneralizer
+from .optimal_node import OptimalNode, optimal_node
 from .privacy_models import (
     BasicBetaLikeness,
     DistinctLDiversity,
@@ -105,6 +106,8 @@ __all__ = [
     "format_interval",
     "FullDomainLattice",
     "MondrianGeneralizer",
+    "OptimalNode",
+    "optimal_node",
     "appendix_b_preprocess",
     "Prerequisites",
     "prerequisites",

@@ -14,11 +14,12 @@ from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
 from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
+from privnb.mechanisms.optimal_node import optimal_node
 from privnb.validation import check_int, validated_rows
 
 
 class FullDomainGeneralizer(TransformerMixin, Mechanism):
-    """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility.
+    """Full-domain k-anonymity: all minimal k-anonymous lattice nodes, one chosen by utility (or ARX's optimum).
 
     A lattice node gives each quasi-identifier one level of its hierarchy (Samarati 2001); a
     node is *k-anonymous within the budget* when the rows lying in groups of fewer than ``k``
@@ -32,7 +33,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     already-computed table of a more specific node (:class:`~privnb.mechanisms.rollup.GroupSizes`), and
     kept per node in a :class:`FullDomainLattice`, which fits of the same rows for other k re-use.
 
-    Utility, to choose among the minimal nodes (smaller is better; ties: lower height, then
+    Utility, to choose among the candidate nodes (smaller is better; ties: lower height, then
     lexicographic levels):
 
     - ``"discernibility"`` (Bayardo and Agrawal 2005): sum of the squared sizes of the kept
@@ -52,7 +53,18 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     max_suppression : float in [0, 1)
         Largest share of rows that may be suppressed.
     utility : {"discernibility", "loss"}
-        How to choose among the minimal nodes.
+        How to choose among the candidate nodes.
+    candidates : {"minimal", "all"}
+        Which nodes ``utility`` chooses among. ``"minimal"`` (the default, which the papers' views use):
+        the minimal nodes, Samarati's k-minimal generalizations. MC16 and MC17 do not name their
+        anonymization algorithm: they define the anonymized training data by k-anonymity (Definition 5 of
+        MC16, after Sweeney 2002), cite Samarati 2001's minimal generalization beside it and take Inan et
+        al.'s hierarchies, so their baseline is a minimal full-domain generalization, not a global optimum
+        over the lattice.
+        ``"all"``: every node within the budget, the optimum ARX's optimal search returns (with
+        suppression a node above a minimal one may suppress fewer rows and score far better); found by
+        branch and bound (:func:`~privnb.mechanisms.optimal_node.optimal_node`), exact, with ARX's tie
+        rule (lower height first), then the smallest levels.
     sensitive : str, optional
         The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
         quasi-identifier).
@@ -70,6 +82,10 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     Attributes
     ----------
     node_ : dict attribute -> level of the chosen node.
+    score_ : float, the chosen node's utility.
+    n_evaluated_ : int, candidate nodes the choice evaluated (every minimal node, or the nodes the
+        optimal search bounded); n_skipped_ : int, acceptable nodes the optimal search skipped by its
+        bound (0 for ``candidates="minimal"``).
     minimal_nodes_ : DataFrame, one row per minimal node: the levels, ``height``,
         ``suppressed`` (rows) and the utility; sorted best first.
     suppressed_ : Index of the suppressed rows' labels.
@@ -97,6 +113,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         utility="discernibility",
         sensitive=None,
         privacy_models=(),
+        candidates="minimal",
     ):
         self.quasi_identifiers = quasi_identifiers
         self.k = k
@@ -105,6 +122,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         self.utility = utility
         self.sensitive = sensitive
         self.privacy_models = privacy_models
+        self.candidates = candidates
 
     def _validate(self, frame):
         frame, qi = check_frame(frame, self.quasi_identifiers)
@@ -113,6 +131,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             raise ValueError(f"max_suppression must be a share in [0, 1), got {self.max_suppression!r}")
         if self.utility not in ("discernibility", "loss"):
             raise ValueError(f"utility must be 'discernibility' or 'loss', got {self.utility!r}")
+        if self.candidates not in ("minimal", "all"):
+            raise ValueError(f"candidates must be 'minimal' or 'all', got {self.candidates!r}")
         if not isinstance(self.hierarchies, Mapping):
             raise ValueError("hierarchies must be a mapping attribute -> Hierarchy")
         missing = [a for a in qi if a not in self.hierarchies]
@@ -175,7 +195,13 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         self.n_checks_ = n_checks
         self.search_ = search
         self.minimal_nodes_ = table
-        self.node_ = {a: int(table.loc[0, a]) for a in qi}
+        if self.candidates == "all":
+            best = optimal_node(lattice, k, nodes, ok, utility=self.utility, judge=judge)
+            self.node_ = dict(zip(qi, best.node))
+            self.score_, self.n_evaluated_, self.n_skipped_ = best.score, best.n_evaluated, best.n_skipped
+        else:
+            self.node_ = {a: int(table.loc[0, a]) for a in qi}
+            self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
         node = [self.node_[a] for a in qi]
         small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
         self.suppressed_ = frame.index[small]

@@ -1,5 +1,6 @@
 """The workbench around the notebooks: sweeps (spec, run, report), notebook conventions, plots, the CLI."""
 
+from .comparison_plot import like_for_like_plot
 from .display import caption, equation, equations, show_figure, skipped, table
 from .explorer import TourState, tour_explorer, tour_state
 from .frontier_plot import frontier_plot
@@ -23,6 +24,7 @@ from .spec import INJECTED, SPEC_KEYS, Point, SweepSpec, expand_grid, load_spec,
 
 __all__ = [
     "frontier_plot",
+    "like_for_like_plot",
     "PARAMETERS_TAG",
     "KEEP_OUTPUT_TAG",
     "CHECK_OUTPUT_MARK",

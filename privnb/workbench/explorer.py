@@ -2,7 +2,9 @@
 acting on the data at hand.
 
 :func:`tour_state` computes, for one ``(l, k, gamma)``, what the tour shows of the table it explores (Adult's
-sample or a data card's): its anatomy for ``l`` (groups, suppressed rows, the joined training data D_A), the
+sample or a data card's): its anatomy for ``l`` (groups, suppressed rows, the joined training data D_A) and,
+beside it, its l-diverse full-domain and Mondrian generalizations at k = l (class sizes, de Finetti disclosure,
+utility: :func:`privnb.experiments.peer_releases`), the
 equivalence classes of its full-domain (when the quasi-identifiers have hierarchies) and Mondrian k-anonymous
 releases for ``k``, and the achieved r of SafetyTransform(gamma) on the NBC views of its discrete attributes
 (the audit over quasi-identifiers of up to ``audit_max_size`` attributes). A section the data cannot run says
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privnb.data import Dataset
+from privnb.experiments.privacy_frontier import peer_releases
 from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, NotLDiverseError, anatomize
 from privnb.nbc import NBCViews, SafetyTransform, achieved_r
 from privnb.workbench.display import skipped, table
@@ -83,6 +86,11 @@ class TourState:
         Why SafetyTransform cannot run on this data ("" when it can).
     audit_max_size : int
         The largest quasi-identifier the r audit considers.
+    peers : DataFrame or None
+        Anatomy beside its l-diverse full-domain and Mondrian generalizations at k = l
+        (:func:`privnb.experiments.peer_releases`); None when ``peers_missing`` says why not.
+    peers_missing : str
+        Why there is no comparison at this l ("" when there is).
     """
 
     l: int
@@ -102,6 +110,8 @@ class TourState:
     safety: pd.DataFrame | None
     safety_missing: str
     audit_max_size: int
+    peers: pd.DataFrame | None = None
+    peers_missing: str = ""
 
     def tables(self) -> dict:
         """Section title -> list of tables (:func:`privnb.workbench.display.table`) or skipped lines, in order."""
@@ -133,8 +143,14 @@ class TourState:
             if self.safety is None
             else [table(self.safety, caption=f"Achieved r (Definition 5; {audit})", precision=4)]
         )
+        peers = (
+            [skipped(self.peers_missing)]
+            if self.peers is None
+            else [table(self.peers, caption=f"Anatomy beside l-diverse generalization (k = l = {self.l})", precision=3)]
+        )
         return {
             f"l = {self.l}: anatomy of {self.name}": anatomy,
+            f"l = {self.l}: anatomy beside l-diverse generalization, same l": peers,
             f"k = {self.k}: equivalence classes": releases,
             f"{GAMMA} = {self.gamma:g}: SafetyTransform on the NBC views of {self.name}": safety,
         }
@@ -228,6 +244,16 @@ def _release_section(data: Dataset, qi: list, k: int, hierarchies):
     return full_domain, mondrian, classes, pd.concat(smallest, ignore_index=True), ""
 
 
+def _peer_section(data: Dataset, qi: list, l: int, hierarchies, anatomy_missing: str, random_state):
+    """(anatomy beside its l-diverse peers, why not) of ``data`` at ``l``."""
+    if anatomy_missing:
+        return None, anatomy_missing
+    try:
+        return peer_releases(data, qi, l, hierarchies=hierarchies, random_state=random_state), ""
+    except NotLDiverseError as error:  # a generalization cannot reach l on these rows
+        return None, str(error)
+
+
 def _safety_section(views: NBCViews | None, gamma: float, audit_max_size: int, random_state) -> pd.DataFrame:
     """Achieved r of ``views`` as counted and after SafetyTransform(gamma)."""
     transform = SafetyTransform(gamma, random_state=random_state).fit(views)
@@ -291,6 +317,7 @@ def tour_state(
     full_domain, mondrian, classes, smallest, release_missing = _release_section(data, qi, int(k), hierarchies)
     safety = None if views is None else _safety_section(views, gamma, audit_max_size, random_state)
     safety_missing = "" if views is not None else (views_missing or f"{data.name} has no NBC views")
+    peers, peers_missing = _peer_section(data, qi, int(l), hierarchies, anatomy_missing, random_state)
     return TourState(
         int(l),
         int(k),
@@ -309,6 +336,8 @@ def tour_state(
         safety,
         safety_missing,
         int(audit_max_size),
+        peers,
+        peers_missing,
     )
 
 

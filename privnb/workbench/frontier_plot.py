@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from privnb.experiments import RELEASES
+from privnb.experiments.privacy_frontier import RELEASES
 
 __all__ = ["frontier_plot"]
 

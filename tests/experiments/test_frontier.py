@@ -13,12 +13,15 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from privnb.attacks import AttackResult
 from privnb.data import load
-from privnb.experiments import (
+from privnb.experiments import View, data_support, run_folds, tidy_frame
+from privnb.experiments.privacy_frontier import (
+    MEMBERSHIP_COLUMNS,
+    PEERS,
+    POINT_COLUMNS,
     RELEASES,
+    AttackScorer,
     ReleaseKind,
-    View,
     anatomy_and_k_anonymity,
-    data_support,
     definetti_rates,
     frontier_points,
     membership_reading,
@@ -26,11 +29,9 @@ from privnb.experiments import (
     nbc_release_audit,
     rate_spread,
     register_release,
-    run_folds,
-    tidy_frame,
+    release_view,
     view_table,
 )
-from privnb.experiments.privacy_frontier import MEMBERSHIP_COLUMNS, POINT_COLUMNS, AttackScorer, release_view
 from privnb.workbench.frontier_plot import frontier_plot
 
 
@@ -87,7 +88,9 @@ def test_every_view_is_attacked_by_membership_inference_beside_its_release(ward_
     # members count the rows the mechanism suppressed: full-domain k = 10 drops some
     assert rows["generalized", "membership_suppressed_share"] > 0 == rows["original", "membership_suppressed_share"]
     table = membership_table(ward_views).set_index("method")
-    assert list(table.columns) == [c for c in MEMBERSHIP_COLUMNS if c != "method"] and list(table.index) == methods
+    assert list(table.columns) == [c for c in MEMBERSHIP_COLUMNS if c != "method"]
+    assert list(table.index) == [*methods, *PEERS]  # anatomy's peers at its l run by default, on a card too
+    assert (table.loc[list(PEERS), "release_attack"] == "definetti").all()
     assert (table["loss"] == "log loss").all() and table.loc["original", "release_attack"] == ""
     assert table.loc["anatomized", "release_attack"] == "definetti"
     assert table.loc["mondrian", "release_advantage"] == rows["mondrian", "homogeneity_advantage"]

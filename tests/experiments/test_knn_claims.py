@@ -5,19 +5,22 @@ import pandas as pd
 import pytest
 
 from privnb.bounds import expected_rho_squared
-from privnb.experiments import (
+from privnb.experiments import tidy_frame
+from privnb.experiments.claims import CLAIM_COLUMNS
+from privnb.experiments.knn_l_diversity import (
+    catalan_values,
+    chain_holds,
     convergence_drops,
     knn_aspects,
     knn_claims,
     knn_mean_errors,
+    knn_suppression,
     knn_t_tests,
     rho_squared_table,
+    series_readings,
     theorem_17_table,
     theorem_17_within_bounds,
-    tidy_frame,
 )
-from privnb.experiments.claims import CLAIM_COLUMNS
-from privnb.experiments.knn_l_diversity import catalan_values, chain_holds, knn_suppression, series_readings
 from privnb.experiments.knn_l_diversity.claims import ASPECT_COLUMNS
 
 # per-fold errors of three folds, (classifier, method, param) -> values. Org. vs L=2 is significant for
@@ -222,7 +225,8 @@ def test_anonymized_1nn_reads_a_generalized_ordinal_as_nominal(tmp_path):
     from own_data import write_own_data
 
     from privnb.data import load
-    from privnb.experiments import cross_validate_knn, data_support
+    from privnb.experiments import data_support
+    from privnb.experiments.knn_l_diversity import cross_validate_knn
 
     card = write_own_data(tmp_path)["table"]
     data = load(card)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privnb.data import Dataset
-from privnb.experiments import convergence_curves
+from privnb.experiments.knn_l_diversity import convergence_curves
 from privnb.experiments.knn_l_diversity.convergence import _PrefixSearch
 from privnb.learn import IBkClassifier, nearest_per_part, tied_counts_per_part
 from privnb.learn.encoding import FrameEncoder

@@ -348,7 +348,8 @@ def test_nbc_data_of_own_cards(tmp_path):
     from own_data import write_own_data
 
     from privnb.data import load
-    from privnb.experiments import data_support, nbc_data
+    from privnb.experiments import data_support
+    from privnb.experiments.nbc_publishing import nbc_data
 
     cards = write_own_data(tmp_path)
     table = load(cards["table"])
@@ -369,7 +370,8 @@ def test_nbc_data_of_own_cards(tmp_path):
 
 def test_nbc_data_leaves_out_fractional_and_many_valued_numbers():
     from privnb.data import Dataset
-    from privnb.experiments import DataSupport, nbc_data
+    from privnb.experiments import DataSupport
+    from privnb.experiments.nbc_publishing import nbc_data
 
     frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 0.5], "n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"], "y": [0, 1, 0, 1]})
     data = Dataset("t", frame, ("x", "n", "c"), None, "y", {"x": "numeric", "n": "numeric", "c": "nominal"})

@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.experiments import (
-    CLAIM_COLUMNS,
+from privnb.experiments import CLAIM_COLUMNS, Claim
+from privnb.experiments.feature_selection import (
     READINGS,
-    Claim,
     evaluate_methods,
     reading_table,
     selection_claims,

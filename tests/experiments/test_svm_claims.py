@@ -5,22 +5,16 @@ import pandas as pd
 import pytest
 
 from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
-from privnb.experiments import (
-    CLAIM_COLUMNS,
-    COLUMNS,
-    Claim,
-    count_verdicts,
-    svm_aspects,
-    svm_claims,
-    svm_summary,
-    theorem_4_1_table,
-    tidy_frame,
-)
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, Claim, count_verdicts, tidy_frame
 from privnb.experiments.svm_l_diversity import (
     AT_MAJORITY,
     SVM_CLAIMS,
     THEOREM_4_1_COLUMNS,
     THEOREM_4_1_MAIN_COLUMNS,
+    svm_aspects,
+    svm_claims,
+    svm_summary,
+    theorem_4_1_table,
 )
 
 # per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
@@ -202,7 +196,7 @@ def test_paired_and_unpaired_readings_side_by_side():
 
 
 def test_theorem_4_1_table_takes_d_from_the_learners_dimension_and_compare_spaces():
-    from privnb.experiments import compare_spaces
+    from privnb.experiments.svm_l_diversity import compare_spaces
 
     base = results_table({"SVC": {("original", None): [0.20, 0.30], ("pruned", 2): [0.25, 0.40]}})
 
@@ -280,7 +274,7 @@ def test_summary_and_spaces_list_views_in_the_papers_order():
     table = results_table({"SVC": SVC})
     order = ["Org.", "Id.", "L=2", "L=3", "L=4", "L=5", "k=2", "k=3", "k=4", "k=5"]
     assert svm_summary(table)["view"].tolist() == order
-    from privnb.experiments import compare_spaces
+    from privnb.experiments.svm_l_diversity import compare_spaces
 
     spaces = compare_spaces({"a": table, "b": table})
     assert spaces["view"].tolist() == order

@@ -6,7 +6,7 @@ import pytest
 from sklearn.svm import SVC, LinearSVC
 
 from privnb.data import Dataset
-from privnb.experiments import run_svm_grid
+from privnb.experiments.svm_l_diversity import run_svm_grid
 from privnb.learn import CLASSIFIER_NAMES, CollapseDuplicates, NystroemSVM, PrunedTraining, svm_classifier, svm_pipeline
 
 
@@ -111,7 +111,8 @@ def test_grid_is_reproducible_and_collapse_changes_nothing():
 
 
 def test_grid_gives_the_rows_of_cross_validate_views():
-    from privnb.experiments import cross_validate_views, svm_views
+    from privnb.experiments import cross_validate_views
+    from privnb.experiments.svm_l_diversity import svm_views
 
     data = toy_dataset(seed=4)
     fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7, majority=False)
@@ -160,7 +161,7 @@ def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
 
 def test_space_appendix_b_is_seed_003s_r_d_plus_1_and_theorem_inputs_record_the_dimension():
     """space="appendix_b": one coordinate per attribute (d + 1 = 4 with the sensitive column); one-hot: 5."""
-    from privnb.experiments import svm_views
+    from privnb.experiments.svm_l_diversity import svm_views
 
     data = toy_dataset(seed=2)
     for space, width in (("appendix_b", 4), ("one_hot", 5)):
@@ -182,7 +183,7 @@ def test_space_appendix_b_is_seed_003s_r_d_plus_1_and_theorem_inputs_record_the_
 
 
 def test_compare_ordinal_centers_counts_the_kept_rows_that_move_and_their_error():
-    from privnb.experiments import compare_ordinal_centers
+    from privnb.experiments.svm_l_diversity import compare_ordinal_centers
 
     data = toy_dataset(seed=4)
     table = compare_ordinal_centers(data, ls=(2, 3), kernels=("linear",), n_splits=2, random_state=0)

@@ -11,7 +11,8 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 import privnb.learn.knn as knn_module
 from privnb.data import Dataset, anatomy_toy
-from privnb.experiments import COLUMNS, convergence_curves, cross_validate_knn
+from privnb.experiments import COLUMNS
+from privnb.experiments.knn_l_diversity import convergence_curves, cross_validate_knn
 from privnb.learn import AnatomizedTraining, IBkClassifier, kneighbors, nearest_per_part, vote
 
 

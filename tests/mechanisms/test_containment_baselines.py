@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from privnb.data import binarize_adult, density
-from privnb.experiments import COLUMNS, METHODS, evaluate_methods, side_by_side, summary_table
+from privnb.experiments import COLUMNS
+from privnb.experiments.feature_selection import METHODS, evaluate_methods, side_by_side, summary_table
 from privnb.learn import greedy_cm
 from privnb.mechanisms import (
     DP_MECHANISMS,

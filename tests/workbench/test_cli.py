@@ -142,3 +142,27 @@ def test_the_command_imports_no_notebook_machinery_until_a_subcommand_needs_it()
 
     help_text = subprocess.run([sys.executable, "-m", "privnb", "--help"], capture_output=True, text=True, check=True)
     assert "sweep" in help_text.stdout and "report" in help_text.stdout
+
+
+def test_data_check_runs_without_scikit_learn_scipy_statistics_or_sympy(tmp_path):
+    """``privnb data check`` on a card (hierarchies and the per-notebook table included) loads no scikit-learn,
+    SciPy statistics, SymPy or notebook machinery: those imports were most of its start-up time."""
+    import subprocess
+
+    (tmp_path / "clinic.csv").write_text(
+        "age,town,diagnosis,y\n"
+        + "".join(f"{20 + i % 50},{'AB'[i % 2]},{['flu', 'hiv', 'cold'][i % 3]},{i % 2}\n" for i in range(60))
+    )
+    (tmp_path / "clinic.yaml").write_text(
+        "file: clinic.csv\nroles: {target: y, positive: 1, sensitive: diagnosis, quasi_identifiers: [age, town]}\n"
+        "hierarchies: {age: {intervals: {low: 0, high: 100, width: 10}}}\n"
+    )
+    heavy = ("sklearn", "scipy.stats", "sympy", "matplotlib", "nbformat", "papermill")
+    code = (
+        "import sys\nfrom privnb.__main__ import main\n"
+        f"status = main(['data', 'check', {str(tmp_path / 'clinic.yaml')!r}])\n"
+        f"print(status, sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout[-3000:] + done.stderr[-3000:]
+    assert "04_nbc_publishing" in done.stdout and "03_feature_selection_k_ac" in done.stdout

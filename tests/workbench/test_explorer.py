@@ -188,3 +188,17 @@ def test_explorer_starts_l_within_the_sensitive_domain(data, hierarchies):
     explorer = tour_explorer(data=data, quasi_identifiers=QI, hierarchies=hierarchies, l=9, k=5)
     assert explorer.default.l == explorer.controls["l"].max == data.frame["s"].nunique()
     assert "pass support=" in explorer.default.safety_missing
+
+
+@pytest.mark.parametrize("l", [2, 3])
+def test_the_explorer_sets_anatomy_beside_l_diverse_generalization_at_its_l(data, hierarchies, l):
+    state = tour_state(l, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies, random_state=3)
+    peers = state.peers
+    assert list(peers.index) == ["anatomy", "l-diverse full-domain", "l-diverse Mondrian"]
+    assert (peers["fewest distinct values"] >= l).all()  # every release is distinct l-diverse
+    anatomy = anatomize(data.frame[[*QI, "s"]], "s", l, random_state=3)
+    assert peers.loc["anatomy", "classes"] == anatomy.it["gid"].nunique()
+    assert peers.loc["anatomy", "prior"] == pytest.approx(1 / l)  # groups of l distinct values
+    assert peers["de Finetti (join model)"].between(0, 1).all() and peers["gcp"].between(0, 1).all()
+    assert f"Anatomy beside l-diverse generalization (k = l = {l})" in state._repr_html_()
+    assert tour_state(6, 5, 2.0, data=data, quasi_identifiers=QI, hierarchies=hierarchies).peers is None

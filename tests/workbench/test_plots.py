@@ -9,7 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from privnb.experiments import tidy_frame
-from privnb.workbench import bound_plot, convergence_plot, error_boxplot, save_figure
+from privnb.workbench import bound_plot, convergence_plot, error_boxplot, like_for_like_plot, save_figure
 
 
 def rows(classifier="1-NN", dataset="adult"):
@@ -117,7 +117,7 @@ def test_save_figure_writes_whole_files(tmp_path):
 
 def frontier_points_frame(methods):
     """Two points per mechanism on its attack's axis (privnb.experiments.RELEASES), as frontier_points returns them."""
-    from privnb.experiments import RELEASES
+    from privnb.experiments.privacy_frontier import RELEASES
 
     rows = [
         {
@@ -136,7 +136,7 @@ def frontier_points_frame(methods):
 
 
 def test_frontier_plot_puts_five_panels_on_a_grid_with_one_legend():
-    from privnb.experiments import RELEASES
+    from privnb.experiments.privacy_frontier import RELEASES
     from privnb.workbench.frontier_plot import frontier_plot
 
     methods = ["dp_laplace", "anatomized", "pruned", "mondrian", "generalized", "k-ac", "full", "safety_transform"]
@@ -184,3 +184,22 @@ def test_bar_panels_draw_the_baseline_dashed_and_hatch_the_bars_at_or_below_it(t
         assert axis.get_legend_handles_labels()[1][-1] == "accuracy at or below it"
     with pytest.raises(ValueError, match="one label and one colour per row"):
         bar_panels(values, ["Org."], colors=["tab:red"])
+
+
+def test_like_for_like_plot_draws_one_line_per_mechanism_in_each_panel_and_the_majority_dashed():
+    index = pd.MultiIndex.from_product([["anatomized", "l-diverse Mondrian"], [2, 3]], names=["method", "l"])
+    table = pd.DataFrame(
+        {"error": 0.2, "majority_error": 0.25, "definetti": [0.7, 0.5, 0.6, 0.5], "definetti_baseline": 0.4},
+        index=index,
+    )
+    error_ax, attack_ax = like_for_like_plot(table).axes
+    assert [line.get_label() for line in error_ax.lines] == [
+        "anatomized (k-NN)",
+        "l-diverse Mondrian, k = l (k-NN)",
+        "majority-class error",
+    ]
+    assert error_ax.lines[-1].get_linestyle() == "--" and list(error_ax.lines[-1].get_ydata()) == [0.25, 0.25]
+    assert len(attack_ax.lines) == 4  # each mechanism's share guessed right and its prior
+    assert list(attack_ax.lines[2].get_ydata()) == [0.6, 0.5]
+    with pytest.raises(ValueError, match="no error and de Finetti rows"):
+        like_for_like_plot(table.drop(columns="definetti"))

@@ -34,13 +34,10 @@ from privnb.data import (
 )
 from privnb.experiments.data_support import DataSupport, data_support
 from privnb.experiments.feature_selection.statistics import PAPER_DATA, frequent_columns, itemset_growth, time_miners
+from privnb.experiments.notebook_needs import section_needs
 from privnb.learn.largest_itemsets import largest_itemsets_stats
 
-SECTIONS = {
-    "k-AC selection on the item matrix as given": ["items"],
-    "k-AC selection on a binarized table": ["table"],
-    "Tables 3, 5-6 and the claims against the paper": ["paper:adult|pu1"],
-}
+SECTIONS = section_needs("03_feature_selection_k_ac")
 """The notebook's sections by what they need (:meth:`DataSupport.requirements`): exactly one of the first two
 runs for every data set."""
 

@@ -5,8 +5,12 @@ a table card: the experiments of notebook 04, their headline metrics and the pap
   to Corollary 4, EST with the paper's prior and r.
 - :mod:`.figure9`: Figure 9, NBCs trained on k-anonymized rows beside the published one and the majority class.
 - :mod:`.claims`: headline metrics and :data:`NBC_CLAIMS`, evaluated by :func:`claims_table`.
-- :mod:`.data`: a data card's table prepared for NBC views (:func:`nbc_data`), and what notebook 04 needs.
+- :mod:`privnb.experiments.nbc_data` (beside :mod:`privnb.experiments.data_support`, so that ``privnb data check``
+  imports none of the above): Adult or a card's table prepared for NBC views (:func:`nbc_data`), and what
+  notebook 04 needs.
 """
+
+from privnb.experiments.nbc_data import NBCData, adult_nbc_frame, nbc_data, requirements_table
 
 from .claims import (
     NBC_CLAIMS,
@@ -18,7 +22,6 @@ from .claims import (
     figure8_metrics,
     figure9_metrics,
 )
-from .data import NBCData, nbc_data, requirements_table
 from .figure9 import (
     EDUCATION_NUM_CUTS,
     FIGURE9_METRICS,
@@ -33,7 +36,6 @@ from .figure9 import (
 from .release import (
     PAPER_PRIOR_NEGATIVE,
     ESTExperiment,
-    adult_nbc_frame,
     corollary4_report,
     counterexample_report,
     est_experiment,

@@ -1,7 +1,5 @@
 """Section 8 of MZ09 (Mozafari & Zaniolo, publishing Naive Bayesian Classifiers): the experiments on Adult.
 
-- :func:`adult_nbc_frame`: Adult with the paper's three attributes (Age, Years of education, Work hours per
-  week) and the salary class.
 - :func:`corollary4_report`: the minimum gamma of Corollary 4 on the original views (Section 8.1: 238).
 - :func:`figure8_est`: Figure 8 as the paper defines it, EST's achieved r-closeness against the
   non-uniform prior for each gamma, failures kept as failures (with their stage and reason).
@@ -35,32 +33,6 @@ from privnb.nbc.views import NBCViews, min_score_ratio, nbc_equivalent
 
 PAPER_PRIOR_NEGATIVE = 0.75
 """The paper's prior on <=50K (Section 8.2: "a prior belief of 75%"; Adult's F~ about 3): the task of its 2.92 s."""
-
-
-def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame:
-    """Adult for Section 8 of MZ09: a copy of ``data.frame`` with ``education-num`` added.
-
-    ``education-num`` is the rank (1..16) of ``education`` in ``data.orders["education"]`` (the paper's
-    "Years of education").
-
-    Parameters
-    ----------
-    data : Dataset
-        Adult, loaded (with ``frame`` and ``orders``).
-    n_rows : int
-        When > 0, a sample of that many rows, reindexed.
-    random_state : int, RandomState or None
-        The sample's.
-
-    Returns
-    -------
-    DataFrame
-    """
-    frame = data.frame.copy()
-    frame["education-num"] = frame["education"].map({e: i + 1 for i, e in enumerate(data.orders["education"])})
-    if n_rows:
-        frame = frame.sample(n=n_rows, random_state=random_state).reset_index(drop=True)
-    return frame
 
 
 def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:

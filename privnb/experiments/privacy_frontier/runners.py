@@ -23,21 +23,31 @@ from privnb.experiments.folds import FoldData, evaluate_view, run_folds, tidy_fr
 from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import AnatomizedTraining, GeneralizedTraining, OriginalTraining, PrunedTraining
-from privnb.mechanisms import check_binary
+from privnb.mechanisms import DistinctLDiversity, TCloseness, check_binary
 
 from .releases import NBCRelease, SelectedLinearSVC
 from .scoring import release_view
 
-__all__ = ["anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]
+__all__ = ["PEERS", "anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]
+
+PEERS = ("l-diverse full-domain", "l-diverse Mondrian", "t-close Mondrian")
+"""Anatomy's peers at the same l: full-domain and Mondrian generalization with k = l and distinct l-diversity of
+anatomy's sensitive attribute, and Mondrian with k = l and t-closeness (the equal distance) at a fixed t."""
 
 
-def _knn_estimators(dataset, ls, ks, hierarchies, n_neighbors):
+def _knns(dataset, hierarchies, n_neighbors):
+    """(k-NN, quasi-identifiers, those with a hierarchy, full-domain k-NN, Mondrian k-NN)."""
     knn = IBkClassifier(n_neighbors, kinds=dataset.kinds, orders=dataset.orders)
     qi = list(dataset.quasi_identifiers)
     hq = [q for q in qi if q in (hierarchies or {})]
     # a generalized ordinal quasi-identifier holds labels of ranges of its order (Mondrian cuts every one)
     full_domain_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(hq)))
     mondrian_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(qi)))
+    return knn, qi, hq, full_domain_knn, mondrian_knn
+
+
+def _knn_estimators(dataset, ls, ks, hierarchies, n_neighbors):
+    knn, qi, hq, full_domain_knn, mondrian_knn = _knns(dataset, hierarchies, n_neighbors)
     anatomized_knn = clone(knn).set_params(factor_column=dataset.sensitive)
     out = [("original", None, OriginalTraining(knn))]
     out += [("anatomized", l, AnatomizedTraining(anatomized_knn, sensitive=dataset.sensitive, l=l)) for l in ls]
@@ -56,6 +66,37 @@ def _knn_estimators(dataset, ls, ks, hierarchies, n_neighbors):
     return out
 
 
+def _peer_estimators(dataset, ls, hierarchies, n_neighbors, peers, t_closeness):
+    """Anatomy's peers (:data:`PEERS`) at each l: k = l plus distinct l-diversity, or plus t-closeness."""
+    unknown = sorted(set(peers) - set(PEERS))
+    if unknown:
+        raise ValueError(f"peers {unknown} are not among {PEERS}")
+    _, qi, hq, full_domain_knn, mondrian_knn = _knns(dataset, hierarchies, n_neighbors)
+    specs = [  # (peer, its k-NN, quasi-identifiers, method, privacy model at l)
+        ("l-diverse full-domain", full_domain_knn, hq, "full-domain", DistinctLDiversity),
+        ("l-diverse Mondrian", mondrian_knn, qi, "mondrian", DistinctLDiversity),
+        ("t-close Mondrian", mondrian_knn, qi, "mondrian", lambda l: TCloseness(t_closeness, "equal")),
+    ]
+    specs = [spec for spec in specs if spec[0] in peers and (spec[3] == "mondrian" or hierarchies is not None)]
+    return [
+        (
+            peer,
+            l,
+            GeneralizedTraining(
+                estimator,
+                quasi_identifiers=columns,
+                k=l,
+                method=method,
+                hierarchies=hierarchies if method == "full-domain" else None,  # Mondrian as the k-anonymity view
+                sensitive=dataset.sensitive,
+                privacy_models=[model(l)],
+            ),
+        )
+        for l in ls
+        for peer, estimator, columns, method, model in specs
+    ]
+
+
 def anatomy_and_k_anonymity(
     dataset,
     *,
@@ -69,12 +110,16 @@ def anatomy_and_k_anonymity(
     tol: float = 1e-6,
     n_jobs: int | None = None,
     random_state=None,
+    peers: Sequence[str] = PEERS,
+    t_closeness: float = 0.3,
 ) -> pd.DataFrame:
     """Test error of each training view and the attacks on its release, fold by fold (MC17, MC16).
 
     Views: original, anatomized (k-NN on D_A, Definition 14 of MC17) and pruned (D_P, MC16) for each l,
     full-domain (when hierarchies are given or the data set has them) and Mondrian k-anonymity for each k;
-    all with Weka IBk k-NN (``n_neighbors``).
+    and anatomy's ``peers`` at each l (:data:`PEERS`, made like for like: the same l, the same sensitive
+    attribute, the same folds, the same de Finetti attack); all with Weka IBk k-NN (``n_neighbors``). Every
+    view with a release also reports its utility (``utility_*`` rows).
 
     Parameters
     ----------
@@ -100,6 +145,12 @@ def anatomy_and_k_anonymity(
         Parallel (fold x view) tasks.
     random_state : int, RandomState or None
         Seeds the folds and every mechanism.
+    peers : sequence of str
+        Which of :data:`PEERS` to run beside anatomy at each l (full-domain only with hierarchies); ``()``
+        for none.
+    t_closeness : float
+        The t of the t-close peer (the equal distance: the total variation between a class's sensitive
+        distribution and the training fold's).
 
     Returns
     -------
@@ -111,6 +162,7 @@ def anatomy_and_k_anonymity(
     name = f"{n_neighbors}-NN"
     options = {"n_iter": n_iter, "tol": tol, "sensitive": dataset.sensitive}
     estimators = _knn_estimators(dataset, sorted(set(ls)), sorted(set(k_anonymity)), hierarchies, n_neighbors)
+    estimators += _peer_estimators(dataset, sorted(set(ls)), hierarchies, n_neighbors, tuple(peers), t_closeness)
     views = [release_view(method, param, est, name, options) for method, param, est in estimators]
     return run_folds(
         dataset, views, n_splits=n_splits, random_state=random_state, folds=folds, n_jobs=n_jobs, progress=False

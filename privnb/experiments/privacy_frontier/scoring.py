@@ -1,6 +1,7 @@
 """How a view of the frontier is scored: its test error, the majority-class error of the same fold, and the
-attacks of its release kind (:data:`~privnb.experiments.privacy_frontier.RELEASES`) as tidy values, and the
-membership attack on the classifier it trained (:func:`membership_scores`).
+attacks of its release kind (:data:`~privnb.experiments.privacy_frontier.RELEASES`) as tidy values, the
+membership attack on the classifier it trained (:func:`membership_scores`) and the utility of its release
+(:func:`utility_scores`).
 
 The membership attack is one attack applied to every view, not a registry entry per release kind: it reads
 the fitted classifier, never the release, so it is the same for every kind, and the original view (no
@@ -17,8 +18,12 @@ import numpy as np
 from privnb.attacks import AttackResult, membership_attack
 from privnb.attacks.registry import RELEASES
 from privnb.experiments.folds import FoldData, Score, View, error_rate
+from privnb.mechanisms import release_utility
 
-__all__ = ["AttackScorer", "attack_scores", "membership_scores", "release_view"]
+__all__ = ["UTILITY_METRICS", "AttackScorer", "attack_scores", "membership_scores", "release_view", "utility_scores"]
+
+UTILITY_METRICS = ("discernibility", "c_avg", "gcp", "nu_entropy", "suppressed", "classes")
+"""The columns of :func:`privnb.mechanisms.release_utility` each view reports, as metrics ``utility_<name>``."""
 
 
 def attack_scores(results, classifier: str) -> list[Score]:
@@ -84,6 +89,51 @@ def membership_scores(fitted, data: FoldData) -> AttackResult:
     return replace(result, details={**result.details, "suppressed_share": float(suppressed)})
 
 
+def _release_of(fitted, data: FoldData):
+    """(release, original rows, quasi-identifiers, k, hierarchies, classes) of a view's mechanism, or None."""
+    mechanism = getattr(fitted, "mechanism_", None)
+    anatomy = getattr(mechanism, "anatomy_", None)
+    if anatomy is not None:  # anatomized and pruned views: the anatomy
+        original = data.X_train.reset_index(drop=True)  # the mechanisms label the training rows 0..n-1
+        qi = [c for c in anatomy.it.columns if c in original.columns]  # not gid, not the published class
+        return anatomy.it, original, qi, anatomy.l, None, "gid"
+    if getattr(mechanism, "generalized_", None) is not None:
+        original = data.X_train.reset_index(drop=True)
+        hierarchies = getattr(mechanism, "hierarchies_", None) or getattr(mechanism, "hierarchies", None)
+        return mechanism.generalized_, original, mechanism.quasi_identifiers_, mechanism.k, hierarchies, None
+    return None
+
+
+def utility_scores(fitted, data: FoldData, classifier: str) -> list[Score]:
+    """The utility of the release a view learned from (:func:`privnb.mechanisms.release_utility`), as scores.
+
+    The release is the anatomy (IT, classes its groups, k its l) of an anatomized or pruned view, the
+    generalization (classes its generalized quasi-identifiers) of a generalized view; measured against the
+    fold's training rows, suppressed ones included. A view without a release (the original rows, a
+    release estimator of FSAC or MZ09) gets none.
+
+    Parameters
+    ----------
+    fitted : fitted view
+        The view (``mechanism_``).
+    data : FoldData
+        The fold.
+    classifier : str
+        The classifier of the rows.
+
+    Returns
+    -------
+    list of Score
+        Metrics ``utility_<name>`` for :data:`UTILITY_METRICS`.
+    """
+    found = _release_of(fitted, data)
+    if found is None:
+        return []
+    release, original, qi, k, hierarchies, classes = found
+    row = release_utility(release, original, qi, k=k, hierarchies=hierarchies, classes=classes).iloc[0]
+    return [Score(classifier, f"utility_{name}", float(row[name])) for name in UTILITY_METRICS]
+
+
 @dataclass(frozen=True)
 class AttackScorer:
     """Scores a fitted view: ``error`` and ``majority_error`` on the raw test rows, its release's attacks,
@@ -102,6 +152,8 @@ class AttackScorer:
         The attack's options.
     membership : bool
         Also attack the fitted view by membership inference (``membership*`` rows).
+    utility : bool
+        Also measure the utility of the view's release (``utility_*`` rows, :func:`utility_scores`).
     """
 
     classifier: str
@@ -109,6 +161,7 @@ class AttackScorer:
     attack: Callable | None = None
     options: Mapping = field(default_factory=dict)
     membership: bool = True
+    utility: bool = True
 
     def __call__(self, fitted, data: FoldData) -> list[Score]:
         """The view's errors and attack values on ``data``."""
@@ -120,6 +173,8 @@ class AttackScorer:
             scores += attack_scores(self.attack(fitted, data, self.param, self.options), self.classifier)
         if self.membership:
             scores += attack_scores([membership_scores(fitted, data)], self.classifier)
+        if self.utility:
+            scores += utility_scores(fitted, data, self.classifier)
         return scores
 
     @property

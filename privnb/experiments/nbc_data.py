@@ -4,7 +4,7 @@ it.
 The NBC-enabling views are the class counts and, per class, the count of every value of every attribute (Section
 3): the attributes must be discrete (a finite domain whose values repeat) and the class is binary in the paper's
 experiments. Adult, the paper's data, gets the paper's three attributes (Age, Years of education, Work hours per
-week: :func:`privnb.experiments.nbc_publishing.adult_nbc_frame`). A table card gets ``attributes`` when it has
+week: :func:`adult_nbc_frame`). A table card gets ``attributes`` when it has
 them all, else its quasi-identifiers; a nominal or ordinal attribute is used as it is, a numeric one when its
 values are whole numbers, at most ``max_values`` of them (Adult's age and hours per week are such). Any other
 attribute is left out, with the reason: binning it would be a choice the card does not make. Figure 9 needs a
@@ -20,10 +20,35 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.data_support import DataSupport
-from privnb.experiments.nbc_publishing.release import adult_nbc_frame
 
 MAX_VALUES = 100
 """The most values a numeric attribute may take to be counted as it is (Adult's hours-per-week takes 94)."""
+
+
+def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame:
+    """Adult for Section 8 of MZ09: a copy of ``data.frame`` with ``education-num`` added.
+
+    ``education-num`` is the rank (1..16) of ``education`` in ``data.orders["education"]`` (the paper's
+    "Years of education").
+
+    Parameters
+    ----------
+    data : Dataset
+        Adult, loaded (with ``frame`` and ``orders``).
+    n_rows : int
+        When > 0, a sample of that many rows, reindexed.
+    random_state : int, RandomState or None
+        The sample's.
+
+    Returns
+    -------
+    DataFrame
+    """
+    frame = data.frame.copy()
+    frame["education-num"] = frame["education"].map({e: i + 1 for i, e in enumerate(data.orders["education"])})
+    if n_rows:
+        frame = frame.sample(n=n_rows, random_state=random_state).reset_index(drop=True)
+    return frame
 
 
 @dataclass(frozen=True, eq=False)
