@@ -134,8 +134,8 @@ class Hierarchy:
         self._table_codes = table_codes  # table: [level-1 ...] int arrays aligned with leaves
         self._table_labels = table_labels  # table: [level-1 ...] label arrays
         self._edges = edges  # intervals: [level-1 ...] edge arrays low..high
-        self._fingerprint = None  # see fingerprint()
         self.n_levels = 1 + len(table_codes if edges is None else edges) + 1
+        self._fingerprint = self._digest()  # at construction: fitting an estimator must not mutate its hierarchies
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
@@ -436,22 +436,23 @@ class Hierarchy:
     def fingerprint(self) -> str:
         """A digest of what the hierarchy maps (values, groups, labels, edges, domain), not of its name.
 
-        Equal for copies (``clone`` deep-copies them) and hierarchies built alike; computed once.
+        Equal for copies (``clone`` deep-copies them) and hierarchies built alike; computed at construction.
 
         Returns
         -------
         str
             A hexadecimal digest.
         """
-        if getattr(self, "_fingerprint", None) is None:  # also a hierarchy pickled before this existed
-            h = hashlib.blake2b(digest_size=20)
-            h.update(repr((self.numeric, self.low, self.high, self.n_levels, self._edges is None)).encode())
-            arrays = [self._leaves] if self._edges is None else []
-            arrays += (self._table_codes + self._table_labels) if self._edges is None else self._edges
-            for a in arrays:
-                update_digest(h, a)
-            self._fingerprint = h.hexdigest()
         return self._fingerprint
+
+    def _digest(self) -> str:
+        h = hashlib.blake2b(digest_size=20)
+        h.update(repr((self.numeric, self.low, self.high, self.n_levels, self._edges is None)).encode())
+        arrays = [self._leaves] if self._edges is None else []
+        arrays += (self._table_codes + self._table_labels) if self._edges is None else self._edges
+        for a in arrays:
+            update_digest(h, a)
+        return h.hexdigest()
 
     def __repr__(self) -> str:
         shape = "intervals" if self._edges is not None else "table"
