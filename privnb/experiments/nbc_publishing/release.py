@@ -156,7 +156,7 @@ def safety_transform_sweep(
         seconds = time.perf_counter() - start
         uniform = audit(st.views_)
         measured = uniform.r_closeness
-        measured_prior = audit(st.views_, prior).r_closeness
+        measured_prior = uniform.r_closeness_for(prior)
         floor = prior_floor(st.views_, prior)
         if not (nbc_equivalent(views, st.views_) and (not floor.holds or measured_prior >= floor.bound * (1 - 1e-9))):
             raise AssertionError(f"SafetyTransform({gamma}) changed the classifier or beat the prior floor")
