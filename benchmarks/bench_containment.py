@@ -8,7 +8,11 @@ that would run for hours is timed on a sample of its work and extrapolated (mark
 The DP baselines' draws (FSAC's Laplace- and Exponential-DP): one exponential pick over every PU1 token and the
 noise of a 4096-cell table, vectorised against diffprivlib's per-candidate and per-cell path, with the same draws.
 RF's SVM on flipped PU1 rows, every row against each repeated row once (weighted), in the same process.
-Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf]  (that part only)
+RF's flipping of Adult and PU1 training folds and the count of repeated flipped rows, against the former paths
+(a sparse row gather, mean and stable argsort per cluster, a dense copy of the whole matrix; a Python loop over
+rows), kept below, with the same output checked.
+Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf|flip]  (that part
+only)
 """
 
 import sys
@@ -16,6 +20,7 @@ import time
 from math import comb
 
 import numpy as np
+import scipy.sparse as sp
 
 from privnb.data import binarize_adult, load_adult, load_pu1
 from privnb.learn import greedy_distcnt, largest_itemsets, maximal_itemsets
@@ -108,6 +113,84 @@ def bench_rf_fits(P, y):
         )
 
 
+def former_flipping(X, k, random_state):
+    """The former path of :func:`privnb.mechanisms.randomized_flipping` (same draws, same output)."""
+    from privnb.mechanisms.containment import row_keys
+
+    n, d = X.shape
+    rng = np.random.RandomState(random_state)
+    _, first, inverse, counts = np.unique(row_keys(X), return_index=True, return_inverse=True, return_counts=True)
+    small = np.flatnonzero(counts[inverse.ravel()] < k)
+    out = X.toarray().astype(np.int8)
+    sub = X[small]
+    sizes = np.asarray(sub.sum(axis=1)).ravel().astype(np.float64)
+    remaining, vectors = np.ones(small.size, dtype=bool), [X[first[counts >= k]].toarray()]
+
+    def hamming(vector):
+        return sizes + float(vector.sum()) - 2.0 * (sub @ vector.astype(np.float64))
+
+    seed = int(rng.randint(small.size))
+    while remaining.sum() >= k:
+        dist = hamming(sub[[seed]].toarray().ravel())
+        dist[~remaining] = np.inf
+        members = np.argsort(dist, kind="stable")[:k]
+        vector = (rng.random_sample(d) < np.asarray(sub[members].mean(axis=0)).ravel()).astype(np.int8)
+        vectors.append(vector[None, :])
+        out[small[members]] = vector
+        remaining[members] = False
+        if remaining.any():
+            far = hamming(vector)
+            far[~remaining] = -np.inf
+            seed = int(np.argmax(far))
+    if remaining.any():
+        pool = np.vstack(vectors).astype(np.float64)
+        left = np.flatnonzero(remaining)
+        dist = sizes[left, None] + pool.sum(axis=1)[None, :] - 2.0 * (sub[left] @ pool.T)
+        out[small[left]] = pool[np.argmin(dist, axis=1)]
+    return sp.csr_array(out), int(np.count_nonzero(out != X.toarray())) / (n * d)
+
+
+def former_repeated_rows(X, y):
+    """The former path of :func:`privnb.experiments.feature_selection.repeated_rows`: a loop over rows."""
+    position, keep, counts = {}, [], []
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        key = (X.indices[lo:hi].tobytes(), X.data[lo:hi].tobytes(), y[i].item())
+        if key not in position:
+            position[key] = len(keep)
+            keep.append(i)
+            counts.append(0)
+        counts[position[key]] += 1
+    return X[keep], y[keep], np.asarray(counts, dtype=float)
+
+
+def same_csr(a, b):
+    fields = ("indptr", "indices", "data")
+    return a.dtype == b.dtype and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in fields)
+
+
+def bench_flipping(named):
+    """RF's flipping and the repeated rows its SVM merges, on 4/5 of each data set, against the former paths."""
+    from privnb.experiments.feature_selection import repeated_rows
+    from privnb.mechanisms import randomized_flipping
+
+    for name, X, y in named:
+        train = np.random.default_rng(0).permutation(X.shape[0])[: X.shape[0] * 4 // 5]
+        X, y = X[train], np.asarray(y)[train]
+        for k in (5, 11):
+            t_old, (old, share) = timed(former_flipping, X, k, 0)
+            t_new, new = timed(randomized_flipping, X, k, random_state=0)
+            same = same_csr(old, new.X) and share == new.flipped_share
+            t_rold, rold = timed(former_repeated_rows, new.X, y)
+            t_rnew, rnew = timed(repeated_rows, new.X, y)
+            rsame = same_csr(rold[0], rnew[0]) and all(np.array_equal(a, b) for a, b in zip(rold[1:], rnew[1:]))
+            print(
+                f"RF flipping, {name} ({X.shape[0]} x {X.shape[1]}), k = {k}: former {t_old:.3f} s, now "
+                f"{t_new:.3f} s; ratio {t_old / t_new:.1f}x; same output: {same}. Repeated rows: former "
+                f"{1e3 * t_rold:.1f} ms, now {1e3 * t_rnew:.1f} ms; ratio {t_rold / t_rnew:.1f}x; same: {rsame}"
+            )
+
+
 def main():
     adult = load_adult(version="train", drop_missing=False)
     A = check_binary(binarize_adult(adult.frame))
@@ -190,10 +273,15 @@ def main():
         )
     bench_dp_draws(P, y)
     bench_rf_fits(P, y)
+    bench_flipping((("Adult", A, adult.y), ("PU1", P, y)))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] in (["dp"], ["rf"]):
+    if sys.argv[1:] == ["flip"]:
+        adult, pu1 = load_adult(version="train", drop_missing=False), load_pu1(subject=False)
+        A = check_binary(binarize_adult(adult.frame))
+        bench_flipping((("Adult", A, adult.y), ("PU1", check_binary(pu1.X), pu1.y)))
+    elif sys.argv[1:] in (["dp"], ["rf"]):
         pu1 = load_pu1(subject=False)
         (bench_dp_draws if sys.argv[1] == "dp" else bench_rf_fits)(check_binary(pu1.X), pu1.y)
     else:

@@ -8,10 +8,15 @@ of possible worlds on the largest tiny table the enumeration finishes, per quasi
 The paper's 2.92 s is compared only with a successful EST run of the same task (Adult, the paper's prior);
 failing runs and runs under another prior are printed as such, without a ratio. The exact audit's memory
 on counts near 10^5 with a rare value is printed beside the former dense combination of the classes.
-Run: PRIVNB_DATA=... python benchmarks/bench_nbc.py
+Notebook 04's audit of each SafetyTransform output (Figure 8's sweep): r against the prior read from the uniform
+audit's posteriors against a second audit, and condition (8) read from the table's layout against the former
+scan of every row's property; Figure 8's EST with the prior floor's premise checked once against once per
+gamma; the same values checked.
+Run: PRIVNB_DATA=... python benchmarks/bench_nbc.py [sweep]  (sweep: that part only)
 """
 
 import math
+import sys
 import time
 import tracemalloc
 from decimal import Context, Decimal, localcontext
@@ -27,10 +32,13 @@ from privnb.nbc import (
     achieved_r,
     audit,
     brute_force_posterior,
+    condition8_ratio,
     est,
     hypergeometric,
     nbc_equivalent,
     posterior,
+    prior_floor,
+    prior_r_lower_bound,
     resolve_ties,
     step1_remove_zeros,
 )
@@ -160,6 +168,47 @@ def bench_audit_memory():
         print(line)
 
 
+def former_condition8(result):
+    """The former :func:`privnb.nbc.condition8_ratio` on an audit: the labels and properties counted on every row."""
+    table = result.table
+    n_labels = int((table["property"].map(len) == 1).sum() // max(1, len(table) // len(set(table["property"]))))
+    post = table["posterior"].to_numpy(dtype=float).reshape(-1, len(set(table["property"])))[:, :n_labels]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.nanmax(post[:, :, None] / post[:, None, :]))
+
+
+def bench_sweep_audits(views, gammas=(1.1, 2, 10, 100, 283)):
+    """Per gamma of notebook 04's SafetyTransform sweep: r against the prior and condition (8), former and now."""
+    prior = {0: 0.75, 1: 0.25}
+    former = now = 0.0
+    same = True
+    for gamma in gammas:
+        published = SafetyTransform(gamma, random_state=0).fit(views).views_
+        uniform = audit(published)
+        t_old, old = best_of(lambda: (audit(published, prior).r_closeness, former_condition8(uniform)))
+        t_new, new = best_of(lambda: (uniform.r_closeness_for(prior), condition8_ratio(uniform)))
+        former, now, same = former + t_old, now + t_new, same and old == new
+    print(
+        f"notebook 04's sweep, {len(gammas)} SafetyTransform outputs: r against prior 0.75 and condition (8) "
+        f"former {former * 1e3:.0f} ms (a second audit, every row's property scanned), now {now * 1e3:.0f} ms "
+        f"(the uniform audit's posteriors); ratio {former / now:.1f}x; same values: {same}"
+    )
+    bound = prior_r_lower_bound(views, prior)
+    below = [g for g in (1.1, 1.25, 1.5) if g < bound]
+
+    def floor_once():
+        floor = prior_floor(views, prior)
+        return [est(views, prior, g, random_state=0, floor=floor) for g in below]
+
+    t_old, old = best_of(lambda: [est(views, prior, g, random_state=0) for g in below], repeat=1)
+    t_new, new = best_of(floor_once, repeat=1)
+    same = [(x.success, x.reason) for x in old] == [(x.success, x.reason) for x in new]
+    print(
+        f"Figure 8's EST at the {len(below)} gammas below the prior floor {bound:g}: the floor's premise checked "
+        f"per gamma {t_old:.2f} s, once {t_new:.2f} s; ratio {t_old / t_new:.1f}x; same results: {same}"
+    )
+
+
 def main():
     bench_audit_memory()
     views = adult_views()
@@ -235,6 +284,7 @@ def main():
         f"exact audit of SafetyTransform's output (E[S] >= 2^60: the limit is exact): {audit_st:.2f} s, "
         f"achieved r = {report_st.r_closeness:.4f}"
     )
+    bench_sweep_audits(views)
     # the largest tiny case brute-force enumeration finishes (12 rows, 3 attributes, ~10^5 worlds)
     frame = pd.DataFrame(
         {
@@ -262,4 +312,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["sweep"]:
+        bench_sweep_audits(adult_views())
+    else:
+        main()

@@ -224,7 +224,7 @@ def row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
     step = max(1, chunk_bytes // max(d, 1))
     packed = np.empty((n, width), dtype=np.uint8)
     for start in range(0, n, step):  # blocks of rows bound the dense temporary
-        block = projected[start : start + step].toarray().astype(bool)
+        block = projected[start : start + step].astype(bool).toarray()
         packed[start : start + step] = np.packbits(block, axis=1)
     return np.ascontiguousarray(packed).view(np.dtype((np.void, width))).ravel()
 

@@ -54,32 +54,65 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     small = np.flatnonzero(counts[inverse] < k)
     if small.size == 0:
         return Flipping(X, 0.0, int(counts.size))
-    out = X.toarray().astype(np.int8)
-    sub = X[small]
-    sizes = np.asarray(sub.sum(axis=1)).ravel().astype(np.float64)
-    remaining = np.ones(small.size, dtype=bool)
-    vectors = [X[first[counts >= k]].toarray()]  # groups that are already large enough
+    dense = X[small].astype(np.int8).toarray()  # the rows to cluster
+    sub = X[small].astype(np.float64)
+    sizes = np.asarray(sub.sum(axis=1)).ravel()
+    remaining, n_left = np.ones(small.size, dtype=bool), small.size
+    vectors = [X[first[counts >= k]].astype(np.int8).toarray()]  # groups that are already large enough
+    assigned = np.empty(small.size, dtype=np.int64)  # each clustered row's vector, a row of vstack(vectors)
+    shares, n_vectors = _share_table(k), len(vectors[0])
     seed = int(rng.randint(small.size))
-    while remaining.sum() >= k:
-        dist = _hamming_to(sub, sizes, sub[[seed]].toarray().ravel())
+    while n_left >= k:
+        dist = _hamming_to(sub, sizes, dense[seed])
         dist[~remaining] = np.inf
-        members = np.argsort(dist, kind="stable")[:k]
-        share = np.asarray(sub[members].mean(axis=0)).ravel()
-        vector = (rng.random_sample(d) < share).astype(np.int8)
+        members = _nearest(dist, k)
+        vector = (rng.random_sample(d) < shares[dense[members].sum(axis=0)]).astype(np.int8)
+        assigned[members] = n_vectors
         vectors.append(vector[None, :])
-        out[small[members]] = vector
+        n_vectors += 1
         remaining[members] = False
-        if remaining.any():
+        n_left -= k
+        if n_left:
             far = _hamming_to(sub, sizes, vector)
             far[~remaining] = -np.inf
             seed = int(np.argmax(far))
-    if remaining.any():
-        pool = np.vstack(vectors).astype(np.float64)
+    pool = np.vstack(vectors)
+    if n_left:
         left = np.flatnonzero(remaining)
-        dist = sizes[left, None] + pool.sum(axis=1)[None, :] - 2.0 * (sub[left] @ pool.T)
-        out[small[left]] = pool[np.argmin(dist, axis=1)]
-    changed = int(np.count_nonzero(out != X.toarray()))
-    return Flipping(sp.csr_array(out), changed / (n * d), int(sum(len(v) for v in vectors)))
+        dist = sizes[left, None] + pool.sum(axis=1)[None, :] - 2.0 * (sub[left] @ pool.T.astype(np.float64))
+        assigned[left] = np.argmin(dist, axis=1)
+    return _flipped(X, small, sp.csr_array(pool)[assigned], len(pool))
+
+
+def _flipped(X: sp.csr_array, small: np.ndarray, rows: sp.csr_array, n_clusters: int) -> Flipping:
+    """``X`` (int8) with its rows ``small`` replaced by ``rows``, and the share of cells that changed."""
+    n, d = X.shape
+    kept = np.setdiff1d(np.arange(n), small, assume_unique=True)
+    position = np.empty(n, dtype=np.int64)
+    position[np.concatenate([kept, small])] = np.arange(n)
+    out = sp.vstack([X[kept].astype(np.int8), rows], format="csr")[position]
+    before = X[small]
+    changed = int(before.sum()) + int(rows.sum()) - 2 * int(before.multiply(rows).sum())
+    return Flipping(sp.csr_array(out), changed / (n * d), n_clusters)
+
+
+def _nearest(dist: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` rows of smallest distance, ties to the lower index: the first ``k`` of a stable argsort,
+    as a set (found by partition, without sorting every row).
+    """
+    bound = np.partition(dist, k - 1)[k - 1]
+    closer = np.flatnonzero(dist < bound)
+    return np.concatenate([closer, np.flatnonzero(dist == bound)[: k - closer.size]])
+
+
+def _share_table(k: int) -> np.ndarray:
+    """A cluster's share of ones for each count of ones 0..k, as the float a column mean of the ``k`` rows
+    sums it: ``1/k`` added once per row holding a one (the same float as ``scipy.sparse`` ``mean``).
+    """
+    step, table = 1.0 / k, np.zeros(k + 1)
+    for count in range(1, k + 1):
+        table[count] = table[count - 1] + step
+    return table
 
 
 def _hamming_to(rows: sp.csr_array, sizes: np.ndarray, vector: np.ndarray) -> np.ndarray:

@@ -97,11 +97,10 @@ def condition8_ratio(views) -> float:
     ``views`` is an :class:`NBCViews` (audited here) or an :class:`AuditResult` already computed.
     """
     result = views if isinstance(views, AuditResult) else audit(views)
-    table = result.table
-    n_labels = int((table["property"].map(len) == 1).sum() // max(1, len(table) // len(set(table["property"]))))
-    n_properties = len(set(table["property"]))
+    properties = result.properties
+    n_labels = sum(len(q) == 1 for q in properties)
     # one block of rows per quasi-identifier value, its properties in order: the single labels first
-    post = table["posterior"].to_numpy(dtype=float).reshape(-1, n_properties)[:, :n_labels]
+    post = result.table["posterior"].to_numpy(dtype=float).reshape(-1, len(properties))[:, :n_labels]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = post[:, :, None] / post[:, None, :]
     return float(np.nanmax(ratios))

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.nbc.exact_audit import achieved_r, check_prior
-from privnb.nbc.prior_floor import prior_floor
+from privnb.nbc.prior_floor import PriorFloor, prior_floor
 from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
     corollary4_gamma,
@@ -236,7 +236,14 @@ def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> 
 
 
 def est(
-    views: NBCViews, prior, r, *, random_state=None, max_power: int = 10**7, audit_result: bool = True
+    views: NBCViews,
+    prior,
+    r,
+    *,
+    random_state=None,
+    max_power: int = 10**7,
+    audit_result: bool = True,
+    floor: PriorFloor | None = None,
 ) -> ESTResult:
     """EST (Figure 7 of MZ09): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
@@ -268,6 +275,9 @@ def est(
     audit_result : bool
         Measure the achieved r with the exact audit and fail rather than publish above ``r`` (default).
         False skips the audit: ``achieved_r`` is NaN and r-closeness is then not verified.
+    floor : PriorFloor, optional
+        ``prior_floor(views, prior)`` when already computed (a sweep over r computes it once); used only when
+        ``r`` is below the floor, and a floor of another bound or label is refused with a ``ValueError``.
 
     References
     ----------
@@ -286,7 +296,12 @@ def est(
     if len(views.labels) < 2:
         return fail("a single label: nothing to protect")
     bound, c, wins = _prior_bound(views, f)
-    floor = prior_floor(views, f) if r < bound else None
+    if floor is not None and (floor.bound != bound or floor.label != c):
+        raise ValueError(
+            f"floor is the prior floor {floor.bound:g} of label {floor.label!r}, but these views and prior have "
+            f"{bound:g} of label {c!r}: pass prior_floor(views, prior) of the same views and prior, or None"
+        )
+    floor = (floor if floor is not None else prior_floor(views, f)) if r < bound else None
     if floor is not None and floor.holds:  # the floor's premise, checked on the data with the exact audit
         return fail(
             f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "

@@ -257,6 +257,40 @@ class AuditResult:
         t = self.table
         return int(t["upward"].sum() + t["downward"].sum()) if "upward" in t else 0
 
+    @property
+    def properties(self) -> list[tuple]:
+        """The properties Q in the order every quasi-identifier value's block of rows lists them (the single
+        labels first), read from the table's first block.
+        """
+        column = self.table["property"]
+        labels = [column.iloc[0][0]]
+        for q in column.iloc[1:]:
+            if len(q) != 1 or q[0] == labels[0]:
+                break
+            labels.append(q[0])
+        return _properties(labels)
+
+    def r_closeness_for(self, prior) -> float:
+        """Definition 5's r of the same posteriors against another prior: the posteriors of eq. (4) do not
+        depend on the prior, so this is ``audit(views, prior).r_closeness`` without auditing again.
+
+        Parameters
+        ----------
+        prior : Mapping label -> probability, or None
+            The adversary's prior (uniform when None), as in :func:`audit`.
+
+        Returns
+        -------
+        float
+        """
+        if self.table.empty:
+            return 1.0
+        properties = self.properties
+        f = check_prior(prior, [q[0] for q in properties if len(q) == 1])
+        f_q = np.array([float(sum(f[label] for label in q)) for q in properties])
+        posterior = self.table["posterior"].to_numpy(dtype=float)
+        return _closeness(posterior / np.tile(f_q, len(posterior) // len(properties)))
+
 
 def _properties(labels) -> list[tuple]:
     out = []

@@ -223,6 +223,19 @@ def test_exact_audit_equals_the_rational_chain(frame):
     _check_against(views, posterior)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_frames(max_rows=20, max_attributes=2, max_values=3, max_classes=3), st.data())
+def test_r_against_another_prior_from_the_same_audit(frame, data):
+    views = NBCViews.from_frame(frame, [c for c in frame if c != "y"], "y")
+    assume(len(views.labels) >= 2)
+    weights = data.draw(st.lists(st.integers(1, 9), min_size=len(views.labels), max_size=len(views.labels)))
+    prior = {label: Fraction(w, sum(weights)) for label, w in zip(views.labels, weights)}
+    result = audit(views)
+    assert result.properties == list(dict.fromkeys(result.table["property"]))  # every block lists them in order
+    assert result.r_closeness_for(prior) == audit(views, prior).r_closeness
+    assert result.r_closeness_for(None) == result.r_closeness
+
+
 def test_exact_audit_on_larger_counts_against_the_rational_chain():
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"a": rng.integers(0, 3, 400), "b": rng.integers(0, 2, 400), "y": rng.integers(0, 2, 400)})

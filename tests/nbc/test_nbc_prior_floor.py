@@ -40,3 +40,16 @@ def test_large_counts_meet_the_premise():
     floor = prior_floor(views, PRIOR)
     assert floor.holds and floor.log10_expected_rows > 2
     assert abs(floor.posterior - floor.score_share) < 0.01
+
+
+def test_est_takes_the_floor_computed_once_and_refuses_another():
+    va = NBCViews.from_frame(figure1()[0], ["Adr", "Age"], "Sal")
+    prior = {"50K": 0.25, "70K": 0.75}
+    floor = prior_floor(va, prior)
+    for r in (1.3, 1.9, 3):  # below the floor of 2 (it decides), and above it (unused)
+        given, alone = est(va, prior, r, random_state=0, floor=floor), est(va, prior, r, random_state=0)
+        assert (given.success, given.reason) == (alone.success, alone.reason)
+        assert given.achieved_r == pytest.approx(alone.achieved_r, rel=0, abs=0, nan_ok=True)
+    other = prior_floor(va, {"50K": 0.75, "70K": 0.25})  # the floor of another prior
+    with pytest.raises(ValueError, match="prior_floor"):
+        est(va, prior, 1.3, floor=other)

@@ -18,6 +18,8 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
+from privnb.mechanisms.containment import row_keys
+
 CLASSIFIER = "linear-svm"
 """The classifier name of every result row of notebook 03."""
 
@@ -29,6 +31,7 @@ CONSTANT_AUC = 0.5
 
 _MAX_ITER = 2000
 _SOLVER_SEED = 0  # liblinear's coordinate order (see fit_svm)
+_PACKED_FEATURES = 512  # repeated rows keyed by their packed bits up to this many features, else by a loop
 
 
 def fit_svm(
@@ -119,6 +122,31 @@ def repeated_rows(X, y):
     csr = sp.csr_array(X, copy=True)
     csr.sum_duplicates()
     csr.eliminate_zeros()
+    narrow = csr.shape[1] <= _PACKED_FEATURES and (csr.data == 1).all()
+    keep, counts = _binary_repeats(csr, y) if narrow else _repeats(csr, y)
+    rows = csr[keep] if sp.issparse(X) else np.asarray(X)[keep]
+    return rows, y[keep], counts.astype(float)
+
+
+def _binary_repeats(csr: sp.csr_array, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each distinct (0/1 row, label) pair, in order, and its count: the packed bits of the row
+    and the label's code as one key (vectorised; the same pairs as :func:`_repeats`).
+    """
+    n = csr.shape[0]
+    _, label = np.unique(y, return_inverse=True)
+    bits = row_keys(csr).view(np.uint8).reshape(n, -1)
+    keys = np.hstack([bits, label.astype("<i8").reshape(n, 1).view(np.uint8)])
+    _, first, counts = np.unique(
+        np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel(),
+        return_index=True,
+        return_counts=True,
+    )
+    order = np.argsort(first)
+    return first[order], counts[order]
+
+
+def _repeats(csr: sp.csr_array, y: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """First row of each distinct (row, label) pair, in order, and its count (any values)."""
     position: dict = {}
     keep, counts = [], []
     for i in range(csr.shape[0]):
@@ -129,8 +157,7 @@ def repeated_rows(X, y):
             keep.append(i)
             counts.append(0)
         counts[position[key]] += 1
-    rows = csr[keep] if sp.issparse(X) else np.asarray(X)[keep]
-    return rows, y[keep], np.asarray(counts, dtype=float)
+    return keep, np.asarray(counts)
 
 
 def auc_or_nan(y_true, scores) -> float:

@@ -25,7 +25,7 @@ import pandas as pd
 from privnb.bounds.amplification import statement14_min_r
 from privnb.experiments.folds import ResultRow
 from privnb.nbc.counterexample import condition8_ratio, corollary4_counterexamples
-from privnb.nbc.est_release import ESTResult, est, winning_labels
+from privnb.nbc.est_release import ESTResult, est, prior_r_lower_bound, winning_labels
 from privnb.nbc.exact_audit import audit
 from privnb.nbc.prior_floor import prior_floor
 from privnb.nbc.safety import SafetyTransform, corollary4_gamma, step1_remove_zeros
@@ -128,7 +128,7 @@ def safety_transform_sweep(
         seconds = time.perf_counter() - start
         uniform = audit(st.views_)
         measured = uniform.r_closeness
-        measured_prior = audit(st.views_, prior).r_closeness
+        measured_prior = uniform.r_closeness_for(prior)
         floor = prior_floor(st.views_, prior)
         if not (nbc_equivalent(views, st.views_) and (not floor.holds or measured_prior >= floor.bound * (1 - 1e-9))):
             raise AssertionError(f"SafetyTransform({gamma}) changed the classifier or beat the prior floor")
@@ -224,8 +224,10 @@ def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, ran
         "merging", "audit", "split", "rounding"), ``seconds`` and ``reason``.
     """
     out = []
+    below = len(views.labels) > 1 and min(gammas, default=np.inf) < prior_r_lower_bound(views, prior)
+    floor = prior_floor(views, prior) if below else None  # the same for every gamma below it: checked once
     for gamma in gammas:
-        result = est(views, prior, gamma, random_state=random_state)
+        result = est(views, prior, gamma, random_state=random_state, floor=floor)
         out.append(
             {
                 "gamma": gamma,
