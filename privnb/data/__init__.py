@@ -24,6 +24,7 @@ from .labels import format_interval, format_number, parse_interval
 from .loaders import (
     ADULT_COLUMNS,
     ADULT_QUASI_IDENTIFIERS,
+    ARX_ADULT_ATTRIBUTES,
     BANK_AGE_BINS,
     BANK_AGE_ORDER,
     EDUCATION_ORDER,
@@ -71,6 +72,7 @@ __all__ = [
     "ADULT_QUASI_IDENTIFIERS",
     "EDUCATION_ORDER",
     "load_adult",
+    "ARX_ADULT_ATTRIBUTES",
     "load_adult_hierarchies",
     "BANK_AGE_BINS",
     "BANK_AGE_ORDER",

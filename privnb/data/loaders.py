@@ -140,6 +140,11 @@ def load_adult(*, data_home=None, version: str = "merged", drop_missing: bool = 
     )
 
 
+ARX_ADULT_ATTRIBUTES = tuple(HIERARCHY_SHA)
+"""The nine quasi-identifiers of ARX's Adult task, one per hierarchy file ARX ships (age, education,
+marital-status, native-country, occupation, race, salary-class, sex, workclass)."""
+
+
 def load_adult_hierarchies(*, data_home=None) -> dict[str, pd.DataFrame]:
     """ARX's generalization hierarchy tables for Adult, raw (``privnb.data.adult_hierarchies`` gives them built).
 

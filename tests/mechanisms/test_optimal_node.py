@@ -157,24 +157,13 @@ def test_optimal_node_input_errors():
 
 
 # -- ARX's Adult task (real data) --------------------------------------------------------------
-ARX_QI = [
-    "age",
-    "education",
-    "marital-status",
-    "native-country",
-    "occupation",
-    "race",
-    "salary-class",
-    "sex",
-    "workclass",
-]
 
 
 @pytest.mark.skipif(not HAS_ADULT, reason="needs PRIVNB_DATA with adult and adult_hierarchies")
 def test_arx_optimum_on_adult():
     """ARX's optimal discernibility (non-monotone DM, suppressed rows n each, 2% suppression) on adult.data
     and adult.test without missing values (45,222 rows), ARX's nine attributes and hierarchies."""
-    from privnb.data import load_adult, load_adult_hierarchies
+    from privnb.data import ARX_ADULT_ATTRIBUTES, load_adult, load_adult_hierarchies
     from privnb.mechanisms import adult_hierarchies
 
     adult = load_adult()
@@ -184,9 +173,11 @@ def test_arx_optimum_on_adult():
     assert len(frame) == 45_222
     arx = {2: (7_950_641, 63), 5: (13_898_357, 107), 10: (20_412_407, 111)}
     for k, (dm, n_sup) in arx.items():
-        gen = FullDomainGeneralizer(ARX_QI, k, hier, candidates="all").fit(frame)
+        gen = FullDomainGeneralizer(list(ARX_ADULT_ATTRIBUTES), k, hier, candidates="all").fit(frame)
         assert (gen.score_, len(gen.suppressed_)) == (dm, n_sup)
-        sizes = gen.generalized_.groupby(ARX_QI).size().to_numpy().astype(float)  # the release, recounted
+        sizes = (
+            gen.generalized_.groupby(list(ARX_ADULT_ATTRIBUTES)).size().to_numpy().astype(float)
+        )  # the release, recounted
         assert sizes.min() >= k and float(sizes @ sizes) + len(frame) * n_sup == dm
         assert gen.n_skipped_ > gen.n_evaluated_  # the bound skips most acceptable nodes
         assert gen.minimal_nodes_["discernibility"].iloc[0] > 1.5 * dm  # the best minimal node is far worse
