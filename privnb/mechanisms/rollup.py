@@ -52,6 +52,23 @@ class GroupSizes:
     A sub-node's ids are rolled up from those one step finer when they are known.
     ``id_budget`` bounds the part ids kept (int16 or int32 entries, over all sub-lattices). With
     ``compiled`` and numba installed, :func:`count_groups` does the key and the count in one pass.
+
+    Parameters
+    ----------
+    maps : list of lists of int arrays
+        Per attribute, per level, the dense group code of each level-0 code.
+    raw : list of int arrays
+        Per attribute, each row's level-0 code.
+    id_budget : int
+        The most part-id entries kept over all sub-lattices.
+    slots : int
+        Kept tables recycled in the ring.
+    anchors : int
+        The most pinned anchor tables.
+    cached_entries : int
+        The most entries in all kept tables.
+    compiled : bool
+        Count with the compiled kernel when numba is installed.
     """
 
     def __init__(
@@ -124,7 +141,15 @@ class GroupSizes:
         return got
 
     def groups(self, node: Sequence[int], rep: np.ndarray | None = None):
-        """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span)."""
+        """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span).
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per attribute.
+        rep : ndarray of int, optional
+            The entries wanted (default all).
+        """
         key, span = None, 1
         for p, attrs in enumerate(self.parts):
             ids, n = self._part_ids(p, tuple(node[i] for i in attrs))

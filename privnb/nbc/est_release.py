@@ -235,6 +235,31 @@ def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> 
     return None, k, "Step 2's rounding could not keep the classifier; please report this"
 
 
+def _floor_failure(views: NBCViews, f, r, prior_bound, floor: PriorFloor | None) -> str:
+    """Why EST fails at once, ``r`` lying below the prior floor whose premise the exact audit checked on the
+    data (Definition 5 of MZ09); ``""`` when it goes on (the premise not met on the data, small counts: the exact
+    audit of its output decides). ``prior_bound`` is :func:`_prior_bound`'s; ``floor``, when given, must be its.
+    """
+    bound, c, wins = prior_bound
+    if floor is not None and (floor.bound != bound or floor.label != c):
+        raise ValueError(
+            f"floor is the prior floor {floor.bound:g} of label {floor.label!r}, but these views and prior have "
+            f"{bound:g} of label {c!r}: pass prior_floor(views, prior) of the same views and prior, or None"
+        )
+    if r >= bound:
+        return ""
+    floor = floor if floor is not None else prior_floor(views, f)
+    if not floor.holds:
+        return ""
+    return (
+        f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "
+        f"predicts {c!r} on {wins[c]} of {int(wins.sum())} tuples, where with large counts the "
+        f"posterior given the whole tuple is its normalized score >= 1/{len(views.labels)} against a "
+        f"prior of {float(f[c]):.4g}, so r >= {bound:.4g} (Definition 5). Premise checked on these "
+        f"views: {floor.describe(len(views.labels))}"
+    )
+
+
 def est(
     views: NBCViews,
     prior,
@@ -296,22 +321,9 @@ def est(
     if len(views.labels) < 2:
         return fail("a single label: nothing to protect")
     bound, c, wins = _prior_bound(views, f)
-    if floor is not None and (floor.bound != bound or floor.label != c):
-        raise ValueError(
-            f"floor is the prior floor {floor.bound:g} of label {floor.label!r}, but these views and prior have "
-            f"{bound:g} of label {c!r}: pass prior_floor(views, prior) of the same views and prior, or None"
-        )
-    floor = (floor if floor is not None else prior_floor(views, f)) if r < bound else None
-    if floor is not None and floor.holds:  # the floor's premise, checked on the data with the exact audit
-        return fail(
-            f"no NBC-equivalent publication with large counts (as EST's) meets r={r}: the classifier "
-            f"predicts {c!r} on {wins[c]} of {int(wins.sum())} tuples, where with large counts the "
-            f"posterior given the whole tuple is its normalized score >= 1/{len(views.labels)} against a "
-            f"prior of {float(f[c]):.4g}, so r >= {bound:.4g} (Definition 5). Premise checked on these "
-            f"views: {floor.describe(len(views.labels))}",
-            r_lower_bound=bound,
-        )
-    # premise not met on the data (small counts): no early failure; the exact audit below decides
+    reason = _floor_failure(views, f, r, (bound, c, wins), floor)
+    if reason:
+        return fail(reason, r_lower_bound=bound)
     base = resolve_ties(step1_remove_zeros(views, random_state=random_state))
     f_max = max(multiples.values())
     power, reason = _split_power(base, f_max, max_power)
