@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 _UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 _SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
@@ -16,7 +17,7 @@ _KERNEL_MANAGERS: dict[bool, type] = {}
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def kernel_options() -> dict:
+def kernel_options(log: Path | None = None) -> dict:
     """papermill/nbclient options for a sweep's kernel: its kernel manager class.
 
     The kernel runs over local IPC sockets instead of TCP where the socket paths fit (no ports open to the
@@ -25,11 +26,24 @@ def kernel_options() -> dict:
     POSIX) the kernel runs over TCP. Either way the kernel is not sent SIGINT when it is shut down:
     jupyter_client interrupts a kernel before asking it to shut down, and an idle ipykernel logs
     "ERROR | KeyboardInterrupt caught in kernel" for it after every point.
+
+    With ``log``, what the kernel process itself writes to its stdout and stderr (the notebook's output goes
+    to the notebook) is appended to that file instead of the sweep's terminal: points running at once do
+    not interleave there, and ipykernel's own shutdown noise (a traceback it logs when its IOPub socket
+    closes under a last status message, a race in ipykernel 7) stays with the point it belongs to.
+
+    Parameters
+    ----------
+    log : Path, optional
+        The file for the kernel's own output; without it the kernel writes where this process does.
     """
     ipc = os.name == "posix" and _ipc_fits()
     if ipc not in _KERNEL_MANAGERS:
         _KERNEL_MANAGERS[ipc] = _kernel_manager_class(ipc)
-    return {"kernel_manager_class": _KERNEL_MANAGERS[ipc]}
+    manager = _KERNEL_MANAGERS[ipc]
+    if log is not None:
+        manager = type(manager.__name__, (manager,), {"kernel_log": str(log)})
+    return {"kernel_manager_class": manager}
 
 
 def _ipc_fits() -> bool:
@@ -43,11 +57,21 @@ def _kernel_manager_class(ipc: bool) -> type:
     from traitlets import default
 
     class SweepKernelManager(AsyncKernelManager):
+        kernel_log: str | None = None  # where the kernel process's own stdout and stderr go
+
         async def _async_interrupt_kernel(self) -> None:
             if not self.shutting_down:  # an interrupt only to stop code, never on the way to a shutdown
                 await super()._async_interrupt_kernel()
 
         interrupt_kernel = _async_interrupt_kernel
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+            if self.kernel_log is None:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            with open(self.kernel_log, "ab") as log:  # the kernel keeps its own copy of the descriptor
+                await super()._async_launch_kernel(kernel_cmd, **{"stdout": log, "stderr": log, **kw})
+
+        _launch_kernel = _async_launch_kernel
 
     if not ipc:
         return SweepKernelManager

@@ -23,6 +23,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 _SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
+KERNEL_LOG = "kernel.log"  # the point's kernel process's own output, kept when it wrote any
 
 
 def previous_dir(folder: str | os.PathLike) -> Path:
@@ -101,7 +102,7 @@ def run_point(
 
     folder = Path(point.output_dir)
     _set_aside(folder)
-    partial = folder / ".notebook.part.ipynb"
+    partial, kernel_log = folder / ".notebook.part.ipynb", folder / KERNEL_LOG
     start = time.perf_counter()
     record = {"point": point.point_id, "parameters": point.parameters, **point_identity(point)}
     record.update(status="ok", error="", traceback="")
@@ -118,14 +119,16 @@ def run_point(
                 cwd=str(Path(point.notebook).parent),
                 progress_bar=False,
                 execution_timeout=cell_timeout,
-                **kernel_options(),
+                **kernel_options(kernel_log),
             ).result()
     except Exception as error:  # a failing point is recorded and the sweep goes on
         record.update(_failure(error))
     finally:
         owned = owner is None or owner.owns()  # never write over the results of a newer run
-        if owned and partial.exists():
-            os.replace(partial, folder / "notebook.ipynb")
+        if owned:
+            _keep_if_written(kernel_log)
+            if partial.exists():
+                os.replace(partial, folder / "notebook.ipynb")
     record.update(
         duration_s=round(time.perf_counter() - start, 3),
         finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -137,14 +140,23 @@ def run_point(
     return record
 
 
+def _keep_if_written(log: Path) -> None:
+    if log.exists() and log.stat().st_size == 0:
+        log.unlink()
+
+
 def _finish(folder: Path, record: dict) -> None:
-    """Write the point's record; drop ``.previous`` after a success, else say where it is."""
+    """Write the point's record; drop ``.previous`` after a success, else say where it is (and the kernel's
+    own output, when it wrote any).
+    """
     previous = previous_dir(folder)
     if record["status"] == "ok":
         write_json(folder / "point.json", record)
         if previous.exists():
             shutil.rmtree(previous)
         return
+    if (folder / KERNEL_LOG).exists():
+        record["error"] += f" (the kernel's own output is in {folder / KERNEL_LOG})"
     if _is_good(previous):
         record["error"] += f" (the last good results of this point are kept in {previous})"
     write_json(folder / "point.json", record)

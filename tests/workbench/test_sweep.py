@@ -443,6 +443,45 @@ def test_parallel_points_cap_their_kernels_threads_and_log_no_error(tmp_path):
     assert "ERROR" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
     cap = max(1, len(os.sched_getaffinity(0)) // 2)
     for point in ("x=1", "x=2"):
+        log = out / "threads.quick" / point / "kernel.log"
+        assert not log.exists() or "KeyboardInterrupt" not in log.read_text(), log.read_text()
         metrics = json.loads((out / "threads.quick" / point / "metrics.json").read_text())
         assert metrics["OMP_NUM_THREADS"] == metrics["OPENBLAS_NUM_THREADS"] == metrics["MKL_NUM_THREADS"] == str(cap)
         assert metrics["threads"] <= cap
+
+
+KERNEL_WRITES = """
+import os, signal
+if x in (1, 3):
+    os.write(2, f"the kernel of x={x} writes to its own stderr\\n".encode())
+if x == 3:
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_kernels_own_output_goes_to_its_points_kernel_log_not_the_terminal(tmp_path):
+    """What a kernel process writes itself (ipykernel's shutdown noise, a dying kernel's last words) lands in
+    its point's kernel.log, kept only when written and named in a failed point's error."""
+    import subprocess
+    import sys
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("x = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(KERNEL_WRITES)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "writes.ipynb")
+    spec = write_spec(tmp_path, "writes.quick.yaml", "notebook: writes.ipynb\ngrid: {x: [1, 2, 3]}\n")
+    out = tmp_path / "results"
+    command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr  # x=3's kernel dies
+    assert "writes to its own stderr" not in done.stdout + done.stderr
+    points = out / "writes.quick"
+    assert "the kernel of x=1 writes" in (points / "x=1" / "kernel.log").read_text()
+    assert not (points / "x=2" / "kernel.log").exists()  # nothing written, no file
+    assert "the kernel of x=3 writes" in (points / "x=3" / "kernel.log").read_text()
+    record = json.loads((points / "x=3" / "point.json").read_text())
+    assert record["status"] == "failed" and str(points / "x=3" / "kernel.log") in record["error"]
+    assert json.loads((points / "x=1" / "point.json").read_text())["status"] == "ok"
