@@ -40,13 +40,16 @@ fig = Figure(); fig.subplots().plot([0, x]); fig.savefig(out / "figures" / "line
 """
 
 
-def write_notebook(folder: Path, name: str = "toy.ipynb") -> Path:
+TOY_PARAMETERS = 'x = 1\nfail_at = -1\nmissing_at = -1\nunsupported_at = -1\nlabel = "a"\noutput_dir = "results/toy"'
+
+
+def write_notebook(
+    folder: Path, name: str = "toy.ipynb", parameters: str = TOY_PARAMETERS, body: str = NOTEBOOK_BODY
+) -> Path:
     nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell(
-        'x = 1\nfail_at = -1\nmissing_at = -1\nunsupported_at = -1\nlabel = "a"\noutput_dir = "results/toy"'
-    )
+    params = nbformat.v4.new_code_cell(parameters)
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(NOTEBOOK_BODY)]
+    nb.cells = [params, nbformat.v4.new_code_cell(body)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / name)
@@ -428,13 +431,7 @@ def test_parallel_points_cap_their_kernels_threads_and_log_no_error(tmp_path):
     import subprocess
     import sys
 
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('x = 1\noutput_dir = "results/toy"')
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(THREADS_BODY)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (tmp_path / "notebooks").mkdir()
-    nbformat.write(nb, tmp_path / "notebooks" / "threads.ipynb")
+    write_notebook(tmp_path / "notebooks", "threads.ipynb", 'x = 1\noutput_dir = "results/toy"', THREADS_BODY)
     spec = write_spec(tmp_path, "threads.quick.yaml", "notebook: threads.ipynb\ngrid: {x: [1, 2]}\n")
     out = tmp_path / "results"
     command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--workers", "2"]
@@ -465,13 +462,7 @@ def test_a_kernels_own_output_goes_to_its_points_kernel_log_not_the_terminal(tmp
     import subprocess
     import sys
 
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell("x = 1")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(KERNEL_WRITES)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (tmp_path / "notebooks").mkdir()
-    nbformat.write(nb, tmp_path / "notebooks" / "writes.ipynb")
+    write_notebook(tmp_path / "notebooks", "writes.ipynb", "x = 1", KERNEL_WRITES)
     spec = write_spec(tmp_path, "writes.quick.yaml", "notebook: writes.ipynb\ngrid: {x: [1, 2, 3]}\n")
     out = tmp_path / "results"
     command = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--no-progress"]
