@@ -159,7 +159,8 @@ def test_dp_figure_hatches_bars_at_or_below_the_majority():
     assert any("majority" in line.get_label() for line in fig.axes[0].lines)
 
 
-def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force():
+@pytest.mark.parametrize("method", ["auto", "packed", "loop"])
+def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force(method):
     from collections import Counter
 
     from privnb.experiments.feature_selection import repeated_rows
@@ -167,12 +168,21 @@ def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force():
     rng = np.random.default_rng(3)
     X = (rng.random((60, 4)) < 0.5).astype(int)
     y = rng.integers(0, 2, 60)
-    rows, labels, counts = repeated_rows(check_binary(X), y)
+    rows, labels, counts = repeated_rows(check_binary(X), y, method=method)
     pairs = Counter((tuple(r), int(label)) for r, label in zip(X, y))
     got = {(tuple(r), int(label)): c for r, label, c in zip(rows.toarray(), labels, counts)}
     assert got == pairs and counts.sum() == 60
     order = list(dict.fromkeys((tuple(r), int(label)) for r, label in zip(X, y)))
     assert [(tuple(r), int(label)) for r, label in zip(rows.toarray(), labels)] == order  # first appearance
+
+
+def test_repeated_rows_refuses_packing_what_cannot_be_packed():
+    from privnb.experiments.feature_selection import repeated_rows
+
+    with pytest.raises(ValueError, match="needs 0/1 rows of at most 512 features"):
+        repeated_rows(np.array([[2, 0], [2, 0]]), [0, 0], method="packed")
+    with pytest.raises(ValueError, match="method must be"):
+        repeated_rows(np.eye(2), [0, 1], method="bits")
 
 
 def test_merged_repeats_fit_the_same_svm():

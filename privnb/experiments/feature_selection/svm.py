@@ -103,7 +103,7 @@ def _fit_linear_svc(c, X, y, merge_repeats) -> LinearSVC:
     return model.fit(rows, labels, sample_weight=counts)
 
 
-def repeated_rows(X, y):
+def repeated_rows(X, y, *, method: str = "auto"):
     """Each distinct (row, label) pair once, in order of first appearance, with how often it occurs.
 
     Parameters
@@ -112,18 +112,35 @@ def repeated_rows(X, y):
         Rows.
     y : array
         Their labels.
+    method : {"auto", "packed", "loop"}
+        How rows are compared, with the same result: ``"packed"`` keys 0/1 rows of at most 512 features by
+        their packed bits (vectorised), ``"loop"`` keys any row by its nonzero positions and values, one row
+        at a time; ``"auto"`` packs where it can.
 
     Returns
     -------
     (matrix, array, array of float)
         The distinct rows (CSR when ``X`` is sparse), their labels and their counts.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method``, or ``"packed"`` for rows that are not 0/1 or wider than 512 features.
     """
+    if method not in ("auto", "packed", "loop"):
+        raise ValueError(f"method must be 'auto', 'packed' or 'loop', got {method!r}")
     y = np.asarray(y)
     csr = sp.csr_array(X, copy=True)
     csr.sum_duplicates()
     csr.eliminate_zeros()
-    narrow = csr.shape[1] <= _PACKED_FEATURES and (csr.data == 1).all()
-    keep, counts = _binary_repeats(csr, y) if narrow else _repeats(csr, y)
+    packable = csr.shape[1] <= _PACKED_FEATURES and (csr.data == 1).all()
+    if method == "packed" and not packable:
+        raise ValueError(
+            f"method='packed' needs 0/1 rows of at most {_PACKED_FEATURES} features (got {csr.shape[1]} "
+            "features); use method='loop' or 'auto'"
+        )
+    packed = packable if method == "auto" else method == "packed"
+    keep, counts = _binary_repeats(csr, y) if packed else _repeats(csr, y)
     rows = csr[keep] if sp.issparse(X) else np.asarray(X)[keep]
     return rows, y[keep], counts.astype(float)
 
