@@ -2,7 +2,6 @@
 
 import itertools
 import math
-import os
 
 import numpy as np
 import pandas as pd
@@ -10,26 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from small_hierarchies import HAS_ADULT_HIERARCHIES, LETTERS, small_hierarchies
 
 from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
 from privnb.mechanisms.group_kernel import rollup_counts
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
 from privnb.mechanisms.rollup import GroupSizes
-
-DATA = os.environ.get("PRIVNB_DATA", "")
-HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
-
-LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
-COLOURS = pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]])
-
-
-def small_hierarchies():
-    return {
-        "num": Hierarchy.intervals(0, 16, width=2, name="num"),
-        "let": Hierarchy.from_arx(LETTERS, name="let"),
-        "col": Hierarchy.from_arx(COLOURS, name="col"),
-    }
-
 
 frames = st.integers(1, 30).flatmap(
     lambda n: st.builds(
@@ -413,7 +398,7 @@ def test_mondrian_ordinal_order_and_errors():
 
 
 # -- Adult with ARX's hierarchies (real data) -----------------------------------------------
-@pytest.mark.skipif(not HAS_ADULT, reason="needs PRIVNB_DATA with adult_hierarchies")
+@pytest.mark.skipif(not HAS_ADULT_HIERARCHIES, reason="needs PRIVNB_DATA with adult_hierarchies")
 def test_adult_full_domain_and_mondrian():
     from privnb.data import load_adult
     from privnb.mechanisms import adult_hierarchies

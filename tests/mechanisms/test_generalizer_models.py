@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.neighbors import KNeighborsClassifier
+from small_hierarchies import LETTERS, small_hierarchies
 
 from privnb.data import Dataset
 from privnb.experiments import PredictionScorer, View, run_folds
@@ -30,7 +31,6 @@ from privnb.mechanisms import (
     sensitive_counts,
 )
 
-LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
 QI = ["num", "let"]
 MODELS = [
     DistinctLDiversity(2),
@@ -43,10 +43,6 @@ MODELS = [
 ]
 
 
-def hierarchies():
-    return {"num": Hierarchy.intervals(0, 8, width=2, name="num"), "let": Hierarchy.from_arx(LETTERS, name="let")}
-
-
 frames = st.integers(2, 24).flatmap(
     lambda n: st.builds(
         lambda num, let, s: pd.DataFrame({"num": num, "let": let, "s": s, "y": np.arange(n) % 2}),
@@ -55,6 +51,7 @@ frames = st.integers(2, 24).flatmap(
         st.lists(st.integers(0, 3), min_size=n, max_size=n),
     )
 )
+
 model_lists = st.lists(st.sampled_from(MODELS), min_size=1, max_size=2, unique_by=repr)
 
 
@@ -122,7 +119,7 @@ def assert_release_satisfies(release, frame, k, models):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frames, st.integers(1, 3), model_lists, st.sampled_from([0.0, 0.15, 0.4]))
 def test_full_domain_with_models_against_brute_force(frame, k, models, max_suppression):
-    hier = hierarchies()
+    hier = small_hierarchies(QI, num_top=8)
     truth = brute_lattice(frame, hier, k, models, max_suppression)
     gen = FullDomainGeneralizer(QI, k, hier, max_suppression=max_suppression, sensitive="s", privacy_models=models)
     if any(
@@ -160,7 +157,11 @@ def test_full_domain_with_models_against_brute_force(frame, k, models, max_suppr
 @given(frames, st.integers(1, 3), model_lists, st.booleans())
 def test_mondrian_with_models_releases_only_satisfying_regions(frame, k, models, with_hierarchy):
     gen = MondrianGeneralizer(
-        QI, k, hierarchies=hierarchies() if with_hierarchy else None, sensitive="s", privacy_models=models
+        QI,
+        k,
+        hierarchies=small_hierarchies(QI, num_top=8) if with_hierarchy else None,
+        sensitive="s",
+        privacy_models=models,
     )
     overall = overall_of(frame)
     table_ok = len(frame) >= k and all(brute_class_ok(frame["s"].tolist(), overall, m, 1) for m in models)
@@ -185,7 +186,10 @@ def test_entropy_is_not_monotone_with_suppression_and_the_search_is_still_exact(
     # one attribute, a and b merged at level 1; class a = {0, 1} passes entropy 2-diversity, class b = {0}
     # fails and is suppressed (1 row, the budget); merged, {0, 1, 0} fails: 3 rows, over the budget
     frame = pd.DataFrame({"let": ["a", "a", "b"], "num": [0, 0, 0], "s": [0, 1, 0]})
-    hier = {"let": Hierarchy.from_arx(pd.DataFrame([["a", "*"], ["b", "*"]])), "num": hierarchies()["num"]}
+    hier = {
+        "let": Hierarchy.from_arx(pd.DataFrame([["a", "*"], ["b", "*"]])),
+        "num": small_hierarchies(QI, num_top=8)["num"],
+    }
     models = [EntropyLDiversity(2)]
     truth = brute_lattice(frame[["num", "let", "s"]], hier, 1, models, 0.34)
     assert truth[0, 0][0] and not truth[0, 1][0]  # acceptable below, not above
@@ -198,7 +202,7 @@ def test_entropy_is_not_monotone_with_suppression_and_the_search_is_still_exact(
 
 def test_model_input_errors():
     frame = pd.DataFrame({"num": [1, 2, 3, 4], "let": list("abcd"), "s": [0, 1, 0, 1]})
-    hier = hierarchies()
+    hier = small_hierarchies(QI, num_top=8)
     for gen in (
         FullDomainGeneralizer(QI, 2, hier, privacy_models=[DistinctLDiversity(2)]),
         MondrianGeneralizer(QI, 2, privacy_models=[DistinctLDiversity(2)]),
@@ -272,7 +276,9 @@ def test_hierarchical_t_closeness_takes_the_sensitive_values_of_the_table(method
     frame["s"] = np.where(frame["num"] < 4, rng.choice(list("ab"), 60), rng.choice(list("abcd"), 60))
     model = TCloseness(0.2, "hierarchical", hierarchy=Hierarchy.from_arx(LETTERS, name="s"))
     if method == "full-domain":
-        gen = FullDomainGeneralizer(QI, 2, hierarchies(), max_suppression=0.0, sensitive="s", privacy_models=[model])
+        gen = FullDomainGeneralizer(
+            QI, 2, small_hierarchies(QI, num_top=8), max_suppression=0.0, sensitive="s", privacy_models=[model]
+        )
     else:
         gen = MondrianGeneralizer(QI, 2, sensitive="s", privacy_models=[model])
     release = gen.fit(frame).generalized_

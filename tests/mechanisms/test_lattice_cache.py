@@ -7,16 +7,12 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from small_hierarchies import LETTERS, small_hierarchies
 
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, Hierarchy
 from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned
 
-LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
 QI = ["num", "let"]
-
-
-def hierarchies(letters=LETTERS):
-    return {"num": Hierarchy.intervals(0, 16, width=2, name="num"), "let": Hierarchy.from_arx(letters, name="let")}
 
 
 def frame(n=60, seed=0):
@@ -33,13 +29,13 @@ def test_clones_with_copied_hierarchies_share_one_lattice(monkeypatch):
     monkeypatch.setenv("PRIVNB_CACHE", "off")  # memory only
     FullDomainLattice.clear_cache()
     rows = frame()
-    first = FullDomainGeneralizer(QI, 3, hierarchies(), max_suppression=0.1).fit(rows)
+    first = FullDomainGeneralizer(QI, 3, small_hierarchies(QI), max_suppression=0.1).fit(rows)
     assert first.n_checks_ > 0
     again = clone(first)
     assert again.hierarchies["num"] is not first.hierarchies["num"]
     again.fit(rows)
     assert again.n_checks_ == 0 and result(again) == result(first)
-    rebuilt = FullDomainGeneralizer(QI, 2, hierarchies(), max_suppression=0.1).fit(rows)  # built alike, other k
+    rebuilt = FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(rows)  # built alike, other k
     assert FullDomainLattice.of(rows, QI, rebuilt.hierarchies, 0.1) is FullDomainLattice.of(
         rows, QI, first.hierarchies, 0.1
     )
@@ -48,7 +44,7 @@ def test_clones_with_copied_hierarchies_share_one_lattice(monkeypatch):
 def test_memory_cache_keeps_a_few_lattices(monkeypatch):
     monkeypatch.setenv("PRIVNB_CACHE", "off")
     FullDomainLattice.clear_cache()
-    h = hierarchies()
+    h = small_hierarchies(QI)
     lattices = [FullDomainLattice.of(frame(seed=s), QI, h, 0.1) for s in range(FullDomainLattice.cache_size + 1)]
     assert FullDomainLattice.of(frame(seed=1), QI, h, 0.1) is lattices[1]
     assert FullDomainLattice.of(frame(seed=0), QI, h, 0.1) is not lattices[0]  # the least recently used went
@@ -57,7 +53,7 @@ def test_memory_cache_keeps_a_few_lattices(monkeypatch):
 def test_disk_cache_serves_a_new_process_the_same_results(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
     FullDomainLattice.clear_cache()
-    rows, h = frame(200, seed=3), hierarchies()
+    rows, h = frame(200, seed=3), small_hierarchies(QI)
     fitted = {k: FullDomainGeneralizer(QI, k, h, max_suppression=0.05).fit(rows) for k in (2, 3)}
     assert list(tmp_path.glob("*.npz"))
     FullDomainLattice.clear_cache()  # as a new kernel: nothing in memory
@@ -74,7 +70,7 @@ def test_disk_cache_serves_a_new_process_the_same_results(tmp_path, monkeypatch)
 def test_an_unreadable_cache_file_is_ignored_and_rewritten(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
     FullDomainLattice.clear_cache()
-    rows, h = frame(), hierarchies()
+    rows, h = frame(), small_hierarchies(QI)
     expected = result(FullDomainGeneralizer(QI, 2, h).fit(rows))
     lattice = FullDomainLattice.of(rows, QI, h, 0.02)
     path = cache_dir() / f"{lattice.key}.npz"
@@ -94,7 +90,7 @@ def test_disk_cache_keeps_at_most_max_files(tmp_path, monkeypatch):
     monkeypatch.setattr(lattice_cache, "MAX_FILES", 2)
     FullDomainLattice.clear_cache()
     for seed in range(4):
-        FullDomainGeneralizer(QI, 2, hierarchies(), max_suppression=0.1).fit(frame(seed=seed))
+        FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(frame(seed=seed))
     assert len(list(tmp_path.glob("*.npz"))) == 2
 
 
@@ -105,18 +101,18 @@ def key_of(rows, h, max_suppression=0.02):
 
 
 def test_key_covers_rows_hierarchies_and_suppression():
-    rows, h = frame(), hierarchies()
+    rows, h = frame(), small_hierarchies(QI)
     key = key_of(rows, h)
-    assert key == key_of(rows.copy(), copy.deepcopy(h)) == key_of(rows, hierarchies())
+    assert key == key_of(rows.copy(), copy.deepcopy(h)) == key_of(rows, small_hierarchies(QI))
     changed = rows.copy()
     changed.loc[5, "num"] = (changed.loc[5, "num"] + 1) % 16
     regrouped = LETTERS.copy()
     regrouped.iloc[1, 1], regrouped.iloc[2, 1] = "cd", "ab"  # b and c swap groups
-    renamed = hierarchies()
+    renamed = small_hierarchies(QI)
     renamed["num"].name = "other"  # a name is for messages only
     assert key_of(changed, h) != key
     assert key_of(rows.iloc[::-1].reset_index(drop=True), h) != key  # row order: other entries per row
-    assert key_of(rows, hierarchies(regrouped)) != key
+    assert key_of(rows, small_hierarchies(QI, letters=regrouped)) != key
     assert key_of(rows, {**h, "num": Hierarchy.intervals(0, 16, width=4, name="num")}) != key
     assert key_of(rows, h, 0.05) != key
     assert key_of(rows, renamed) == key
@@ -138,7 +134,7 @@ frames = st.integers(1, 40).flatmap(
 def test_searches_seeded_from_disk_match_fresh_ones(tmp_path, monkeypatch, rows, ks, max_suppression):
     """Each fit in a 'new process' (memory cleared) starts from what the disk holds; results never change."""
     folder = tmp_path / str(abs(hash((tuple(ks), max_suppression, rows.to_json()))))
-    h = hierarchies()
+    h = small_hierarchies(QI)
     for k in ks:
         got = []
         for where in (str(folder), "off"):

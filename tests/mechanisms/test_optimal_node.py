@@ -3,13 +3,13 @@ against a brute force over every node, and ARX's own figures on its Adult task."
 
 import itertools
 import math
-import os
 
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from small_hierarchies import HAS_ADULT_HIERARCHIES, small_hierarchies
 
 from privnb.mechanisms import (
     DistinctLDiversity,
@@ -23,21 +23,8 @@ from privnb.mechanisms import (
     optimal_node,
 )
 
-DATA = os.environ.get("PRIVNB_DATA", "")
-HAS_ADULT = os.path.exists(os.path.join(DATA, "adult_hierarchies", "adult_hierarchy_age.csv"))
-
-LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
-COLOURS = pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]])
 QI = ["num", "let", "col"]
 MODELS = [DistinctLDiversity(2), EntropyLDiversity(1.5), RecursiveCLDiversity(2, 2), TCloseness(0.3)]
-
-
-def hierarchies():
-    return {
-        "num": Hierarchy.intervals(0, 16, width=2, name="num"),
-        "let": Hierarchy.from_arx(LETTERS, name="let"),
-        "col": Hierarchy.from_arx(COLOURS, name="col"),
-    }
 
 
 frames = st.integers(2, 40).flatmap(
@@ -98,7 +85,7 @@ def brute_optimum(truth, utility):
     st.lists(st.sampled_from(MODELS), max_size=1),
 )
 def test_optimal_node_against_brute_force(frame, k, max_suppression, utility, models):
-    hier = hierarchies()
+    hier = small_hierarchies()
     truth = brute_force(frame, hier, k, max_suppression, models)
     # the bound: no acceptable node at or above a node scores below that node's unsuppressed score
     for x, (_, _, _, low) in truth.items():
@@ -145,8 +132,8 @@ def test_optimal_node_against_brute_force(frame, k, max_suppression, utility, mo
 def test_optimal_node_input_errors():
     frame = pd.DataFrame({"num": [1, 2, 3, 4], "let": list("abcd"), "col": list("xyzx")})
     with pytest.raises(ValueError, match="candidates must be"):
-        FullDomainGeneralizer(QI, 2, hierarchies(), candidates="best").fit(frame)
-    lattice = FullDomainLattice.of(frame, QI, hierarchies(), 0.0)
+        FullDomainGeneralizer(QI, 2, small_hierarchies(), candidates="best").fit(frame)
+    lattice = FullDomainLattice.of(frame, QI, small_hierarchies(), 0.0)
     nodes, ok, _ = lattice.classify(2)
     with pytest.raises(ValueError, match="utility must be"):
         optimal_node(lattice, 2, nodes, ok, utility="ncp")
@@ -159,7 +146,7 @@ def test_optimal_node_input_errors():
 # -- ARX's Adult task (real data) --------------------------------------------------------------
 
 
-@pytest.mark.skipif(not HAS_ADULT, reason="needs PRIVNB_DATA with adult and adult_hierarchies")
+@pytest.mark.skipif(not HAS_ADULT_HIERARCHIES, reason="needs PRIVNB_DATA with adult and adult_hierarchies")
 def test_arx_optimum_on_adult():
     """ARX's optimal discernibility (non-monotone DM, suppressed rows n each, 2% suppression) on adult.data
     and adult.test without missing values (45,222 rows), ARX's nine attributes and hierarchies."""

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from small_hierarchies import LETTERS, small_hierarchies
 
 from privnb.mechanisms import (
     FullDomainGeneralizer,
@@ -17,8 +18,6 @@ from privnb.mechanisms import (
     anatomize,
     release_utility,
 )
-
-LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
 
 
 def test_hand_computed_ranges_and_sets():
@@ -118,7 +117,7 @@ frames = st.integers(2, 16).flatmap(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frames, st.integers(1, 3), st.sampled_from(["full-domain", "mondrian", "mdav"]))
 def test_every_mechanism_against_brute_force(frame, k, method):
-    hier = {"num": Hierarchy.intervals(0, 8, width=2, name="num"), "let": Hierarchy.from_arx(LETTERS, name="let")}
+    hier = small_hierarchies(("num", "let"), num_top=8)
     if len(frame) < k:
         return
     if method == "full-domain":
@@ -138,7 +137,7 @@ def test_every_mechanism_against_brute_force(frame, k, method):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frames, st.integers(1, 4))
 def test_full_domain_scores_are_the_release_utility(frame, k):
-    hier = {"num": Hierarchy.intervals(0, 8, width=2, name="num"), "let": Hierarchy.from_arx(LETTERS, name="let")}
+    hier = small_hierarchies(("num", "let"), num_top=8)
     if len(frame) < k:
         return
     for utility, column in (("discernibility", "discernibility"), ("loss", "gcp")):
