@@ -1,12 +1,15 @@
-"""What each release actually discloses, every measure one :class:`AttackResult` (success, the baseline the
-attack computes from the release, the advantage, the targets and details): the de Finetti attack on anatomy,
-prosecutor re-identification and homogeneity on k-anonymity, linkage on k-anonymity by containment (two
-adversaries), the exact audit of published NBC views, and membership inference on any trained classifier
-(the loss-threshold attack of Yeom et al. 2018); and the registry pairing each kind of release with its attacks
-and how the frontier shows it (:mod:`privnb.attacks.registry`). No learner is imported here (the runner that puts
-attacks and learners on the same folds lives in ``privnb.experiments.privacy_frontier``).
+"""What each release actually discloses, every measure one :class:`AttackResult` (success, the baseline the attack
+computes from the release, the advantage, the targets and details): the de Finetti attack on anatomy, prosecutor
+re-identification and homogeneity on k-anonymity, linkage on k-anonymity by containment (two adversaries), the exact
+audit of published NBC views, and membership inference on any trained classifier (the loss-threshold attack of Yeom
+et al. 2018); one common adversary for every microdata release (a background of the population and the release's
+classes, :mod:`privnb.attacks.adversary`); and the registry of the attacks of each release type
+(:mod:`privnb.attacks.registry`). Every attack takes a release record, never a fitted learner. No learner is
+imported here (the runner that puts attacks and learners on the same folds lives in
+``privnb.experiments.privacy_frontier``).
 """
 
+from .adversary import EXACT_CLASS_SIZE, Targets, background_prior, cell_posteriors, class_cells, common_adversary
 from .anatomy_disclosure import (
     definetti_disclosure,
     group_prior,
@@ -27,30 +30,27 @@ from .definetti import (
 from .linkage import ADVERSARIES, linkage_attack, singled_out
 from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
 from .nbc_audit import nbc_audit_attack
-from .registry import (
-    LIKE_FOR_LIKE,
-    RELEASES,
-    ReleaseKind,
-    anatomy_attacks,
-    class_attacks,
-    nbc_attacks,
-    register_release,
-)
-from .result import AttackResult
+from .registry import ATTACKS, Attack, attacks_for, register_attack, release_attacks
+from .result import AttackResult, wilson_interval
 from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
 
 __all__ = [
     "ADVERSARIES",
-    "LIKE_FOR_LIKE",
-    "RELEASES",
-    "ReleaseKind",
-    "anatomy_attacks",
-    "nbc_attacks",
-    "register_release",
+    "ATTACKS",
+    "Attack",
+    "EXACT_CLASS_SIZE",
+    "Targets",
+    "attacks_for",
+    "background_prior",
+    "cell_posteriors",
+    "class_cells",
+    "common_adversary",
+    "register_attack",
+    "release_attacks",
+    "wilson_interval",
     "AnatomyAttack",
     "AttackResult",
     "check_anatomy",
-    "class_attacks",
     "class_disclosure",
     "class_release",
     "definetti_attack",

@@ -1,11 +1,12 @@
-"""Which attack measures which release: one registry entry per release kind, read by the frontier and its plot.
+"""Which attacks measure which release: a list of attacks per release type, read by the frontier.
 
-After anonypyx's attackers (one class per attack on a kind of release) and anonymeter's results (an attack's
-rate beside the rate it must beat), each :class:`ReleaseKind` names how to attack the release a fitted view
-learned from (a callable returning :class:`~privnb.attacks.AttackResult` records), which of those records
-is the frontier's x (its advantage, success minus the baseline the attack computed), and the words of the
-axis, the legend and the panel. Adding a release kind is one :func:`register_release` call; the runners, the
-frontier table and the plot need no other change.
+After anonypyx's attackers (one class per attack on a kind of release) and anonymeter's evaluators (an attack's
+rate beside the rate it must beat), every attack takes a release record (:mod:`privnb.mechanisms.releases`,
+:class:`privnb.nbc.NBCViews`), the attacked individuals (:class:`~privnb.attacks.Targets`, or what the release
+kind's attacks need) and the runner's options, and returns :class:`~privnb.attacks.AttackResult` records; it
+never reads a fitted learner. :func:`register_attack` adds one attack to a release type (its subclasses
+inherit it); :func:`release_attacks` runs every attack registered for a release. How the frontier shows an
+attack (panel, axis, legend) is the workbench's business, not this module's.
 """
 
 from __future__ import annotations
@@ -13,276 +14,163 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from privnb.attacks.adversary import common_adversary
 from privnb.attacks.anatomy_disclosure import definetti_disclosure, original_model_disclosure, pruning_disclosure
 from privnb.attacks.class_disclosure import class_disclosure
 from privnb.attacks.linkage import linkage_attack
 from privnb.attacks.nbc_audit import nbc_audit_attack
 from privnb.attacks.result import AttackResult
 from privnb.attacks.risk import homogeneity_attack, prosecutor_attack
+from privnb.mechanisms import Anatomy, GeneralizedRelease, ProjectionRelease, PrunedRelease
+from privnb.nbc import NBCViews
 
-__all__ = [
-    "ReleaseKind",
-    "RELEASES",
-    "LIKE_FOR_LIKE",
-    "register_release",
-    "anatomy_attacks",
-    "class_attacks",
-    "nbc_attacks",
-]
+__all__ = ["ATTACKS", "Attack", "attacks_for", "register_attack", "release_attacks"]
 
-AttackFunction = Callable[[object, object, float | None, Mapping], Sequence[AttackResult]]
+AttackFunction = Callable[[object, object, Mapping], Sequence[AttackResult]]
 
 
 @dataclass(frozen=True)
-class ReleaseKind:
-    """A kind of release, its attacks and how the frontier shows it.
+class Attack:
+    """One attack registered for a release type.
 
     Parameters
     ----------
-    method : str
-        The view's method in the result rows ("anatomized", "k-ac", ...).
-    attack : callable
-        ``attack(fitted, data, param, options) -> sequence of AttackResult``: the attacks on the release
-        the fitted view learned from (``data`` is the fold's :class:`~privnb.experiments.FoldData`,
-        ``options`` the runner's attack options).
     headline : str
-        The ``AttackResult.attack`` whose advantage is the frontier's x; ``{m}`` is filled with the
-        frontier's m (linkage).
-    axis : str
-        What the x axis measures (one panel per axis).
-    label : str
-        The legend's name of the release.
-    letter : str
-        The letter of its parameter ("l", "k", "γ", "ε"; "" for none).
-    panel : str
-        The title of its panel.
+        The ``AttackResult.attack`` of the record the frontier plots (``{m}`` filled with the frontier's m).
+    function : callable
+        ``function(release, targets, options) -> sequence of AttackResult``.
+    frontier : bool
+        Whether the frontier shows the headline record as a point.
     """
 
-    method: str
-    attack: AttackFunction
     headline: str
-    axis: str
-    label: str
-    letter: str
-    panel: str
+    function: AttackFunction
+    frontier: bool = True
 
 
-RELEASES: dict[str, ReleaseKind] = {}
-"""Release kind (the view's method) -> :class:`ReleaseKind`, in the frontier's order."""
+ATTACKS: dict[type, list[Attack]] = {}
+"""Release type -> its attacks, in registration order (the first registered type first)."""
 
 
-def register_release(kind: ReleaseKind, *, replace: bool = False) -> ReleaseKind:
-    """Add a release kind to :data:`RELEASES` (the frontier and its plot then show it).
+def register_attack(release_type: type, function: AttackFunction, *, headline: str, frontier: bool = True) -> Attack:
+    """Add an attack to the attacks of ``release_type`` (and of its subclasses).
 
     Parameters
     ----------
-    kind : ReleaseKind
-        The entry.
-    replace : bool
-        Allow replacing an entry of the same method.
+    release_type : type
+        The release record's class.
+    function : callable
+        ``function(release, targets, options) -> sequence of AttackResult``.
+    headline : str
+        The record of the function's results that the frontier plots.
+    frontier : bool
+        Whether the frontier plots it.
 
     Returns
     -------
-    ReleaseKind
+    Attack
     """
-    if not isinstance(kind, ReleaseKind):
-        raise TypeError(f"expected a ReleaseKind, got {type(kind).__name__}")
-    if kind.method in RELEASES and not replace:
-        raise ValueError(f"release kind {kind.method!r} is registered already; pass replace=True to replace it")
-    RELEASES[kind.method] = kind
-    return kind
+    if not isinstance(release_type, type):
+        raise TypeError(f"release_type must be a class, got {release_type!r}")
+    entries = ATTACKS.setdefault(release_type, [])
+    if any(entry.headline == headline for entry in entries):
+        raise ValueError(f"{release_type.__name__} has an attack {headline!r} already; give the new one its own name")
+    attack = Attack(headline, function, frontier)
+    entries.append(attack)
+    return attack
 
 
-def _truth(fitted, data):
-    return data.X_train[fitted.anatomy_.sensitive].reset_index(drop=True)
-
-
-def anatomy_attacks(fitted, data, param, options) -> list[AttackResult]:
-    """The de Finetti attack at full strength and the original data's model, on the anatomized release.
+def attacks_for(release) -> list[Attack]:
+    """The attacks registered for the release's type and its base classes (the most specific first).
 
     Parameters
     ----------
-    fitted : AnatomizedTraining
-        The fitted view (``anatomy_``).
-    data : FoldData
-        The fold (its training rows hold the true sensitive values).
-    param : float
-        The release's l.
+    release : object
+        A release record.
+
+    Returns
+    -------
+    list of Attack
+    """
+    return [attack for kind in type(release).__mro__ for attack in ATTACKS.get(kind, ())]
+
+
+def release_attacks(release, targets, options: Mapping) -> list[AttackResult]:
+    """Every registered attack's records on one release.
+
+    Parameters
+    ----------
+    release : object
+        A release record.
+    targets : object
+        The attacked individuals (:class:`~privnb.attacks.Targets` for microdata, the item matrix's
+        :class:`~privnb.attacks.Targets` for a projection, None for NBC views).
     options : mapping
-        ``n_iter`` and ``tol`` of the EM.
+        The runner's attack options (``n_iter``, ``tol``, ``ms``, ``adversaries``, ``prior``, ``max_size``).
 
     Returns
     -------
     list of AttackResult
     """
-    anatomy, truth = fitted.anatomy_, _truth(fitted, data)
-    qi = [c for c in anatomy.it.columns if c != "gid"]
-    em = {key: options[key] for key in ("n_iter", "tol") if key in options}
+    return [result for attack in attacks_for(release) for result in attack.function(release, targets, options)]
+
+
+def _em(options) -> dict:
+    return {key: options[key] for key in ("n_iter", "tol") if key in options}
+
+
+def _common(release, targets, options):
+    return [common_adversary(release, targets)]
+
+
+def _definetti(release: Anatomy, targets, options):
+    qi = [c for c in release.it.columns if c in targets.rows.columns]  # not gid, not the published class
+    truth = targets.truth
     return [
-        definetti_disclosure(anatomy, truth, quasi_identifiers=qi, l=int(param), **em),
-        original_model_disclosure(anatomy, truth, quasi_identifiers=qi),
+        definetti_disclosure(release, truth, quasi_identifiers=qi, l=release.l, **_em(options)),
+        original_model_disclosure(release, truth, quasi_identifiers=qi),
     ]
 
 
-def _pruned_attacks(fitted, data, param, options):
-    return [pruning_disclosure(fitted.anatomy_, fitted.pruning_.pruned, _truth(fitted, data))]
+def _pruning(release: PrunedRelease, targets, options):
+    return [pruning_disclosure(release.anatomy, release.kept, targets.truth)]
 
 
-def _kanonymity_attacks(fitted, data, param, options):
-    gen = fitted.generalizer_
-    release, qi = gen.generalized_, gen.quasi_identifiers_
-    k = int(param)
-    return [prosecutor_attack(release, qi, k=k), homogeneity_attack(release, qi, options["sensitive"], k=k)]
+def _class_definetti(release: GeneralizedRelease, targets, options):
+    known = [c for c in targets.rows.columns if c != targets.sensitive]
+    qi = list(release.quasi_identifiers)
+    return class_disclosure(release.table, targets.rows, known, targets.sensitive, classes=qi, **_em(options))
 
 
-def class_attacks(fitted, data, param, options) -> list[AttackResult]:
-    """Anatomy's attacks on a generalized release at k = l: de Finetti on its classes, homogeneity, prosecutor.
-
-    The adversary knows the quasi-identifiers anatomy publishes in IT (every training column but the
-    sensitive one) and places each individual in its class (:func:`privnb.attacks.class_disclosure`).
-
-    Parameters
-    ----------
-    fitted : GeneralizedTraining
-        The fitted view (``generalizer_``).
-    data : FoldData
-        The fold (its training rows hold the quasi-identifiers and the true sensitive values).
-    param : float
-        The release's l (its k).
-    options : mapping
-        ``sensitive``, and ``n_iter`` and ``tol`` of the EM.
-
-    Returns
-    -------
-    list of AttackResult
-        ``definetti``, ``original_model``, ``homogeneity``, ``prosecutor``.
-    """
-    gen, sensitive = fitted.generalizer_, options["sensitive"]
-    original = data.X_train.reset_index(drop=True)  # the generalizer labels the training rows 0..n-1
-    known = [c for c in original.columns if c != sensitive]
-    em = {key: options[key] for key in ("n_iter", "tol") if key in options}
-    release, qi = gen.generalized_, gen.quasi_identifiers_
-    return [
-        *class_disclosure(release, original, known, sensitive, classes=qi, **em),
-        homogeneity_attack(release, qi, sensitive),
-        prosecutor_attack(release, qi),
-    ]
+def _homogeneity(release: GeneralizedRelease, targets, options):
+    return [homogeneity_attack(release.table, list(release.quasi_identifiers), targets.sensitive, k=release.k)]
 
 
-def _linkage_attacks(fitted, data, param, options):
+def _prosecutor(release: GeneralizedRelease, targets, options):
+    return [prosecutor_attack(release.table, list(release.quasi_identifiers), k=release.k)]
+
+
+def _linkage(release: ProjectionRelease, targets, options):
     return [
         linkage_attack(
-            data.X_train, m, fitted.features_, adversary=adversary, on_short="skip", random_state=data.seed + m
+            targets.rows, m, release.features, adversary=adversary, on_short="skip", random_state=targets.seed + m
         )
         for adversary in options.get("adversaries", ("items", "values"))
         for m in options.get("ms", (1, 2, 3, 4, 5))
     ]
 
 
-def nbc_attacks(fitted, data, param, options) -> list[AttackResult]:
-    """The exact audit of the published views (MZ09) at the runner's audit size.
-
-    Parameters
-    ----------
-    fitted : NBCRelease
-        The fitted release (``views_``).
-    data : FoldData
-        The fold (unused: the audit reads the views alone).
-    param : float
-        gamma or epsilon.
-    options : mapping
-        ``prior`` and ``max_size`` of the audit.
-
-    Returns
-    -------
-    list of AttackResult
-    """
-    return [nbc_audit_attack(fitted.views_, options.get("prior"), max_size=options.get("max_size"))]
+def _audit(release: NBCViews, targets, options):
+    return [nbc_audit_attack(release, options.get("prior"), max_size=options.get("max_size"))]
 
 
-_ANATOMY_PANEL = "Anatomy and l-diverse generalization: the de Finetti attack"
-_DEFINETTI = "correct guesses (de Finetti, strongest) - prior"
-LIKE_FOR_LIKE = ("anatomized", "l-diverse full-domain", "l-diverse Mondrian", "t-close Mondrian")
-"""Anatomy and its peers at the same l (k = l): the views the like-for-like comparison sets side by side."""
-_HOMOGENEITY = ("homogeneity", "records in a one-valued class (homogeneity) - baseline")
-_LINKAGE = ("linkage_items_m{m}", "users singled out (m known items) - baseline")
-_AUDIT = ("r_closeness", "r - 1 (exact audit)")
-for _kind in (
-    ReleaseKind(
-        "anatomized",
-        anatomy_attacks,
-        "definetti",
-        _DEFINETTI,
-        "anatomized (k-NN)",
-        "l",
-        _ANATOMY_PANEL,
-    ),
-    ReleaseKind(
-        "l-diverse full-domain",
-        class_attacks,
-        "definetti",
-        _DEFINETTI,
-        "l-diverse full-domain, k = l (k-NN)",
-        "l",
-        _ANATOMY_PANEL,
-    ),
-    ReleaseKind(
-        "l-diverse Mondrian",
-        class_attacks,
-        "definetti",
-        _DEFINETTI,
-        "l-diverse Mondrian, k = l (k-NN)",
-        "l",
-        _ANATOMY_PANEL,
-    ),
-    ReleaseKind(
-        "t-close Mondrian",
-        class_attacks,
-        "definetti",
-        _DEFINETTI,
-        "t-close Mondrian, k = l (k-NN)",
-        "l",
-        _ANATOMY_PANEL,
-    ),
-    ReleaseKind(
-        "pruned",
-        _pruned_attacks,
-        "pruning_disclosure",
-        "kept row holds the true value - prior",
-        "pruned (k-NN)",
-        "l",
-        "Anatomy, pruned to one row (MC16)",
-    ),
-    ReleaseKind(
-        "generalized",
-        _kanonymity_attacks,
-        *_HOMOGENEITY,
-        "full-domain (k-NN)",
-        "k",
-        "k-anonymity: the homogeneity attack",
-    ),
-    ReleaseKind(
-        "mondrian", _kanonymity_attacks, *_HOMOGENEITY, "Mondrian (k-NN)", "k", "k-anonymity: the homogeneity attack"
-    ),
-    ReleaseKind("k-ac", _linkage_attacks, *_LINKAGE, "k-AC (linear SVC)", "k", "Containment: linkage (FSAC)"),
-    ReleaseKind(
-        "k-anonymity",
-        _linkage_attacks,
-        *_LINKAGE,
-        "k-anonymity by containment (linear SVC)",
-        "k",
-        "Containment: linkage (FSAC)",
-    ),
-    ReleaseKind("full", _linkage_attacks, *_LINKAGE, "all features (linear SVC)", "", "Containment: linkage (FSAC)"),
-    ReleaseKind(
-        "safety_transform", nbc_attacks, *_AUDIT, "SafetyTransform (NBC)", "γ", "NBC views: the exact audit (MZ09)"
-    ),
-    ReleaseKind(
-        "dp_laplace", nbc_attacks, *_AUDIT, "DP counts, Laplace (NBC)", "ε", "NBC views: the exact audit (MZ09)"
-    ),
-    ReleaseKind(
-        "dp_geometric", nbc_attacks, *_AUDIT, "DP counts, geometric (NBC)", "ε", "NBC views: the exact audit (MZ09)"
-    ),
-):
-    register_release(_kind)
-del _kind
+register_attack(Anatomy, _common, headline="common")
+register_attack(Anatomy, _definetti, headline="definetti")
+register_attack(PrunedRelease, _common, headline="common")
+register_attack(PrunedRelease, _pruning, headline="pruning_disclosure")
+register_attack(GeneralizedRelease, _common, headline="common")
+register_attack(GeneralizedRelease, _class_definetti, headline="definetti")
+register_attack(GeneralizedRelease, _homogeneity, headline="homogeneity")
+register_attack(GeneralizedRelease, _prosecutor, headline="prosecutor", frontier=False)
+register_attack(ProjectionRelease, _linkage, headline="linkage_items_m{m}")
+register_attack(NBCViews, _audit, headline="r_closeness")

@@ -102,6 +102,8 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     Attributes
     ----------
     mechanism_ : the fitted clone of the mechanism (None for the original rows).
+    release_ : what the mechanism published (its ``release_`` record, :mod:`privnb.mechanisms.releases`;
+        None for the original rows or a mechanism that publishes nothing to attack).
     estimator_ : the fitted clone of the estimator.
     classes_ : ndarray, the classes the fitted estimator knows.
     n_train_ : int, rows the estimator saw (N*l for the anatomized view).
@@ -192,6 +194,7 @@ class ProtectedTraining(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.classes_ = getattr(self.estimator_, "classes_", np.unique(view.y))
         self.n_train_ = len(view.X)
         self.n_suppressed_ = int(view.n_suppressed)
+        self.release_ = getattr(self.mechanism_, "release_", None)
         return self
 
     def _test(self, X) -> pd.DataFrame:

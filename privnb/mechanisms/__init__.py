@@ -61,7 +61,8 @@ from .privacy_models import (
     sensitive_counts,
 )
 from .pruning import AnatomyPruner, Prerequisites, Pruning, appendix_b_preprocess, prerequisites, prune
-from .utility import UTILITY_COLUMNS, certainty_penalty, non_uniform_entropy, release_utility
+from .releases import GeneralizedRelease, MicroaggregatedRelease, ProjectionRelease, PrunedRelease, row_classes
+from .utility import UTILITY_COLUMNS, certainty_penalty, non_uniform_entropy, record_utility, release_utility
 
 __all__ = [
     "Mechanism",
@@ -128,8 +129,14 @@ __all__ = [
     "search_with_models",
     "MDAVMicroaggregator",
     "mdav_groups",
+    "GeneralizedRelease",
+    "MicroaggregatedRelease",
+    "ProjectionRelease",
+    "PrunedRelease",
+    "row_classes",
     "UTILITY_COLUMNS",
     "release_utility",
+    "record_utility",
     "certainty_penalty",
     "non_uniform_entropy",
 ]

@@ -40,7 +40,7 @@ class NotLDiverseError(ValueError):
     """The data has fewer distinct sensitive values than l, so no l-diverse group can be formed."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Anatomy:
     """The published pair (IT, ST) of an anatomization (Definition 11 of MC17).
 
@@ -422,6 +422,7 @@ class Anatomizer(Mechanism):
             )
         data, target = with_labels(X.reset_index(drop=True), y)
         self.anatomy_ = anatomize(data, sensitive, self.l, residue=self.residue, random_state=self.random_state)
+        self.release_ = self.anatomy_
         self.suppressed_ = self.anatomy_.suppressed
         return self.anatomy_.join(), target
 

@@ -15,6 +15,7 @@ from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
 from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
 from privnb.mechanisms.optimal_node import optimal_node
+from privnb.mechanisms.releases import GeneralizedRelease, row_classes
 from privnb.validation import check_int, validated_rows
 
 
@@ -206,6 +207,17 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
         self.suppressed_ = frame.index[small]
         self.generalized_ = self.generalize(frame.loc[~small])
+        self.release_ = GeneralizedRelease(
+            self.generalized_,
+            tuple(qi),
+            row_classes(self.generalized_, qi),
+            self.suppressed_,
+            k,
+            "full-domain",
+            self.sensitive if self.privacy_models else None,
+            tuple(map(repr, self.privacy_models)),
+            hier,
+        )
         return self
 
     def _validate_rows(self, X) -> pd.DataFrame:

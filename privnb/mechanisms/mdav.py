@@ -20,6 +20,7 @@ from sklearn.exceptions import NotFittedError
 
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import check_frame
+from privnb.mechanisms.releases import MicroaggregatedRelease
 from privnb.validation import check_int, validated_rows
 
 __all__ = ["MDAVMicroaggregator", "mdav_groups"]
@@ -159,6 +160,9 @@ class MDAVMicroaggregator(TransformerMixin, Mechanism):
         self.n_groups_ = len(means)
         self.suppressed_ = frame.index[:0]
         self.generalized_ = self._with_centroids(frame, self.groups_)
+        self.release_ = MicroaggregatedRelease(
+            self.generalized_, tuple(qi), self.groups_, self.suppressed_, k, "mdav", centroids=self.centroids_
+        )
         return self
 
     def _with_centroids(self, frame: pd.DataFrame, groups: np.ndarray) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from privnb.data.labels import TOP, format_interval
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.mechanisms.model_checks import ModelCheck, check_models
+from privnb.mechanisms.releases import GeneralizedRelease
 from privnb.validation import check_int, infer_kind, validated_rows
 
 
@@ -361,6 +362,16 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
         self.n_groups_ = int((self.tree_["kind"] == _Tree.LEAF).sum())
         self.suppressed_ = frame.index[:0]
         self.generalized_ = self._recode(frame, encode=False, nodes=leaf_of_row)
+        self.release_ = GeneralizedRelease(
+            self.generalized_,
+            tuple(qi),
+            np.unique(leaf_of_row, return_inverse=True)[1],
+            self.suppressed_,
+            k,
+            "mondrian",
+            self.sensitive if self.privacy_models else None,
+            tuple(map(repr, self.privacy_models)),
+        )
         return self
 
     def _route(self, frame: pd.DataFrame) -> np.ndarray:

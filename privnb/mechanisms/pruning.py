@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.mechanisms.anatomy import Anatomizer
+from privnb.mechanisms.releases import PrunedRelease
 from privnb.validation import infer_kinds
 
 
@@ -320,4 +321,5 @@ class AnatomyPruner(Anatomizer):
             ordinal_center=self.ordinal_center,
         )
         pruned = self.pruning_.pruned
+        self.release_ = PrunedRelease(self.anatomy_, pruned)
         return pruned[list(X.columns)], pruned[target].to_numpy()

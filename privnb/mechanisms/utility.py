@@ -28,10 +28,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms.anatomy import Anatomy
 from privnb.mechanisms.grouping import check_columns
+from privnb.mechanisms.releases import GeneralizedRelease, PrunedRelease
 from privnb.validation import check_int
 
-__all__ = ["UTILITY_COLUMNS", "release_utility", "certainty_penalty", "non_uniform_entropy"]
+__all__ = ["UTILITY_COLUMNS", "record_utility", "release_utility", "certainty_penalty", "non_uniform_entropy"]
 
 #: The columns of :func:`release_utility`'s row.
 UTILITY_COLUMNS = ("n", "released", "suppressed", "classes", "discernibility", "c_avg", "gcp", "nu_entropy")
@@ -197,3 +199,32 @@ def release_utility(release, original, quasi_identifiers, *, k, hierarchies=None
         "nu_entropy": non_uniform_entropy(release, original, qi),
     }
     return pd.DataFrame([row], columns=list(UTILITY_COLUMNS))
+
+
+def record_utility(release, original: pd.DataFrame) -> pd.DataFrame:
+    """:func:`release_utility` of a release record against the rows it was made from.
+
+    An anatomy (or the anatomy a pruned view learned from) is measured on IT with its groups as classes and
+    k its l; a generalized or microaggregated release on its released rows with its hierarchies.
+
+    Parameters
+    ----------
+    release : Anatomy, PrunedRelease, GeneralizedRelease or MicroaggregatedRelease
+        The record (a mechanism's ``release_``).
+    original : DataFrame
+        The rows the mechanism was fitted on, under the labels the release uses (suppressed ones included).
+
+    Returns
+    -------
+    DataFrame
+        One row, columns :data:`UTILITY_COLUMNS`.
+    """
+    if isinstance(release, PrunedRelease):
+        release = release.anatomy
+    if isinstance(release, Anatomy):
+        qi = [c for c in release.it.columns if c in original.columns]  # not gid, not the published label
+        return release_utility(release.it, original, qi, k=release.l, classes="gid")
+    if isinstance(release, GeneralizedRelease):
+        qi = list(release.quasi_identifiers)
+        return release_utility(release.table, original, qi, k=release.k, hierarchies=release.hierarchies)
+    raise TypeError(f"no utility is defined for a {type(release).__name__}; pass an anatomy or a generalized release")

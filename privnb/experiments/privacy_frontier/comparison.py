@@ -1,11 +1,11 @@
 """Anatomy against its peers at the same l, and the utility of every release: tables of the frontier's rows.
 
-:func:`like_for_like_table` sets anatomy beside l-diverse full-domain and Mondrian generalization and
-t-close Mondrian at the same l (:data:`~privnb.attacks.LIKE_FOR_LIKE`; :data:`PEERS` in the runner): the
-classifier's error beside the majority-class error, the de Finetti attack on each release (on anatomy's
-groups, on the generalizations' equivalence classes), homogeneity, the membership advantage of the model
-trained on it and the release's utility. :func:`utility_tables` gives one utility table per mechanism;
-:func:`peer_releases` sets anatomy beside its l-diverse peers on one table (the tour's explorer).
+:func:`like_for_like_table` sets anatomy beside l-diverse full-domain and Mondrian generalization and t-close
+Mondrian at the same l (:data:`LIKE_FOR_LIKE`): the classifier's error beside the majority-class error, the common
+adversary on each release (the same background, the same rows, the same baseline) with its 95% interval, the de
+Finetti attack (on anatomy's groups, on the generalizations' equivalence classes), homogeneity, the membership
+advantage of the model trained on it and the release's utility. :func:`utility_tables` gives one utility table per
+mechanism; :func:`peer_releases` sets anatomy beside its l-diverse peers on one table (the tour's explorer).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import pandas as pd
 
 from privnb.attacks import class_release, definetti_attack, group_prior
-from privnb.attacks.registry import LIKE_FOR_LIKE
 from privnb.mechanisms import (
     DistinctLDiversity,
     FullDomainGeneralizer,
@@ -22,13 +21,32 @@ from privnb.mechanisms import (
     release_utility,
 )
 
+from .points import pooled_interval
 from .scoring import UTILITY_METRICS
+from .views import PEERS
 
-__all__ = ["COMPARISON_COLUMNS", "PEER_COLUMNS", "like_for_like_table", "peer_releases", "utility_tables"]
+LIKE_FOR_LIKE = ("anatomized", *PEERS)
+"""Anatomy and its peers at the same l: the views the like-for-like comparison sets side by side."""
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "LIKE_FOR_LIKE",
+    "PEER_COLUMNS",
+    "like_for_like_table",
+    "peer_releases",
+    "utility_tables",
+]
 
 COMPARISON_COLUMNS = (
     "error",
     "majority_error",
+    "common",
+    "common_baseline",
+    "common_advantage",
+    "common_advantage_low",
+    "common_advantage_high",
+    "common_low",
+    "common_high",
     "definetti",
     "definetti_baseline",
     "definetti_advantage",
@@ -67,6 +85,12 @@ def like_for_like_table(results: pd.DataFrame, methods=LIKE_FOR_LIKE) -> pd.Data
     if means.empty:
         return pd.DataFrame(columns=[*COMPARISON_COLUMNS, "n_folds"])
     table = means[[c for c in COMPARISON_COLUMNS if c in means.columns]].copy()
+    rows = results[results["method"].isin(list(methods))]
+    per_fold = rows.groupby(["method", "param", "fold", "metric"], sort=False)["value"].mean().unstack()
+    for (method, param), folds in per_fold.groupby(level=[0, 1], sort=False):
+        if "common_advantage_low" in folds:
+            pooled = pooled_interval(folds, "common")
+            table.loc[(method, param), ["common_advantage_low", "common_advantage_high"]] = pooled
     errors = results[(results["metric"] == "error") & results["method"].isin(list(methods))]
     table["n_folds"] = errors.groupby(["method", "param"])["fold"].nunique()
     table.index = table.index.set_names(["method", "l"])

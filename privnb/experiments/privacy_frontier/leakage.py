@@ -1,10 +1,10 @@
 """What the trained model leaks: the membership attack on every view's classifier beside its release's attack.
 
-Every view of the frontier is scored by :func:`~privnb.experiments.privacy_frontier.membership_scores` on the
-folds its error is measured on; :func:`membership_table` puts the means over folds beside the headline attack
-its release kind registers (:data:`RELEASES`), and :func:`membership_reading` answers, for the data at hand,
-whether training on a protected view leaks less about who was in the training fold than training on the
-original rows.
+Every view of the frontier is scored by :func:`~privnb.experiments.privacy_frontier.membership_scores` on the folds
+its error is measured on; :func:`membership_table` puts the means over folds beside the headline attack registered
+for its release (the first frontier attack its rows hold: the common adversary on microdata), and
+:func:`membership_reading` answers, for the data at hand, whether training on a protected view leaks less about who
+was in the training fold than training on the original rows.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from privnb.attacks.registry import RELEASES
+from .points import frontier_headlines
 
 __all__ = ["MEMBERSHIP_COLUMNS", "REFERENCE_VIEWS", "membership_reading", "membership_table"]
 
@@ -44,10 +44,11 @@ _KEYS = ["dataset", "classifier", "method", "param"]
 def membership_table(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
     """The membership attack on each view's classifier beside the registered attack on its release.
 
-    One row per (data set, classifier, mechanism, parameter) with ``membership`` rows: the means over folds
-    of the membership advantage (held-out threshold; accuracy - 1/2), the in-sample and Yeom's mean-loss
+    One row per (data set, classifier, mechanism, parameter) with ``membership`` rows: the means over folds of
+    the membership advantage (held-out threshold; accuracy - 1/2), the in-sample and Yeom's mean-loss
     advantages, the AUC, the held-out targets per fold, the loss the classifier gave, the release's headline
-    attack (:data:`RELEASES`; empty for a view without a release kind) and its advantage, and the test error.
+    attack (the first of :func:`frontier_headlines` its rows hold; empty for a view without a release) and its
+    advantage, and the test error.
 
     Parameters
     ----------
@@ -69,8 +70,10 @@ def membership_table(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
     table = notes.reset_index().merge(means, on=_KEYS, how="left")  # NaN params (the original view) match
     table["loss"] = table["note"].str.extract(r"loss=([^;]*)", expand=False).fillna("")
     table["n_targets"] = table.get("membership_n_targets", float("nan"))
-    heads_of = {method: kind.headline.format(m=m) for method, kind in RELEASES.items()}
-    table["release_attack"] = table["method"].map(heads_of).fillna("")
+    heads = frontier_headlines(m)
+    table["release_attack"] = [
+        next((head for head in heads if pd.notna(row.get(f"{head}_advantage"))), "") for _, row in table.iterrows()
+    ]
     table["release_advantage"] = [
         row.get(f"{head}_advantage", float("nan")) if head else float("nan")
         for head, (_, row) in zip(table["release_attack"], table.iterrows(), strict=True)

@@ -1,12 +1,12 @@
-"""The frontier table: one point per (mechanism, parameter), the registered attack's advantage against error."""
+"""The frontier table: one point per (mechanism, parameter, attack), each attack's advantage against error."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from privnb.attacks.registry import RELEASES
+from privnb.attacks import ATTACKS
 
-__all__ = ["POINT_COLUMNS", "frontier_points"]
+__all__ = ["POINT_COLUMNS", "frontier_headlines", "frontier_points", "pooled_interval", "view_table"]
 
 POINT_COLUMNS = (
     "dataset",
@@ -15,22 +15,64 @@ POINT_COLUMNS = (
     "attack",
     "success",
     "baseline",
+    "advantage",
+    "advantage_low",
+    "advantage_high",
     "error",
     "majority_error",
     "at_or_above_majority",
-    "axis",
     "n_folds",
 )
 """The columns of :func:`frontier_points`."""
 
 
-def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
-    """One point per (data set, mechanism, parameter) whose method has a :data:`RELEASES` entry.
+def frontier_headlines(m: int = 5) -> list[str]:
+    """The headline records of every attack the frontier shows (:data:`privnb.attacks.ATTACKS`), in order.
 
-    ``attack`` is the mean over folds of the entry's headline advantage (success minus the baseline the
-    attack computed), ``success`` and ``baseline`` its parts, ``error`` the mean test error and
-    ``majority_error`` the mean majority-class error of the same folds; ``at_or_above_majority`` flags a view
-    that learned nothing a constant guess would not give.
+    Parameters
+    ----------
+    m : int
+        The linkage's known values (headlines with ``{m}``).
+
+    Returns
+    -------
+    list of str
+    """
+    names = [attack.headline.format(m=m) for entries in ATTACKS.values() for attack in entries if attack.frontier]
+    return list(dict.fromkeys(names))
+
+
+def pooled_interval(per_fold: pd.DataFrame, head: str) -> tuple[float, float]:
+    """The 95% interval of an attack's mean advantage over folds: each fold's half-width, pooled as independent.
+
+    Parameters
+    ----------
+    per_fold : DataFrame
+        One row per fold, the attack's ``{head}_advantage``, ``_advantage_low`` and ``_advantage_high`` columns.
+    head : str
+        The attack.
+
+    Returns
+    -------
+    (float, float)
+        (nan, nan) when the folds hold no interval.
+    """
+    low, high = per_fold.get(f"{head}_advantage_low"), per_fold.get(f"{head}_advantage_high")
+    if low is None or high is None or low.isna().all():
+        return float("nan"), float("nan")
+    half = ((high - low) / 2).pow(2).sum() ** 0.5 / len(per_fold)
+    centre = per_fold[f"{head}_advantage"].mean()
+    return float(centre - half), float(centre + half)
+
+
+def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
+    """One point per (data set, mechanism, parameter, attack) for every frontier attack its rows hold.
+
+    ``advantage`` is the mean over folds of the attack's advantage (success minus its baseline), ``success``
+    and ``baseline`` its parts, ``advantage_low`` and ``advantage_high`` its 95% interval (each fold's
+    interval half-width pooled as independent estimates of the mean), ``error`` the mean test error and
+    ``majority_error`` the mean majority-class error of the same folds; ``at_or_above_majority`` flags a
+    view that learned nothing a constant guess would not give.
 
     Parameters
     ----------
@@ -45,33 +87,20 @@ def frontier_points(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
         Columns :data:`POINT_COLUMNS`.
     """
     keys = ["dataset", "method", "param"]
-    means = results.groupby([*keys, "metric"], dropna=False)["value"].mean().unstack()
-    folds = results[results["metric"] == "error"].groupby(keys, dropna=False)["fold"].nunique()
+    per_fold = results.groupby([*keys, "fold", "metric"], dropna=False)["value"].mean().unstack()
     out = []
-    for (ds, method, param), row in means.iterrows():
-        kind = RELEASES.get(method)
-        if kind is None:
-            continue
-        head = kind.headline.format(m=m)
-        needed = [f"{head}_advantage", head, f"{head}_baseline", "error"]
-        if any(column not in row or pd.isna(row[column]) for column in needed):
-            continue
-        majority = row.get("majority_error", float("nan"))
-        out.append(
-            (
-                ds,
-                method,
-                param,
-                row[needed[0]],
-                row[head],
-                row[needed[2]],
-                row["error"],
-                majority,
-                bool(row["error"] >= majority),
-                kind.axis,
-                int(folds.get((ds, method, param), 1)),
+    for (ds, method, param), view in per_fold.groupby(level=[0, 1, 2], dropna=False, sort=False):
+        means = view.mean()
+        for head in frontier_headlines(m):
+            needed = [f"{head}_advantage", head, f"{head}_baseline", "error"]
+            if any(column not in means or pd.isna(means[column]) for column in needed):
+                continue
+            majority = means.get("majority_error", float("nan"))
+            low, high = pooled_interval(view, head)
+            out.append(
+                (ds, method, param, head, means[head], means[f"{head}_baseline"], means[f"{head}_advantage"])
+                + (low, high, means["error"], majority, bool(means["error"] >= majority), len(view))
             )
-        )
     return pd.DataFrame(out, columns=list(POINT_COLUMNS))
 
 

@@ -1,5 +1,6 @@
 """The releases of FSAC and MZ09 as estimators, so that :func:`~privnb.experiments.run_folds` fits them on a
-training fold and the frontier's attacks read the fitted release (``features_``, ``views_``).
+training fold and the frontier's attacks read the fitted release (``release_``: a
+:class:`~privnb.mechanisms.ProjectionRelease`, the published :class:`~privnb.nbc.NBCViews`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from privnb.experiments.feature_selection import SELECTORS, fit_svm
-from privnb.mechanisms import check_binary
+from privnb.mechanisms import ProjectionRelease, check_binary
 from privnb.nbc import NBCViews, SafetyTransform, dp_views
 
 __all__ = ["SelectedLinearSVC", "NBCRelease", "NBC_RELEASES"]
@@ -58,6 +59,7 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
         else:
             features = SELECTORS[self.selector](X, y, self.k, {}).features
         self.features_ = np.asarray(features, dtype=np.intp)
+        self.release_ = ProjectionRelease(self.features_, self.k, self.selector or "none")
         self.model_ = fit_svm(X[:, self.features_], y, random_state=self.random_state)
         self.classes_ = self.model_.classes_
         self.n_train_, self.n_suppressed_ = len(y), 0
@@ -146,7 +148,7 @@ class NBCRelease(ClassifierMixin, BaseEstimator):
             views = SafetyTransform(self.param, random_state=self.random_state).fit(views).views_
         elif self.kind != "original":
             views = dp_views(views, self.param, mechanism=self.kind[3:], random_state=self.random_state)
-        self.views_ = views
+        self.views_ = self.release_ = views
         self.n_train_, self.n_suppressed_ = len(frame), 0
         return self
 

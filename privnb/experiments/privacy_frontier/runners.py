@@ -2,9 +2,10 @@
 
 For each fold (:func:`~privnb.experiments.run_folds`) and each (mechanism, parameter), the training view is
 fitted on the training fold and scored on the raw test fold (the papers' protocol), and the very release it
-learned from is handed to the attacks its release kind registers (:data:`RELEASES`): the de Finetti attack
-on anatomy (MC17, MC16), prosecutor re-identification and homogeneity on full-domain and Mondrian
-k-anonymity, linkage by two adversaries on k-anonymity by containment (FSAC), the exact audit on
+learned from (its ``release_``) is handed to the attacks registered for its type
+(:func:`privnb.attacks.release_attacks`): the common adversary and the de Finetti attack on anatomy (MC17,
+MC16) and on every generalization, homogeneity and prosecutor re-identification on full-domain, Mondrian and
+MDAV k-anonymity, linkage by two adversaries on k-anonymity by containment (FSAC), the exact audit on
 SafetyTransform's and differentially private NBC views (MZ09). Every view also reports the majority-class
 error of its fold (``majority_error``).
 """
@@ -15,86 +16,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
-from privnb.attacks.registry import nbc_attacks
 from privnb.experiments.folds import FoldData, evaluate_view, run_folds, tidy_frame
-from privnb.learn.encoding import generalized_kinds
-from privnb.learn.knn import IBkClassifier
-from privnb.learn.training import AnatomizedTraining, GeneralizedTraining, OriginalTraining, PrunedTraining
-from privnb.mechanisms import DistinctLDiversity, TCloseness, check_binary
+from privnb.learn.training import OriginalTraining
+from privnb.mechanisms import check_binary
 
 from .releases import NBCRelease, SelectedLinearSVC
 from .scoring import release_view
+from .views import PEERS, VIEWS, ViewSetting
 
-__all__ = ["PEERS", "anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]
-
-PEERS = ("l-diverse full-domain", "l-diverse Mondrian", "t-close Mondrian")
-"""Anatomy's peers at the same l: full-domain and Mondrian generalization with k = l and distinct l-diversity of
-anatomy's sensitive attribute, and Mondrian with k = l and t-closeness (the equal distance) at a fixed t."""
-
-
-def _knns(dataset, hierarchies, n_neighbors):
-    """(k-NN, quasi-identifiers, those with a hierarchy, full-domain k-NN, Mondrian k-NN)."""
-    knn = IBkClassifier(n_neighbors, kinds=dataset.kinds, orders=dataset.orders)
-    qi = list(dataset.quasi_identifiers)
-    hq = [q for q in qi if q in (hierarchies or {})]
-    # a generalized ordinal quasi-identifier holds labels of ranges of its order (Mondrian cuts every one)
-    full_domain_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(hq)))
-    mondrian_knn = clone(knn).set_params(kinds=generalized_kinds(dataset.kinds, dict.fromkeys(qi)))
-    return knn, qi, hq, full_domain_knn, mondrian_knn
-
-
-def _knn_estimators(dataset, ls, ks, hierarchies, n_neighbors):
-    knn, qi, hq, full_domain_knn, mondrian_knn = _knns(dataset, hierarchies, n_neighbors)
-    anatomized_knn = clone(knn).set_params(factor_column=dataset.sensitive)
-    out = [("original", None, OriginalTraining(knn))]
-    out += [("anatomized", l, AnatomizedTraining(anatomized_knn, sensitive=dataset.sensitive, l=l)) for l in ls]
-    out += [
-        ("pruned", l, PrunedTraining(knn, sensitive=dataset.sensitive, l=l, kinds=dataset.kinds, orders=dataset.orders))
-        for l in ls
-    ]
-    if hierarchies is not None:
-        out += [
-            ("generalized", k, GeneralizedTraining(full_domain_knn, quasi_identifiers=hq, k=k, hierarchies=hierarchies))
-            for k in ks
-        ]
-    out += [
-        ("mondrian", k, GeneralizedTraining(mondrian_knn, quasi_identifiers=qi, k=k, method="mondrian")) for k in ks
-    ]
-    return out
-
-
-def _peer_estimators(dataset, ls, hierarchies, n_neighbors, peers, t_closeness):
-    """Anatomy's peers (:data:`PEERS`) at each l: k = l plus distinct l-diversity, or plus t-closeness."""
-    unknown = sorted(set(peers) - set(PEERS))
-    if unknown:
-        raise ValueError(f"peers {unknown} are not among {PEERS}")
-    _, qi, hq, full_domain_knn, mondrian_knn = _knns(dataset, hierarchies, n_neighbors)
-    specs = [  # (peer, its k-NN, quasi-identifiers, method, privacy model at l)
-        ("l-diverse full-domain", full_domain_knn, hq, "full-domain", DistinctLDiversity),
-        ("l-diverse Mondrian", mondrian_knn, qi, "mondrian", DistinctLDiversity),
-        ("t-close Mondrian", mondrian_knn, qi, "mondrian", lambda l: TCloseness(t_closeness, "equal")),
-    ]
-    specs = [spec for spec in specs if spec[0] in peers and (spec[3] == "mondrian" or hierarchies is not None)]
-    return [
-        (
-            peer,
-            l,
-            GeneralizedTraining(
-                estimator,
-                quasi_identifiers=columns,
-                k=l,
-                method=method,
-                hierarchies=hierarchies if method == "full-domain" else None,  # Mondrian as the k-anonymity view
-                sensitive=dataset.sensitive,
-                privacy_models=[model(l)],
-            ),
-        )
-        for l in ls
-        for peer, estimator, columns, method, model in specs
-    ]
+__all__ = ["anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]
 
 
 def anatomy_and_k_anonymity(
@@ -111,15 +43,18 @@ def anatomy_and_k_anonymity(
     n_jobs: int | None = None,
     random_state=None,
     peers: Sequence[str] = PEERS,
-    t_closeness: float = 0.3,
+    t_closeness: float | None = None,
+    population: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Test error of each training view and the attacks on its release, fold by fold (MC17, MC16).
 
-    Views: original, anatomized (k-NN on D_A, Definition 14 of MC17) and pruned (D_P, MC16) for each l,
-    full-domain (when hierarchies are given or the data set has them) and Mondrian k-anonymity for each k;
-    and anatomy's ``peers`` at each l (:data:`PEERS`, made like for like: the same l, the same sensitive
-    attribute, the same folds, the same de Finetti attack); all with Weka IBk k-NN (``n_neighbors``). Every
-    view with a release also reports its utility (``utility_*`` rows).
+    Views: the original rows, then every registered view (:data:`VIEWS`: anatomized and pruned for each l,
+    full-domain (when hierarchies are given or the data set has them), Mondrian and MDAV (on the numeric
+    quasi-identifiers) for each k, and anatomy's ``peers`` at each l, like for like: the same l, the same
+    sensitive attribute, the same folds, the same attacks); all with Weka IBk k-NN (``n_neighbors``). Every
+    release meets every attack registered for its type, the common adversary first
+    (:func:`privnb.attacks.common_adversary`, its background the fold's test rows and ``population``), and
+    reports its utility (``utility_*`` rows).
 
     Parameters
     ----------
@@ -128,7 +63,7 @@ def anatomy_and_k_anonymity(
     ls : sequence of int
         The anatomy's l.
     k_anonymity : sequence of int
-        The k of full-domain and Mondrian k-anonymity.
+        The k of full-domain, Mondrian and MDAV k-anonymity.
     hierarchies : mapping, optional
         Generalization hierarchies; default the data set's (``dataset.hierarchies``), none: no full-domain view.
     n_neighbors : int
@@ -148,9 +83,10 @@ def anatomy_and_k_anonymity(
     peers : sequence of str
         Which of :data:`PEERS` to run beside anatomy at each l (full-domain only with hierarchies); ``()``
         for none.
-    t_closeness : float
-        The t of the t-close peer (the equal distance: the total variation between a class's sensitive
-        distribution and the training fold's).
+    t_closeness : float, optional
+        The t of the t-close peer (the equal distance); None: :func:`matching_t` at each l.
+    population : DataFrame, optional
+        Rows of the population outside ``dataset`` (its columns and target), added to every fold's background.
 
     Returns
     -------
@@ -158,12 +94,23 @@ def anatomy_and_k_anonymity(
         Tidy rows (:data:`privnb.experiments.COLUMNS`), classifier ``"{n}-NN"``; an l beyond the sensitive
         domain gives N/A rows with the reason in ``note``.
     """
+    unknown = sorted(set(peers) - set(PEERS))
+    if unknown:
+        raise ValueError(f"peers {unknown} are not among {PEERS}")
     hierarchies = hierarchies if hierarchies is not None else getattr(dataset, "hierarchies", None) or None
+    setting = ViewSetting(dataset, hierarchies, n_neighbors, t_closeness)
     name = f"{n_neighbors}-NN"
-    options = {"n_iter": n_iter, "tol": tol, "sensitive": dataset.sensitive}
-    estimators = _knn_estimators(dataset, sorted(set(ls)), sorted(set(k_anonymity)), hierarchies, n_neighbors)
-    estimators += _peer_estimators(dataset, sorted(set(ls)), hierarchies, n_neighbors, tuple(peers), t_closeness)
-    views = [release_view(method, param, est, name, options) for method, param, est in estimators]
+    options = {"n_iter": n_iter, "tol": tol, "sensitive": dataset.sensitive, "population": population}
+    options["target"] = dataset.target
+    params = {"l": sorted(set(ls)), "k": sorted(set(k_anonymity))}
+    views = [release_view("original", None, OriginalTraining(setting.knn()), name, options)]
+    for method, view in VIEWS.items():
+        if view.peer and method not in peers:
+            continue
+        for param in params[view.parameter]:
+            estimator = view.build(setting, param)
+            if estimator is not None:
+                views.append(release_view(method, param, estimator, name, options))
     return run_folds(
         dataset, views, n_splits=n_splits, random_state=random_state, folds=folds, n_jobs=n_jobs, progress=False
     )
@@ -293,9 +240,7 @@ def nbc_release_audit(
     releases = [("original", None)] + [("safety_transform", g) for g in gammas]
     releases += [(f"dp_{mech}", eps) for mech in ("laplace", "geometric") for eps in epsilons]
     views = [
-        release_view(
-            kind, param, NBCRelease(kind, param, list(attributes), class_column), "NBC", options, attack=nbc_attacks
-        )
+        release_view(kind, param, NBCRelease(kind, param, list(attributes), class_column), "NBC", options)
         for kind, param in releases
     ]
     return tidy_frame([row for view in views for row in evaluate_view(dataset_name, view, data, ())])

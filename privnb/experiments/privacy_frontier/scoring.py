@@ -1,5 +1,5 @@
 """How a view of the frontier is scored: its test error, the majority-class error of the same fold, and the
-attacks of its release kind (:data:`~privnb.experiments.privacy_frontier.RELEASES`) as tidy values, the
+attacks registered for its release's type (:func:`privnb.attacks.release_attacks`) as tidy values, the
 membership attack on the classifier it trained (:func:`membership_scores`) and the utility of its release
 (:func:`utility_scores`).
 
@@ -10,17 +10,25 @@ release kind) needs it as the reference.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 
-from privnb.attacks import AttackResult, membership_attack
-from privnb.attacks.registry import RELEASES
+from privnb.attacks import AttackResult, Targets, membership_attack, release_attacks
 from privnb.experiments.folds import FoldData, Score, View, error_rate
-from privnb.mechanisms import release_utility
+from privnb.mechanisms import Anatomy, GeneralizedRelease, PrunedRelease, record_utility
 
-__all__ = ["UTILITY_METRICS", "AttackScorer", "attack_scores", "membership_scores", "release_view", "utility_scores"]
+__all__ = [
+    "UTILITY_METRICS",
+    "AttackScorer",
+    "attack_scores",
+    "fold_targets",
+    "membership_scores",
+    "release_view",
+    "utility_scores",
+]
 
 UTILITY_METRICS = ("discernibility", "c_avg", "gcp", "nu_entropy", "suppressed", "classes")
 """The columns of :func:`privnb.mechanisms.release_utility` each view reports, as metrics ``utility_<name>``."""
@@ -89,33 +97,46 @@ def membership_scores(fitted, data: FoldData) -> AttackResult:
     return replace(result, details={**result.details, "suppressed_share": float(suppressed)})
 
 
-def _release_of(fitted, data: FoldData):
-    """(release, original rows, quasi-identifiers, k, hierarchies, classes) of a view's mechanism, or None."""
-    mechanism = getattr(fitted, "mechanism_", None)
-    anatomy = getattr(mechanism, "anatomy_", None)
-    if anatomy is not None:  # anatomized and pruned views: the anatomy
-        original = data.X_train.reset_index(drop=True)  # the mechanisms label the training rows 0..n-1
-        qi = [c for c in anatomy.it.columns if c in original.columns]  # not gid, not the published class
-        return anatomy.it, original, qi, anatomy.l, None, "gid"
-    if getattr(mechanism, "generalized_", None) is not None:
-        original = data.X_train.reset_index(drop=True)
-        hierarchies = getattr(mechanism, "hierarchies_", None) or getattr(mechanism, "hierarchies", None)
-        return mechanism.generalized_, original, mechanism.quasi_identifiers_, mechanism.k, hierarchies, None
-    return None
+def fold_targets(data: FoldData, options: Mapping):
+    """The attacked individuals of a fold: its training rows, their labels and the adversary's background.
+
+    Microdata (a ``sensitive`` option): the training rows under the mechanisms' labels 0..n-1, the background
+    the fold's test rows plus the ``population`` option's rows (a DataFrame of rows outside the data, with a
+    ``target`` option naming its label column). An item matrix: its rows and labels.
+
+    Parameters
+    ----------
+    data : FoldData
+        The fold.
+    options : mapping
+        The runner's attack options.
+
+    Returns
+    -------
+    Targets
+    """
+    if not isinstance(data.X_train, pd.DataFrame) or options.get("sensitive") is None:
+        return Targets(data.X_train, np.asarray(data.y_train), seed=data.seed)
+    population, labels = data.X_test, np.asarray(data.y_test)
+    extra = options.get("population")
+    if extra is not None and len(extra):
+        target = options["target"]
+        population = pd.concat([population, extra[list(data.X_test.columns)]], ignore_index=True)
+        labels = np.concatenate([labels, extra[target].to_numpy()])
+    rows = data.X_train.reset_index(drop=True)  # the mechanisms label the training rows 0..n-1
+    return Targets(rows, np.asarray(data.y_train), options["sensitive"], population, labels, seed=data.seed)
 
 
 def utility_scores(fitted, data: FoldData, classifier: str) -> list[Score]:
-    """The utility of the release a view learned from (:func:`privnb.mechanisms.release_utility`), as scores.
+    """The utility of the release a view learned from (:func:`privnb.mechanisms.record_utility`), as scores.
 
-    The release is the anatomy (IT, classes its groups, k its l) of an anatomized or pruned view, the
-    generalization (classes its generalized quasi-identifiers) of a generalized view; measured against the
-    fold's training rows, suppressed ones included. A view without a release (the original rows, a
-    release estimator of FSAC or MZ09) gets none.
+    Measured against the fold's training rows, suppressed ones included. A view whose release has no utility
+    (the original rows, FSAC's projections, MZ09's views) gets none.
 
     Parameters
     ----------
     fitted : fitted view
-        The view (``mechanism_``).
+        The view (its ``release_``).
     data : FoldData
         The fold.
     classifier : str
@@ -126,28 +147,25 @@ def utility_scores(fitted, data: FoldData, classifier: str) -> list[Score]:
     list of Score
         Metrics ``utility_<name>`` for :data:`UTILITY_METRICS`.
     """
-    found = _release_of(fitted, data)
-    if found is None:
+    release = getattr(fitted, "release_", None)
+    if not isinstance(release, Anatomy | PrunedRelease | GeneralizedRelease):
         return []
-    release, original, qi, k, hierarchies, classes = found
-    row = release_utility(release, original, qi, k=k, hierarchies=hierarchies, classes=classes).iloc[0]
+    row = record_utility(release, data.X_train.reset_index(drop=True)).iloc[0]
     return [Score(classifier, f"utility_{name}", float(row[name])) for name in UTILITY_METRICS]
 
 
 @dataclass(frozen=True)
 class AttackScorer:
-    """Scores a fitted view: ``error`` and ``majority_error`` on the raw test rows, its release's attacks,
-    and the membership attack on the fitted view (:func:`membership_scores`).
+    """Scores a fitted view: ``error`` and ``majority_error`` on the raw test rows, every attack registered for
+    its release (:func:`privnb.attacks.release_attacks` on ``fitted.release_``), and the membership attack on the
+    fitted view (:func:`membership_scores`).
 
     Parameters
     ----------
     classifier : str
         The classifier name of the rows.
-    param : float or None
-        The release's parameter, handed to the attack.
-    attack : callable, optional
-        ``attack(fitted, data, param, options) -> AttackResults`` (a :class:`ReleaseKind`'s); None for a
-        view nobody attacks (the original data).
+    attack : bool
+        Attack the view's release (a view without one, the original rows, is not attacked).
     options : mapping
         The attack's options.
     membership : bool
@@ -157,8 +175,7 @@ class AttackScorer:
     """
 
     classifier: str
-    param: float | None = None
-    attack: Callable | None = None
+    attack: bool = True
     options: Mapping = field(default_factory=dict)
     membership: bool = True
     utility: bool = True
@@ -169,8 +186,10 @@ class AttackScorer:
             Score(self.classifier, "error", error_rate(data.y_test, fitted.predict(data.X_test))),
             Score(self.classifier, "majority_error", majority_error(data)),
         ]
-        if self.attack is not None:
-            scores += attack_scores(self.attack(fitted, data, self.param, self.options), self.classifier)
+        release = getattr(fitted, "release_", None)
+        if self.attack and release is not None:
+            results = release_attacks(release, fold_targets(data, self.options), self.options)
+            scores += attack_scores(results, self.classifier)
         if self.membership:
             scores += attack_scores([membership_scores(fitted, data)], self.classifier)
         if self.utility:
@@ -183,23 +202,22 @@ class AttackScorer:
         return ((self.classifier, "error"),)
 
 
-def release_view(method: str, param, estimator, classifier: str, options=None, *, attack=None, batch=None) -> View:
-    """A frontier view: the estimator learns from the release, its release kind's attacks measure it.
+def release_view(method: str, param, estimator, classifier: str, options=None, *, batch=None) -> View:
+    """A frontier view: the estimator learns from the release, the attacks of its release's type measure it.
 
     Parameters
     ----------
     method : str
-        The view's method; its :data:`RELEASES` entry (when there is one) gives the attack.
+        The view's method.
     param : float or None
         The privacy parameter.
     estimator : estimator
-        The unfitted view (a ``privnb.learn`` training view, or a release estimator).
+        The unfitted view (a ``privnb.learn`` training view, or a release estimator); its fitted ``release_``
+        is attacked.
     classifier : str
         The classifier name of the rows.
     options : mapping, optional
-        The attack's options.
-    attack : callable, optional
-        An attack for a view with no registry entry (default the entry's, or none).
+        The attacks' options.
     batch : hashable, optional
         As in :class:`~privnb.experiments.View`.
 
@@ -207,7 +225,4 @@ def release_view(method: str, param, estimator, classifier: str, options=None, *
     -------
     View
     """
-    if attack is None and method in RELEASES:
-        attack = RELEASES[method].attack
-    scorer = AttackScorer(classifier, param, attack, dict(options or {}))
-    return View(method, param, estimator, scorer, batch=batch)
+    return View(method, param, estimator, AttackScorer(classifier, True, dict(options or {})), batch=batch)
