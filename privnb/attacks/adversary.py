@@ -10,8 +10,9 @@ knows). Where the released rows keep each label beside its sensitive value (a ge
 training), the class splits by label. **How it infers.** Random worlds weighted by the background: each
 assignment of the class's values to its members has probability proportional to the product of the members'
 background probabilities of their values, and each member's posterior is the marginal over those assignments;
-exact (every assignment enumerated) for classes of up to :data:`EXACT_CLASS_SIZE` members, Sinkhorn scaling of
-the background to the published counts above. **How it is scored.** It guesses each individual's most
+exact for classes of up to :data:`EXACT_CLASS_SIZE` members (every assignment enumerated) and for larger ones
+whose counts allow (:data:`EXACT_STATES`: a dynamic programme over the counts already assigned), Sinkhorn
+scaling of the background to the published counts above. **How it is scored.** It guesses each individual's most
 probable value (a tie of t values at the top counts 1/t of a right guess, so the rate does not depend on the
 order of rows or the labels of values), on every training row; a row the release suppressed is guessed from
 the background alone. The baseline is the background's guess on the same rows, common to every release, and
@@ -21,6 +22,7 @@ the advantage is the gain over it, with a paired 95% interval.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,12 +36,25 @@ from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
 from privnb.attacks.result import Z95, AttackResult
 from privnb.mechanisms import Anatomy, GeneralizedRelease, PrunedRelease
 
-__all__ = ["EXACT_CLASS_SIZE", "Targets", "background_prior", "class_cells", "common_adversary", "cell_posteriors"]
+__all__ = [
+    "EXACT_CLASS_SIZE",
+    "EXACT_STATES",
+    "guess_credit",
+    "Targets",
+    "background_prior",
+    "class_cells",
+    "common_adversary",
+    "cell_posteriors",
+]
 
 EXACT_CLASS_SIZE = 6
-"""Classes of up to this many members are computed exactly (every assignment, 720 at 6)."""
+"""Classes of up to this many members are computed by enumerating every assignment (720 at 6)."""
 
-_TIE = 1e-9  # relative tolerance under which two posteriors are a tie
+EXACT_STATES = 20_000
+"""Larger classes are computed exactly by counting (:func:`_counting`) while the product of (count + 1) over their
+distinct values is at most this; Sinkhorn scaling above."""
+
+_TIE = 1e-6  # relative tolerance under which two posteriors are a tie
 _FLOOR = 1e-6  # the background's least probability of a value of the domain
 
 
@@ -133,7 +148,9 @@ def background_prior(targets: Targets, domain: Sequence) -> np.ndarray:
         model = make_pipeline(
             _background_features([*columns, "_target"], population), LogisticRegression(C=1.0, max_iter=1000)
         )
-        model.fit(population, seen.astype(str))
+        with warnings.catch_warnings():  # a numeric column with tied quantiles loses bins, as it should
+            warnings.simplefilter("ignore", UserWarning)
+            model.fit(population, seen.astype(str))
         probabilities = model.predict_proba(known)
         where = {value: j for j, value in enumerate(model.classes_)}
         for j, value in enumerate(domain):
@@ -171,7 +188,8 @@ def class_cells(release, targets: Targets) -> np.ndarray:
         classes = pd.Series(release.classes, index=release.table.index)
         if release.links_target:
             labels = pd.Series(np.asarray(targets.labels), index=targets.rows.index).loc[release.table.index]
-            classes = pd.Series(pd.factorize(list(zip(classes, labels)))[0], index=release.table.index)
+            pairs = pd.DataFrame({"class": classes.to_numpy(), "label": labels.to_numpy()}, index=classes.index)
+            classes = pairs.groupby(["class", "label"], sort=False).ngroup()
         cells.loc[classes.index] = classes.to_numpy()
         return cells.to_numpy()
     raise TypeError(f"the common adversary reads anatomy and generalized releases, not a {type(release).__name__}")
@@ -197,6 +215,39 @@ def _exact(prior: np.ndarray, members: np.ndarray, values: np.ndarray) -> np.nda
     paths /= paths.sum(axis=1, keepdims=True)
     slots = np.stack([paths @ np.eye(m)[perms[:, j]] for j in range(m)], axis=1)  # (G, m, m): P(j holds slot s)
     return np.einsum("gjs,gsv->gjv", slots, np.eye(prior.shape[1])[values])
+
+
+def _counting(prior: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Exact posteriors of one cell by dynamic programming over the counts of values already assigned.
+
+    ``prior`` is (members x distinct values), ``counts`` the published count of each value. Forward, F_j(u) sums
+    the weights of assigning members 1..j the multiset u; backward, B_j(u) those of assigning members j+1..m
+    what is left of the counts after u; member j holds value d with weight sum_u F_{j-1}(u) P[j, d] B_j(u + e_d).
+    Each step is rescaled (the posteriors are ratios), so no product underflows.
+    """
+    m, d = prior.shape
+    strides = np.cumprod(np.concatenate(([1], counts[:-1] + 1))).astype(np.intp)
+    states = np.stack(np.unravel_index(np.arange(int(np.prod(counts + 1))), (counts + 1)[::-1], order="C"), 1)[:, ::-1]
+    full = int((counts * strides).sum())
+    forward = np.zeros((m + 1, len(states)))
+    forward[0, 0] = 1.0
+    for j in range(m):
+        for v in range(d):
+            can = states[:, v] < counts[v]
+            np.add.at(forward[j + 1], np.flatnonzero(can) + strides[v], forward[j, can] * prior[j, v])
+        forward[j + 1] /= forward[j + 1].max()
+    backward = np.zeros((m + 1, len(states)))
+    backward[m, full] = 1.0
+    for j in range(m - 1, -1, -1):
+        for v in range(d):
+            can = states[:, v] < counts[v]
+            backward[j, can] += prior[j, v] * backward[j + 1, np.flatnonzero(can) + strides[v]]
+        backward[j] /= backward[j].max()
+    out = np.zeros((m, d))
+    for v in range(d):
+        can = states[:, v] < counts[v]
+        out[:, v] = prior[:, v] * (forward[:m, can] * backward[1:, np.flatnonzero(can) + strides[v]]).sum(axis=1)
+    return out / out.sum(axis=1, keepdims=True)
 
 
 def _sinkhorn(weights: np.ndarray, counts: np.ndarray, n_iter: int = 1000, tol: float = 1e-10) -> np.ndarray:
@@ -241,12 +292,22 @@ def cell_posteriors(prior: np.ndarray, cells: np.ndarray, values: pd.Series) -> 
             by_size.setdefault(len(rows), []).append((rows, codes))
         else:
             distinct, counts = np.unique(codes, return_counts=True)
+            weights = prior[np.ix_(rows, distinct)]
             posterior[rows] = 0.0
-            posterior[np.ix_(rows, distinct)] = _sinkhorn(prior[np.ix_(rows, distinct)], counts.astype(float))
+            exact = np.prod(counts + 1.0) <= EXACT_STATES
+            posterior[np.ix_(rows, distinct)] = _counting(weights, counts) if exact else _sinkhorn(weights, counts)
     for batch in by_size.values():
         rows = np.array([r for r, _ in batch])
         posterior[rows] = _exact(prior, rows, np.array([c for _, c in batch]))
     return posterior
+
+
+def _exact_cells(values: pd.Series) -> np.ndarray:
+    """The cells computed exactly: by enumeration, by counting, or with one value."""
+    counts = values.groupby(level=0).value_counts()
+    sizes = counts.groupby(level=0).sum()
+    states = (counts + 1).groupby(level=0).prod()
+    return sizes.index[(sizes <= EXACT_CLASS_SIZE) | (states <= EXACT_STATES)].to_numpy()
 
 
 def guess_credit(posterior: np.ndarray, truth_codes: np.ndarray) -> np.ndarray:
@@ -284,7 +345,7 @@ def common_adversary(release, targets: Targets) -> AttackResult:
         ``common``: the share guessed right; baseline the background's share on the same rows; a paired 95%
         interval of the advantage; details ``grouped_success``, ``grouped_baseline`` (rows the release placed
         in a class), ``suppressed_share``, ``exact_share`` (rows whose class was computed exactly),
-        ``population_rows``.
+        ``population_rows``; ``exact_share`` counts every cell computed exactly (enumerated or counted).
     """
     if targets.sensitive is None or targets.population is None:
         raise ValueError("the common adversary needs the sensitive column and a population (Targets)")
@@ -305,8 +366,7 @@ def common_adversary(release, targets: Targets) -> AttackResult:
     n, placed = len(hit), cells >= 0
     gain = hit - base
     half = Z95 * gain.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
-    sizes = pd.Series(cells[placed]).value_counts()
-    exact = placed & np.isin(cells, sizes.index[sizes <= EXACT_CLASS_SIZE])
+    exact = placed & np.isin(cells, _exact_cells(values))
     return AttackResult(
         "common",
         "share of training rows whose sensitive value the common adversary guesses right",

@@ -46,7 +46,9 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     p = min(1.0, successes / n)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if p == 0 else max(0.0, min(p, centre - half))  # the ends hold p exactly, also in floating point
+    high = 1.0 if p == 1 else min(1.0, max(p, centre + half))
+    return (low, high)
 
 
 @dataclass(frozen=True)

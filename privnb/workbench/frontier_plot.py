@@ -9,22 +9,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from privnb.experiments.privacy_frontier import RELEASES
+from privnb.experiments.privacy_frontier import frontier_headlines
+from privnb.workbench.frontier_words import attack_words, method_order, method_words
 
 __all__ = ["frontier_plot"]
 
 _MARKERS = "osD^v<>ph*"
-
-
-def _rank(method) -> int:
-    order = list(RELEASES)
-    return order.index(method) if method in order else len(order)
-
-
-def _describe(method) -> tuple[str, str, str]:
-    """(legend label, parameter letter, panel title) of a method, from its registry entry."""
-    kind = RELEASES.get(method)
-    return (kind.label, kind.letter, kind.panel) if kind is not None else (method, "", "")
 
 
 def _unit(panel: pd.DataFrame, symlog: bool):
@@ -34,7 +24,7 @@ def _unit(panel: pd.DataFrame, symlog: bool):
         x = np.asarray(x, dtype=float)
         return np.sign(x) * np.log10(1 + np.abs(x)) if symlog else x
 
-    xs, ys = drawn(panel["attack"]), panel["error"].to_numpy(dtype=float)
+    xs, ys = drawn(panel["advantage"]), panel["error"].to_numpy(dtype=float)
     low, span = np.array([xs.min(), ys.min()]), np.maximum([np.ptp(xs), np.ptp(ys)], 1e-9)
     return lambda x, y: (np.array([drawn(x), y]) - low) / span
 
@@ -46,13 +36,13 @@ def _majority(ax, panel: pd.DataFrame) -> None:
     for level in panel["majority_error"].dropna().unique():
         ax.axhline(level, color="0.3", lw=1.2, ls="--")
     above = panel[panel["error"] >= panel["majority_error"]]
-    ax.plot(above["attack"], above["error"], "o", ms=14, mfc="none", mec="red", mew=1.5, ls="")
+    ax.plot(above["advantage"], above["error"], "o", ms=14, mfc="none", mec="red", mew=1.5, ls="")
 
 
 def _annotations(group: pd.DataFrame, letter: str, unit) -> list[tuple[float, float, str]]:
     """(x, y, text): one label per run of points (in parameter order) within 3% of the panel's size: ``k=8, 11``."""
     runs = []
-    for x, y, param in group[["attack", "error", "param"]].itertuples(index=False):
+    for x, y, param in group[["advantage", "error", "param"]].itertuples(index=False):
         if pd.isna(param):
             continue
         here = unit(x, y)
@@ -66,10 +56,11 @@ def _annotations(group: pd.DataFrame, letter: str, unit) -> list[tuple[float, fl
 def frontier_plot(
     points: pd.DataFrame, *, title: str = "Measured attack success against test error", ncols: int | None = None
 ):
-    """One panel per x axis (``points["axis"]``) on a grid of ``ncols`` columns (default 3, 2 for four
-    panels); r - 1 on a symlog scale once it exceeds 10.
+    """One panel per attack (``points["attack"]``) on a grid of ``ncols`` columns (default 3, 2 for four
+    panels); r - 1 on a symlog scale once it exceeds 10; each point's 95% interval of the advantage as a bar.
 
-    Panels and mechanisms come in :data:`privnb.experiments.RELEASES`'s order, with its labels; each mechanism
+    Panels come in the attacks' registration order, mechanisms in :mod:`privnb.workbench.frontier_words`' order
+    with its labels (a view without words under its method); each mechanism
     keeps one colour and marker, its points joined in parameter order and labelled by their parameter
     (coinciding points share a label). A dotted line marks the attack's baseline (x = 0); a dashed line the
     majority-class error (``points["majority_error"]``, when given), and a point at or above it is ringed
@@ -89,8 +80,9 @@ def frontier_plot(
     -------
     Figure
     """
-    methods = sorted(dict.fromkeys(points["method"]), key=_rank)
-    names = list(dict.fromkeys(points.assign(rank=points["method"].map(_rank)).sort_values("rank")["axis"]))
+    methods = sorted(dict.fromkeys(points["method"]), key=method_order)
+    heads = frontier_headlines()
+    names = sorted(dict.fromkeys(points["attack"]), key=lambda a: heads.index(a) if a in heads else len(heads))
     ncols = max(1, min(ncols or (2 if len(names) == 4 else 3), len(names)))
     nrows = max(1, math.ceil(len(names) / ncols))
     beside = nrows * ncols == len(names) and ncols < 3  # no spare cell, room for the legend beside the grid
@@ -98,16 +90,28 @@ def frontier_plot(
     grid = fig.subplots(nrows, ncols, squeeze=False).ravel()
     style = {m: {"color": f"C{i % 10}", "marker": _MARKERS[i % len(_MARKERS)]} for i, m in enumerate(methods)}
     for ax, name in zip(grid, names):
-        panel = points[points["axis"] == name]
-        symlog = name.startswith("r - 1") and panel["attack"].max() > 10  # linear when every r is near 1
+        panel = points[points["attack"] == name]
+        symlog = name == "r_closeness" and panel["advantage"].max() > 10  # linear when every r is near 1
         unit = _unit(panel, symlog)
-        for i, method in enumerate(sorted(dict.fromkeys(panel["method"]), key=_rank)):
+        for i, method in enumerate(sorted(dict.fromkeys(panel["method"]), key=method_order)):
             group = panel[panel["method"] == method].sort_values("param")
-            ax.plot(group["attack"], group["error"], "-", ms=8, lw=1.6, **style[method])
+            ax.plot(group["advantage"], group["error"], "-", ms=8, lw=1.6, **style[method])
+            if {"advantage_low", "advantage_high"} <= set(group.columns) and group["advantage_low"].notna().any():
+                spread = [group["advantage"] - group["advantage_low"], group["advantage_high"] - group["advantage"]]
+                ax.errorbar(
+                    group["advantage"],
+                    group["error"],
+                    xerr=spread,
+                    fmt="none",
+                    lw=1,
+                    capsize=3,
+                    color=style[method]["color"],
+                    alpha=0.7,
+                )
             offset = (5, 4) if i % 2 == 0 else (5, -13)  # a second mechanism's labels below its points
-            for x, y, text in _annotations(group, _describe(method)[1], unit):
+            for x, y, text in _annotations(group, method_words(method)[1], unit):
                 ax.annotate(text, (x, y), fontsize=10, xytext=offset, textcoords="offset points")
-        ax.set_title(_describe(panel["method"].iloc[0])[2], fontsize=12)
+        ax.set_title(attack_words(name)[0], fontsize=12)
         ax.axvline(0, color="0.5", lw=1, ls=":")
         _majority(ax, panel)
         ax.margins(x=0.15, y=0.12)
@@ -116,14 +120,14 @@ def frontier_plot(
             ax.set_xlim(left=-0.1)
         else:
             ax.locator_params(axis="x", nbins=5)  # long tick labels (-0.0025) stay apart
-        if np.ptp(panel["attack"]) == 0:  # one x for every point (nobody singled out): a readable range around it
-            ax.set_xlim(panel["attack"].iloc[0] - 0.05, panel["attack"].iloc[0] + 0.05)
-        ax.set_xlabel(name, fontsize=12)
+        if np.ptp(panel["advantage"]) == 0:  # one x for every point (nobody singled out): a readable range around it
+            ax.set_xlim(panel["advantage"].iloc[0] - 0.05, panel["advantage"].iloc[0] + 0.05)
+        ax.set_xlabel(attack_words(name)[1], fontsize=12)
         ax.set_ylabel("test error (raw rows)", fontsize=12)
         ax.tick_params(labelsize=11)
         ax.grid(alpha=0.3)
     handles = [Line2D([], [], lw=1.6, ms=8, **style[m]) for m in methods]
-    labels = [_describe(m)[0] for m in methods]
+    labels = [method_words(m)[0] for m in methods]
     if "majority_error" in points:
         handles.append(Line2D([], [], color="0.3", lw=1.2, ls="--"))
         labels.append("majority-class error (ringed: at or above it)")
