@@ -21,8 +21,10 @@ the advantage is the gain over it, with a paired 95% interval.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -120,12 +122,24 @@ def _background_features(columns: Sequence[str], frame: pd.DataFrame) -> ColumnT
     )
 
 
+def _digest(*frames: pd.DataFrame) -> str:
+    digest = hashlib.sha256()
+    for frame in frames:
+        digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+        digest.update(repr(list(frame.columns)).encode())
+    return digest.hexdigest()
+
+
+_PRIORS: OrderedDict = OrderedDict()  # content digest -> prior: the views of one fold share one background fit
+
+
 def background_prior(targets: Targets, domain: Sequence) -> np.ndarray:
     """The background's P(sensitive value | quasi-identifiers, target) of every training row.
 
     A multinomial logistic regression on the population rows (nominal columns one-hot, numeric ones in ten
     quantile bins, the target as one more nominal column); each probability is floored at 1e-6 and every row
-    renormalized over ``domain``, so a value the population lacks keeps a small chance.
+    renormalized over ``domain``, so a value the population lacks keeps a small chance. The fit is kept (by the
+    content of the rows, the population and the domain) for the other releases of the same fold.
 
     Parameters
     ----------
@@ -141,24 +155,32 @@ def background_prior(targets: Targets, domain: Sequence) -> np.ndarray:
     columns = list(targets.quasi_identifiers)
     population = targets.population[columns].assign(_target=np.asarray(targets.population_labels).astype(str))
     known = targets.rows[columns].assign(_target=np.asarray(targets.labels).astype(str))
-    domain = list(domain)
+    seen = pd.Series(targets.population[targets.sensitive].to_numpy()).astype(str)
+    domain = [str(v) for v in domain]
+    key = _digest(known, population.assign(_sensitive=seen.to_numpy()), pd.DataFrame({"domain": domain}))
+    if key in _PRIORS:
+        _PRIORS.move_to_end(key)
+        return _PRIORS[key]
     prior = np.full((len(known), len(domain)), _FLOOR)
-    seen = pd.Series(targets.population[targets.sensitive].to_numpy())
     if seen.nunique() >= 2:
         model = make_pipeline(
             _background_features([*columns, "_target"], population), LogisticRegression(C=1.0, max_iter=1000)
         )
         with warnings.catch_warnings():  # a numeric column with tied quantiles loses bins, as it should
             warnings.simplefilter("ignore", UserWarning)
-            model.fit(population, seen.astype(str))
+            model.fit(population, seen)
         probabilities = model.predict_proba(known)
         where = {value: j for j, value in enumerate(model.classes_)}
         for j, value in enumerate(domain):
-            if str(value) in where:
-                prior[:, j] += probabilities[:, where[str(value)]]
+            if value in where:
+                prior[:, j] += probabilities[:, where[value]]
     elif seen.nunique() == 1:
-        prior[:, [str(v) for v in domain].index(str(seen.iloc[0]))] += 1.0
-    return prior / prior.sum(axis=1, keepdims=True)
+        prior[:, domain.index(seen.iloc[0])] += 1.0
+    prior = prior / prior.sum(axis=1, keepdims=True)
+    _PRIORS[key] = prior
+    while len(_PRIORS) > 4:
+        _PRIORS.popitem(last=False)
+    return prior
 
 
 def class_cells(release, targets: Targets) -> np.ndarray:

@@ -137,6 +137,10 @@ def _pruning(release: PrunedRelease, targets, options):
 
 
 def _class_definetti(release: GeneralizedRelease, targets, options):
+    """De Finetti on the classes of a release that promises a privacy model on the sensitive attribute (anatomy's
+    peers); a k-anonymous release promises nothing of it, and meets the common adversary and homogeneity."""
+    if not release.models:
+        return []
     known = [c for c in targets.rows.columns if c != targets.sensitive]
     qi = list(release.quasi_identifiers)
     return class_disclosure(release.table, targets.rows, known, targets.sensitive, classes=qi, **_em(options))

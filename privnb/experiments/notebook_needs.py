@@ -71,13 +71,13 @@ def section_needs(notebook: str, *, items: bool = False, anonymity_ks: Sequence[
         }
     if notebook == "05_privacy_utility":
         return {
-            "1. anatomy: de Finetti attack, pruning": ["sensitive"],
-            "2. full-domain k-anonymity": ["sensitive", "hierarchies", "rows"],
-            "2. Mondrian k-anonymity": ["sensitive", "rows"],
-            "3. containment linkage (an item matrix, or a table binarized as in notebook 03)": [
+            "1-2, 4-5. the common adversary, anatomy's attacks, utility, like for like": ["sensitive"],
+            "3. full-domain k-anonymity": ["sensitive", "hierarchies", "rows"],
+            "3. Mondrian and MDAV k-anonymity": ["sensitive", "rows"],
+            "6. containment linkage (an item matrix, or a table binarized as in notebook 03)": [
                 "items" if items else "table"
             ],
-            "4. published NBC views (discrete attributes)": ["table"],
+            "7. published NBC views (discrete attributes)": ["table"],
         }
     raise ValueError(f"no section needs for notebook {notebook!r}; choose one of 00_tour, 01, 02, 03 or 05's names")
 

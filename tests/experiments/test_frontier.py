@@ -1,6 +1,7 @@
 """Notebook 05's experiments: on a data set that is none of the papers' (result rows carry its name, the k-NN
-views learn from a generalized ordinal quasi-identifier), a release kind added by one registry entry, and the
-membership attack on every view's classifier beside its release's attack."""
+views learn from a generalized ordinal quasi-identifier), a view added by one class and one registry line, a
+second attack on a release type added by one function and one line, and the membership attack on every view's
+classifier beside its release's attack."""
 
 from types import SimpleNamespace
 
@@ -11,16 +12,16 @@ from own_data import write_own_data
 from sklearn.dummy import DummyClassifier
 from sklearn.neighbors import KNeighborsClassifier
 
-from privnb.attacks import AttackResult
+from privnb.attacks import ATTACKS, AttackResult, register_attack
 from privnb.data import load
 from privnb.experiments import View, data_support, run_folds, tidy_frame
 from privnb.experiments.privacy_frontier import (
     MEMBERSHIP_COLUMNS,
     PEERS,
     POINT_COLUMNS,
-    RELEASES,
+    VIEWS,
     AttackScorer,
-    ReleaseKind,
+    FrontierView,
     anatomy_and_k_anonymity,
     definetti_rates,
     frontier_points,
@@ -28,10 +29,12 @@ from privnb.experiments.privacy_frontier import (
     membership_table,
     nbc_release_audit,
     rate_spread,
-    register_release,
+    register_view,
     release_view,
     view_table,
 )
+from privnb.learn import ProtectedTraining
+from privnb.mechanisms import Anatomy, GeneralizedRelease, Mechanism, row_classes
 from privnb.workbench.frontier_plot import frontier_plot
 
 
@@ -81,7 +84,7 @@ def test_generalized_views_learn_from_a_generalized_ordinal_quasi_identifier(war
 
 def test_every_view_is_attacked_by_membership_inference_beside_its_release(ward_views):
     rows = ward_views.set_index(["method", "metric"])["value"]
-    methods = ["original", "anatomized", "pruned", "generalized", "mondrian"]
+    methods = ["original", "anatomized", "pruned", "generalized", "mondrian", "mdav"]
     for method in methods:  # 197 test rows against as many training rows; 99 + 99 of them held out
         assert rows[method, "membership_baseline"] == 0.5 and rows[method, "membership_n_targets"] == 198
         assert abs(rows[method, "membership_advantage"]) < 0.15 and 0.35 < rows[method, "membership_auc"] < 0.65
@@ -90,44 +93,61 @@ def test_every_view_is_attacked_by_membership_inference_beside_its_release(ward_
     table = membership_table(ward_views).set_index("method")
     assert list(table.columns) == [c for c in MEMBERSHIP_COLUMNS if c != "method"]
     assert list(table.index) == [*methods, *PEERS]  # anatomy's peers at its l run by default, on a card too
-    assert (table.loc[list(PEERS), "release_attack"] == "definetti").all()
+    assert (table.drop(index="original")["release_attack"] == "common").all()  # one adversary for every release
     assert (table["loss"] == "log loss").all() and table.loc["original", "release_attack"] == ""
-    assert table.loc["anatomized", "release_attack"] == "definetti"
-    assert table.loc["mondrian", "release_advantage"] == rows["mondrian", "homogeneity_advantage"]
+    assert table.loc["mondrian", "release_advantage"] == rows["mondrian", "common_advantage"]
+    baselines = rows.xs("common_baseline", level="metric")
+    assert baselines.nunique() == 1  # the same rows, the same background: one baseline
     assert table.loc["pruned", "membership_advantage"] == rows["pruned", "membership_advantage"]
 
 
-class ToyAttack:
-    """A toy attack on any release: it "guesses" the majority class of the training rows."""
+class Rounding(Mechanism):
+    """A toy mechanism: ages rounded down to multiples of ``width``, published as a generalized release."""
 
-    def __call__(self, fitted, data, param, options):
-        share = float(np.mean(data.y_train == fitted.classes_[0]))
-        return [AttackResult("toy", "share of rows of the first class", share, 0.5, len(data.y_train))]
+    def __init__(self, width=10):
+        self.width = width
+
+    def transform(self, X):
+        """``X`` with its ages rounded."""
+        return X.assign(age=(X["age"].astype(float) // self.width) * self.width)
+
+    def _fit_resample(self, rows, y):
+        released = self.transform(rows.reset_index(drop=True))
+        self.suppressed_ = released.index[:0]
+        classes = row_classes(released, ["age"])
+        self.release_ = GeneralizedRelease(released, ("age",), classes, self.suppressed_, 1, "rounding")
+        return released, y
 
 
-def test_a_registered_toy_attack_reaches_the_frontier_table_and_plot():
-    rng = np.random.RandomState(0)
-    data = SimpleNamespace(name="toy", X=pd.DataFrame({"a": rng.rand(60)}), y=np.array([0] * 40 + [1] * 20))
-    register_release(ReleaseKind("toy", ToyAttack(), "toy", "toy share - 1/2", "toy release", "k", "Toy panel"))
+def toy_attack(release, targets, options):
+    """A second attack on anatomy: the share of groups holding l values (always 1 on anatomy)."""
+    return [AttackResult("toy", "share of full groups", 1.0, 0.5, int(release.it["gid"].nunique()))]
+
+
+def test_a_view_and_a_second_attack_reach_the_frontier_table_and_plot_with_one_line_each(ward):
+    data, _ = ward
+    register_view(FrontierView("rounding", "k", lambda setting, k: ProtectedTraining(Rounding(k), setting.knn())))
+    register_attack(Anatomy, toy_attack, headline="toy")
     try:
-        views = [release_view("toy", 3, DummyClassifier(strategy="most_frequent"), "dummy")]
-        rows = run_folds(data, views, n_splits=2, random_state=0, progress=False)
+        rows = anatomy_and_k_anonymity(data, ls=[2], k_anonymity=[10], n_splits=3, folds=[0], n_iter=2, peers=[])
         points = frontier_points(rows)
         fig = frontier_plot(points)
     finally:
-        RELEASES.pop("toy")
+        VIEWS.pop("rounding")
+        ATTACKS[Anatomy].pop()
     assert list(points.columns) == list(POINT_COLUMNS)
-    (point,) = points.itertuples(index=False)
-    assert point.method == "toy" and point.param == 3 and point.axis == "toy share - 1/2" and point.n_folds == 2
-    assert point.success == pytest.approx(2 / 3) and point.attack == pytest.approx(2 / 3 - 0.5)
-    # the constant guess is the majority: its error is the majority error, flagged
-    assert point.error == point.majority_error and point.at_or_above_majority
-    assert fig.axes[0].get_title() == "Toy panel"
+    rounding = points[points["method"] == "rounding"].set_index("attack")
+    assert {"common", "definetti", "homogeneity"} <= set(rounding.index) and (rounding["param"] == 10).all()
+    toy = points[points["attack"] == "toy"]
+    assert list(toy["method"]) == ["anatomized"] and toy["advantage"].iloc[0] == 0.5
+    legend = [t.get_text() for ax in fig.axes for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
+    legend += [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert "rounding" in legend and "toy" in [ax.get_title() for ax in fig.axes]
 
 
-def test_register_release_refuses_a_second_entry_of_one_method():
+def test_register_view_refuses_a_second_entry_of_one_method():
     with pytest.raises(ValueError, match="registered already"):
-        register_release(RELEASES["anatomized"])
+        register_view(VIEWS["anatomized"])
 
 
 def test_definetti_rates_and_their_spread_over_anatomy_seeds():

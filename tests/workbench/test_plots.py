@@ -115,18 +115,30 @@ def test_save_figure_writes_whole_files(tmp_path):
         save_figure(Figure(), tmp_path / "nosuffix")
 
 
-def frontier_points_frame(methods):
-    """Two points per mechanism on its attack's axis (privnb.experiments.RELEASES), as frontier_points returns them."""
-    from privnb.experiments.privacy_frontier import RELEASES
+HEADLINE = {  # each method's panel in the frame below
+    "anatomized": "common",
+    "pruned": "pruning_disclosure",
+    "mondrian": "homogeneity",
+    "generalized": "homogeneity",
+    "k-ac": "linkage_items_m5",
+    "full": "linkage_items_m5",
+    "safety_transform": "r_closeness",
+    "dp_laplace": "r_closeness",
+}
 
+
+def frontier_points_frame(methods):
+    """Two points per mechanism on one attack's panel, as frontier_points returns them."""
     rows = [
         {
             "dataset": "toy",
             "method": m,
             "param": p,
-            "attack": x,
+            "attack": HEADLINE[m],
+            "advantage": x,
+            "advantage_low": x - 0.05,
+            "advantage_high": x + 0.05,
             "error": 0.2 + x / 10,
-            "axis": RELEASES[m].axis,
             "n_folds": 1,
         }
         for m in methods
@@ -136,26 +148,27 @@ def frontier_points_frame(methods):
 
 
 def test_frontier_plot_puts_five_panels_on_a_grid_with_one_legend():
-    from privnb.experiments.privacy_frontier import RELEASES
     from privnb.workbench.frontier_plot import frontier_plot
+    from privnb.workbench.frontier_words import attack_words, method_words
 
     methods = ["dp_laplace", "anatomized", "pruned", "mondrian", "generalized", "k-ac", "full", "safety_transform"]
     fig = frontier_plot(frontier_points_frame(methods))
     *panels, spare = fig.axes
     assert len(panels) == 5 and not spare.axison  # a 2 x 3 grid; the sixth cell holds the legend
-    assert [a.get_title() for a in panels[:2]] == [RELEASES["anatomized"].panel, RELEASES["pruned"].panel]
+    assert [a.get_title() for a in panels[:2]] == [attack_words("common")[0], attack_words("pruning_disclosure")[0]]
     assert panels[-1].get_xscale() == "symlog" and panels[0].get_xscale() == "linear"
     legend = [t.get_text() for t in spare.get_legend().get_texts()]
-    assert legend[:2] == [RELEASES["anatomized"].label, RELEASES["pruned"].label] and len(legend) == len(methods)
+    assert legend[:2] == [method_words("anatomized")[0], method_words("pruned")[0]] and len(legend) == len(methods)
     assert all(a.get_legend() is None for a in panels)
     assert min(t.get_fontsize() for a in panels for t in (a.xaxis.label, a.yaxis.label, a.title)) >= 12
+    assert panels[0].collections  # the intervals drawn as bars
 
 
 def test_frontier_plot_labels_coinciding_points_once():
     from privnb.workbench.frontier_plot import frontier_plot
 
     points = frontier_points_frame(["k-ac"])
-    points.loc[1, ["attack", "error"]] = points.loc[0, ["attack", "error"]].to_numpy()
+    points.loc[1, ["advantage", "error"]] = points.loc[0, ["advantage", "error"]].to_numpy()
     fig = frontier_plot(points)
     assert [t.get_text() for t in fig.axes[0].texts] == ["k=2, 5"]
     assert fig.legends and not fig.axes[0].get_legend()  # one panel: the legend sits beside it
@@ -189,7 +202,14 @@ def test_bar_panels_draw_the_baseline_dashed_and_hatch_the_bars_at_or_below_it(t
 def test_like_for_like_plot_draws_one_line_per_mechanism_in_each_panel_and_the_majority_dashed():
     index = pd.MultiIndex.from_product([["anatomized", "l-diverse Mondrian"], [2, 3]], names=["method", "l"])
     table = pd.DataFrame(
-        {"error": 0.2, "majority_error": 0.25, "definetti": [0.7, 0.5, 0.6, 0.5], "definetti_baseline": 0.4},
+        {
+            "error": 0.2,
+            "majority_error": 0.25,
+            "common": [0.7, 0.5, 0.6, 0.5],
+            "common_baseline": 0.4,
+            "common_advantage_low": [0.25, 0.05, 0.15, 0.05],
+            "common_advantage_high": [0.35, 0.15, 0.25, 0.15],
+        },
         index=index,
     )
     error_ax, attack_ax = like_for_like_plot(table).axes
@@ -199,7 +219,8 @@ def test_like_for_like_plot_draws_one_line_per_mechanism_in_each_panel_and_the_m
         "majority-class error",
     ]
     assert error_ax.lines[-1].get_linestyle() == "--" and list(error_ax.lines[-1].get_ydata()) == [0.25, 0.25]
-    assert len(attack_ax.lines) == 4  # each mechanism's share guessed right and its prior
-    assert list(attack_ax.lines[2].get_ydata()) == [0.6, 0.5]
-    with pytest.raises(ValueError, match="no error and de Finetti rows"):
-        like_for_like_plot(table.drop(columns="definetti"))
+    assert len(attack_ax.lines) == 3  # each mechanism's share guessed right and the background's, common to all
+    assert list(attack_ax.lines[1].get_ydata()) == [0.6, 0.5] and attack_ax.lines[2].get_linestyle() == ":"
+    assert len(attack_ax.collections) == 2  # each mechanism's 95% band
+    with pytest.raises(ValueError, match="no error and common-adversary rows"):
+        like_for_like_plot(table.drop(columns="common"))

@@ -20,6 +20,7 @@ from .comparison import (
 )
 from .leakage import MEMBERSHIP_COLUMNS, membership_reading, membership_table
 from .points import POINT_COLUMNS, frontier_headlines, frontier_points, pooled_interval, view_table
+from .readings import ADVERSARY_COLUMNS, adversary_table, ranking_lines, strongest_lines
 from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
 from .runners import anatomy_and_k_anonymity, containment_linkage, nbc_release_audit
 from .scoring import (
@@ -34,7 +35,11 @@ from .scoring import (
 from .views import PEERS, VIEWS, FrontierView, ViewSetting, matching_t, population_rows, register_view
 
 __all__ = [
+    "ADVERSARY_COLUMNS",
     "AttackScorer",
+    "adversary_table",
+    "ranking_lines",
+    "strongest_lines",
     "COMPARISON_COLUMNS",
     "FrontierView",
     "LIKE_FOR_LIKE",
