@@ -138,7 +138,8 @@ def _pruning(release: PrunedRelease, targets, options):
 
 def _class_definetti(release: GeneralizedRelease, targets, options):
     """De Finetti on the classes of a release that promises a privacy model on the sensitive attribute (anatomy's
-    peers); a k-anonymous release promises nothing of it, and meets the common adversary and homogeneity."""
+    peers); a k-anonymous release promises nothing of it, and meets the common adversary and homogeneity.
+    """
     if not release.models:
         return []
     known = [c for c in targets.rows.columns if c != targets.sensitive]
