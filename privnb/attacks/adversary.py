@@ -163,8 +163,13 @@ def background_prior(targets: Targets, domain: Sequence) -> np.ndarray:
         return _PRIORS[key]
     prior = np.full((len(known), len(domain)), _FLOOR)
     if seen.nunique() >= 2:
+        # rows in an order of their content and a tight tolerance: the fit does not depend on the rows' order or
+        # the values' names beyond the last digits, which the guess's tie tolerance absorbs
+        canonical = np.argsort(pd.util.hash_pandas_object(population.assign(_s=seen.to_numpy()), index=False))
+        population, seen = population.iloc[canonical], seen.iloc[canonical]
         model = make_pipeline(
-            _background_features([*columns, "_target"], population), LogisticRegression(C=1.0, max_iter=1000)
+            _background_features([*columns, "_target"], population),
+            LogisticRegression(C=1.0, tol=1e-8, max_iter=10_000),
         )
         with warnings.catch_warnings():  # a numeric column with tied quantiles loses bins, as it should
             warnings.simplefilter("ignore", UserWarning)

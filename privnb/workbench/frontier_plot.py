@@ -97,7 +97,9 @@ def frontier_plot(
             group = panel[panel["method"] == method].sort_values("param")
             ax.plot(group["advantage"], group["error"], "-", ms=8, lw=1.6, **style[method])
             if {"advantage_low", "advantage_high"} <= set(group.columns) and group["advantage_low"].notna().any():
-                spread = [group["advantage"] - group["advantage_low"], group["advantage_high"] - group["advantage"]]
+                spread = np.clip(
+                    [group["advantage"] - group["advantage_low"], group["advantage_high"] - group["advantage"]], 0, None
+                )
                 ax.errorbar(
                     group["advantage"],
                     group["error"],

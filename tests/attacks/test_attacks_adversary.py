@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from small_hierarchies import small_hierarchies
 
 from privnb.attacks import EXACT_CLASS_SIZE, AttackResult, Targets, cell_posteriors, common_adversary
+from privnb.data import load
 from privnb.mechanisms import (
     Anatomy,
     FullDomainGeneralizer,
@@ -112,26 +113,27 @@ def test_one_adversary_finds_a_planted_dependence_on_every_release_kind_with_one
 def shuffled(anatomy: Anatomy, targets: Targets, seed: int):
     """The same release and rows, rows reordered, labels and groups renumbered and values renamed."""
     rng = np.random.default_rng(seed)
-    n = len(targets.rows)
+    n, s = len(targets.rows), targets.sensitive
     new_label = rng.permutation(n)
-    rename = {f"v{v}": f"w{(3 * v + 1) % 4}" for v in range(4)}
+    values = sorted(set(targets.rows[s]) | set(targets.population[s]))
+    rename = dict(zip(values, [f"w{i}" for i in rng.permutation(len(values))]))
     gid = rng.permutation(anatomy.it["gid"].max() + 1)
-    rows = targets.rows.assign(s=targets.rows["s"].map(rename))
+    rows = targets.rows.assign(**{s: targets.rows[s].map(rename)})
     rows.index = new_label
     rows = rows.sort_index()
     it = anatomy.it.assign(gid=gid[anatomy.it["gid"]])
     it.index = pd.Index(new_label[anatomy.it.index], name=anatomy.it.index.name)
     it = it.sample(frac=1, random_state=seed)
-    st = anatomy.st.assign(gid=gid[anatomy.st["gid"]], s=anatomy.st["s"].map(rename)).sample(frac=1, random_state=seed)
-    order = np.argsort(new_label)
-    moved = Targets(
-        rows,
-        np.asarray(targets.labels)[order],
-        "s",
-        targets.population.assign(s=targets.population["s"].map(rename)),
-        targets.population_labels,
+    st = anatomy.st.assign(gid=gid[anatomy.st["gid"]], **{s: anatomy.st[s].map(rename)}).sample(
+        frac=1, random_state=seed
     )
-    return Anatomy(it, st, anatomy.suppressed, "s", anatomy.l), moved
+    order = np.argsort(new_label)
+    population_order = rng.permutation(len(targets.population))
+    population = targets.population.assign(**{s: targets.population[s].map(rename)}).iloc[population_order]
+    moved = Targets(
+        rows, np.asarray(targets.labels)[order], s, population, np.asarray(targets.population_labels)[population_order]
+    )
+    return Anatomy(it, st, anatomy.suppressed, s, anatomy.l), moved
 
 
 @pytest.mark.parametrize("l", [2, 4])
@@ -143,6 +145,18 @@ def test_the_rate_does_not_move_when_rows_are_reordered_or_values_relabelled(l):
         after = common_adversary(*shuffled(anatomy, targets, seed))
         assert after.success == pytest.approx(before.success, abs=1e-12)
         assert after.baseline == pytest.approx(before.baseline, abs=1e-12)
+
+
+def test_on_adult_at_l5_the_rate_does_not_move_when_rows_are_reordered_or_values_relabelled():
+    data = load("adult")
+    frame = data.sample(5500, random_state=5).frame  # 1,500 individuals, a population of 4,000 others
+    known, population = frame.iloc[:1500], frame.iloc[1500:].reset_index(drop=True)
+    columns = [*data.quasi_identifiers, data.sensitive]
+    targets = Targets(known[columns], known[data.target], data.sensitive, population[columns], population[data.target])
+    anatomy = anatomize(targets.rows, data.sensitive, 5, random_state=0)
+    before = common_adversary(anatomy, targets)
+    after = common_adversary(*shuffled(anatomy, targets, 0))
+    assert after.success == pytest.approx(before.success, abs=1e-12) and before.advantage > 0
 
 
 def test_every_record_interval_covers_its_success():
