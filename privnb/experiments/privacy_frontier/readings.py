@@ -74,15 +74,15 @@ def adversary_table(results: pd.DataFrame, methods=None) -> pd.DataFrame:
 
 
 def _said(method, row) -> str:
-    return f"{method} ({row.advantage:+.3f}, 95% [{row.advantage_low:+.3f}, {row.advantage_high:+.3f}])"
+    return f"{method} {row.advantage:+.3f} [{row.advantage_low:+.3f}, {row.advantage_high:+.3f}]"
 
 
 def ranking_lines(table: pd.DataFrame, *, letter: str = "l") -> list[str]:
-    """One sentence per parameter: which releases disclose more to the common adversary, where intervals allow.
+    """One sentence per parameter ranking the releases by their gain over the background, as far as intervals allow.
 
-    Releases are ordered by their advantage; a release is said to disclose more than another only when its
-    interval's lower end lies above the other's upper end; releases whose intervals overlap are said to be
-    indistinguishable at this size.
+    Releases are ordered by their advantage and cut into tiers: a release joins the tier above when its
+    interval overlaps the interval of the last release of that tier. ``>`` separates tiers (every interval above
+    lies wholly above); ``≈`` joins releases that cannot be told apart at this size.
 
     Parameters
     ----------
@@ -100,18 +100,20 @@ def ranking_lines(table: pd.DataFrame, *, letter: str = "l") -> list[str]:
         ranked = group.droplevel("param").sort_values("advantage", ascending=False)
         if len(ranked) < 2:
             continue
-        separated, tied = [], []
-        for (upper, high), (lower, low) in zip(ranked.iterrows(), list(ranked.iterrows())[1:]):
-            pair = (_said(upper, high), _said(lower, low))
-            (separated if high.advantage_low > low.advantage_high else tied).append(pair)
-        parts = [f"{a} discloses more than {b}" for a, b in separated]
-        parts += [f"{a} and {b} cannot be told apart (their intervals overlap)" for a, b in tied]
-        lines.append(f"At {letter} = {param:g}, over the background alone: " + "; ".join(parts) + ".")
+        tiers, last = [], None
+        for method, row in ranked.iterrows():
+            if last is not None and row.advantage_high >= last.advantage_low:
+                tiers[-1].append(_said(method, row))
+            else:
+                tiers.append([_said(method, row)])
+            last = row
+        text = " > ".join(" ≈ ".join(tier) for tier in tiers)
+        lines.append(f"{letter} = {param:g}, gain over the background [95% interval]: {text}.")
     return lines
 
 
 def strongest_lines(results: pd.DataFrame, attacks=("common", "definetti")) -> list[str]:
-    """For each release, which attack guesses the sensitive value best on all training rows, and by how much.
+    """Which attack guesses the sensitive value best on all training rows, over the releases both attack.
 
     The common adversary scores every training row; the de Finetti attack's ``success_all_rows`` does too (a
     suppressed row guessed by the majority prior), so the two compare on the same rows.
@@ -126,15 +128,25 @@ def strongest_lines(results: pd.DataFrame, attacks=("common", "definetti")) -> l
     Returns
     -------
     list of str
-        One sentence per release with both attacks' rows.
+        One sentence per attack that is the strongest on at least one release: on which releases, and by how
+        much (its share minus the runner-up's, smallest and largest).
     """
     column = {"common": "common", "definetti": "definetti_success_all_rows"}
     rows = results[results["metric"].isin([column[a] for a in attacks])]
-    means = rows.groupby(["method", "param", "metric"], sort=False)["value"].mean().unstack()
+    means = rows.groupby(["method", "param", "metric"], sort=False)["value"].mean().unstack().dropna()
+    if means.empty:
+        return []
+    shares = means[[column[a] for a in attacks]].set_axis(list(attacks), axis=1)
+    best = shares.idxmax(axis=1)
+    margin = shares.max(axis=1) - shares.apply(lambda row: row.nlargest(2).iloc[-1], axis=1)
     lines = []
-    for (method, param), row in means.dropna().iterrows():
-        scores = {attack: row[column[attack]] for attack in attacks}
-        best = max(scores, key=scores.get)
-        others = ", ".join(f"{a} {v:.3f}" for a, v in scores.items() if a != best)
-        lines.append(f"{method} {param:g}: {best} guesses most ({scores[best]:.3f} of all training rows; {others}).")
+    for attack in attacks:
+        won = best == attack
+        if not won.any():
+            continue
+        views = ", ".join(f"{method} {param:g}" for method, param in shares.index[won])
+        lines.append(
+            f"{attack} guesses most on {won.sum()} of {len(shares)} releases ({views}), by "
+            f"{margin[won].min():.3f} to {margin[won].max():.3f} of the training rows."
+        )
     return lines
