@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -15,6 +16,8 @@ from privnb.workbench.frontier_words import attack_words, method_order, method_w
 __all__ = ["frontier_plot"]
 
 _MARKERS = "osD^v<>ph*"
+_COLOURS = [*matplotlib.colormaps["tab20"].colors[::2], *matplotlib.colormaps["tab20"].colors[1::2]]
+"""Twenty colours, the ten strong ones first: no two of up to 20 mechanisms share one."""
 
 
 def _unit(panel: pd.DataFrame, symlog: bool):
@@ -88,7 +91,9 @@ def frontier_plot(
     beside = nrows * ncols == len(names) and ncols < 3  # no spare cell, room for the legend beside the grid
     fig = Figure(figsize=(4.6 * ncols + 4.2 * beside, 4.1 * nrows + 0.5 + 1.4 * (not beside)), layout="constrained")
     grid = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    style = {m: {"color": f"C{i % 10}", "marker": _MARKERS[i % len(_MARKERS)]} for i, m in enumerate(methods)}
+    style = {
+        m: {"color": _COLOURS[i % len(_COLOURS)], "marker": _MARKERS[i % len(_MARKERS)]} for i, m in enumerate(methods)
+    }
     for ax, name in zip(grid, names):
         panel = points[points["attack"] == name]
         symlog = name == "r_closeness" and panel["advantage"].max() > 10  # linear when every r is near 1

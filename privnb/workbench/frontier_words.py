@@ -21,6 +21,7 @@ _METHODS = {
     "k-ac": ("k-AC (linear SVC)", "k"),
     "k-anonymity": ("k-anonymity by containment (linear SVC)", "k"),
     "full": ("all features (linear SVC)", ""),
+    "original": ("original data (NBC views)", ""),
     "safety_transform": ("SafetyTransform (NBC)", "γ"),
     "dp_laplace": ("DP counts, Laplace (NBC)", "ε"),
     "dp_geometric": ("DP counts, geometric (NBC)", "ε"),
