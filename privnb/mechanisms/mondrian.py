@@ -360,19 +360,26 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
         self.quasi_identifiers_ = qi
         self.tree_ = tree.frozen()
         self.n_groups_ = int((self.tree_["kind"] == _Tree.LEAF).sum())
+        self._publish(frame, leaf_of_row, k)
+        return self
+
+    def _publish(self, frame: pd.DataFrame, leaf_of_row: np.ndarray, k: int) -> None:
+        """Set the released rows (``generalized_``, nothing suppressed) and their record (``release_``)."""
         self.suppressed_ = frame.index[:0]
         self.generalized_ = self._recode(frame, encode=False, nodes=leaf_of_row)
+        models = tuple(map(repr, self.privacy_models))
+        classes = np.unique(leaf_of_row, return_inverse=True)[1]
+        sensitive = self.sensitive if models else None
         self.release_ = GeneralizedRelease(
             self.generalized_,
-            tuple(qi),
-            np.unique(leaf_of_row, return_inverse=True)[1],
+            tuple(self.quasi_identifiers_),
+            classes,
             self.suppressed_,
             k,
             "mondrian",
-            self.sensitive if self.privacy_models else None,
-            tuple(map(repr, self.privacy_models)),
+            sensitive,
+            models,
         )
-        return self
 
     def _route(self, frame: pd.DataFrame) -> np.ndarray:
         """Node of each row: its leaf, or the node whose hierarchy branch for it is empty."""
