@@ -316,3 +316,25 @@ def test_hierarchical_t_closeness_takes_the_sensitive_values_of_the_table(method
     assert not model.holds(unconstrained)  # the raw classes are far from the table: the model binds
     assert len(release) == len(frame) and model.holds(sensitive_counts(release, QI, "s", input_table=frame))
     assert release.groupby(QI).ngroups > 1
+
+
+def test_full_domain_suppression_separates_the_two_readings():
+    """Issue 32: ARX's reading (the input table's distribution) certifies a release that fails against its own
+    distribution once a row is suppressed; reference="release" searches for one that holds against it."""
+    frame = pd.DataFrame(
+        {
+            "num": [2, 0, 2, 3, 6, 3, 0, 2, 4, 6, 5, 7, 1, 7],
+            "let": list("acbacbcbacbccd"),
+            "s": [0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1],
+        }
+    )
+    hier = small_hierarchies(QI, num_top=8)
+    releases = {}
+    for reading in ("input", "release"):
+        model = TCloseness(0.1, reference=reading)
+        gen = FullDomainGeneralizer(QI, 2, hier, max_suppression=0.3, sensitive="s", privacy_models=[model]).fit(frame)
+        releases[reading] = gen.generalized_
+        assert_release_satisfies(gen.generalized_, frame, 2, [model])
+    assert len(releases["input"]) < len(frame)
+    arx = sensitive_counts(releases["input"], QI, "s", input_table=frame)
+    assert TCloseness(0.1).holds(arx) and not TCloseness(0.1, reference="release").holds(arx)
