@@ -418,7 +418,8 @@ class GeneralizedTraining(TrainingView):
     hierarchies : mapping attribute -> Hierarchy or ARX table, optional
         Each quasi-identifier's hierarchy (full-domain: every one; Mondrian: used for nominal and ordinal ones).
     kinds, orders : mappings, optional
-        Column kinds and ordinal orders (Mondrian only).
+        Column kinds (Mondrian only) and ordinal orders (Mondrian's cuts; both methods: the sensitive
+        attribute's order for an ordered t-closeness model that gives none).
     max_suppression : float
         Share of rows full-domain generalization may suppress.
     utility : {"discernibility", "loss"}
@@ -484,6 +485,7 @@ class GeneralizedTraining(TrainingView):
                 utility=self.utility,
                 sensitive=self.sensitive,
                 privacy_models=self.privacy_models,
+                orders=self.orders,
             )
         if self.method == "mondrian":
             return MondrianGeneralizer(

@@ -68,17 +68,22 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         rule (lower height first), then the smallest levels.
     sensitive : str, optional
         The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
-        quasi-identifier).
+        quasi-identifier); given only with models.
     privacy_models : sequence of PrivacyModel
         Models every released class must satisfy beside k-anonymity (ARX's ``addPrivacyModel``): any of
         :mod:`privnb.mechanisms.privacy_models`' l-diversity, t-closeness and beta-likeness models, judged
-        against the training frame's sensitive distribution. At a node, classes with fewer than k rows or
+        against the training frame's sensitive distribution (each t-closeness and beta-likeness model's
+        ``reference``: the input's, ARX's reading, or the kept rows'; see
+        :meth:`~privnb.mechanisms.ModelCheck.class_ok`). At a node, classes with fewer than k rows or
         failing a model are suppressed, and the node is acceptable when they are within the budget.
         Distinct l-diversity keeps this monotone and Flash's search exact; with the other models the search
         classifies k-anonymity (and distinct l-diversity) by Flash, then evaluates the models exactly on
         every node left (:mod:`privnb.mechanisms.model_checks`); both are exact. The minimal nodes are then
         the acceptable nodes with no acceptable immediate predecessor. An l-diversity model with l above
         the training rows' distinct sensitive values raises :class:`NotLDiverseError`.
+    orders : mapping attribute -> its values in order, optional
+        The sensitive attribute's order (``Dataset.orders``), for an ordered t-closeness model that
+        gives none.
 
     Attributes
     ----------
@@ -115,6 +120,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         sensitive=None,
         privacy_models=(),
         candidates="minimal",
+        orders=None,
     ):
         self.quasi_identifiers = quasi_identifiers
         self.k = k
@@ -124,6 +130,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         self.sensitive = sensitive
         self.privacy_models = privacy_models
         self.candidates = candidates
+        self.orders = orders
 
     def _validate(self, frame):
         frame, qi = check_frame(frame, self.quasi_identifiers)
@@ -163,7 +170,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         """
         frame, qi, k, hier = self._validate(validated_rows(self, frame, reset=True))
         models = check_models(self.sensitive, self.privacy_models)
-        check = ModelCheck(frame, qi, self.sensitive, models, k) if models else None
+        order = dict(self.orders or {}).get(self.sensitive)
+        check = ModelCheck(frame, qi, self.sensitive, models, k, order=order) if models else None
         if len(frame) < k:
             raise ValueError(
                 f"no generalization makes {len(frame)} sample(s) {k}-anonymous: k-anonymity needs at least k rows"

@@ -16,6 +16,12 @@ rows are suppressed above though not below. For these the search classifies k-an
 l-diversity) with Flash, which bounds the acceptable nodes from above (an acceptable node suppresses at
 least the rows of its small classes), and then evaluates the models exactly on every node of that bound.
 Both searches are exact: every lattice node is classified.
+
+Which distribution t-closeness and beta-likeness compare a class with (a model's ``reference``): the input
+table's, :attr:`ModelCheck.overall` (ARX's reading, the default), or the rows a node keeps
+(:meth:`ModelCheck.class_ok` suppresses until every kept class holds against them). A release is checked
+under the first with ``sensitive_counts(release, ..., input_table=frame)``, under the second with the release
+alone.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.mechanisms.anatomy import NotLDiverseError
+from privnb.mechanisms.class_counts import sensitive_column
 from privnb.mechanisms.privacy_models import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -57,20 +64,24 @@ class ModelCheck:
         The models every released class must satisfy, beside k-anonymity.
     k : int
         The least class size.
+    order : sequence, optional
+        The sensitive attribute's declared order (a generalizer's ``orders[sensitive]``), given to the
+        ordered t-closeness models that have none.
 
     Attributes
     ----------
     codes : ndarray of int
         Each row's sensitive value code (the position in ``values``).
     values : ndarray
-        The sensitive values, sorted (numbers by value: the order of the ordered distance).
+        The sensitive values, sorted (numbers by value).
     overall : ndarray
-        The training frame's sensitive distribution.
+        The training frame's sensitive distribution (the input table's, which models with
+        ``reference="input"`` compare with).
     models : tuple of PrivacyModel
-        The models (a hierarchical t-closeness given ``values`` when it had none).
+        The models (ordered and hierarchical t-closeness given ``values``, ordered given ``order``).
     """
 
-    def __init__(self, frame: pd.DataFrame, quasi_identifiers, sensitive, privacy_models, k: int):
+    def __init__(self, frame: pd.DataFrame, quasi_identifiers, sensitive, privacy_models, k: int, *, order=None):
         models = check_models(sensitive, privacy_models)
         if sensitive not in frame.columns:
             raise ValueError(
@@ -80,24 +91,19 @@ class ModelCheck:
             raise ValueError(
                 f"the sensitive column {sensitive!r} is also a quasi-identifier; it must not be generalized"
             )
-        if frame[sensitive].isna().any():
-            raise ValueError(f"the sensitive column {sensitive!r} has missing values; drop or impute them first")
+        sensitive_column(frame, sensitive, "training rows")
         counts = sensitive_counts(frame.assign(_all=0), ["_all"], sensitive)
         self.values, self.codes = counts.values, pd.Categorical(frame[sensitive], categories=counts.values).codes
         self.overall = counts.overall
         self.k = k
-        self.models = tuple(
-            dataclasses.replace(m, values=self.values)
-            if isinstance(m, TCloseness) and m.distance == "hierarchical" and m.values is None
-            else m
-            for m in models
-        )
+        self.models = tuple(_with_values(m, self.values, order) for m in models)
         for m in self.models:
             if isinstance(m, L_DIVERSITY) and m.l > len(self.values):
                 raise NotLDiverseError(
                     f"{m.name} with l = {m.l} needs at least {m.l} distinct values of {sensitive!r}; "
                     f"the training rows hold {len(self.values)}"
                 )
+            m.class_holds(counts.counts, self.overall)  # an ordered distance with no order known raises here
 
     @property
     def monotone(self) -> bool:
@@ -121,24 +127,46 @@ class ModelCheck:
         return out
 
     def class_ok(self, counts: np.ndarray) -> np.ndarray:
-        """Which classes have at least k rows and satisfy every model.
+        """Which classes of a candidate release are kept: at least k rows and every model.
+
+        A model with ``reference="input"`` judges each class against :attr:`overall`. One with
+        ``reference="release"`` judges it against the distribution of the rows kept: starting from the
+        classes passing k and the other models, the classes failing against the kept rows are suppressed
+        and the kept distribution recomputed until every kept class passes (each round only suppresses, so
+        this ends within one round per class).
 
         Parameters
         ----------
         counts : ndarray of shape (n_classes, n_values)
-            Sensitive counts per class, columns in ``values``' order.
+            Sensitive counts of every class of the candidate release, columns in ``values``' order.
 
         Returns
         -------
         ndarray of bool
         """
+        release = [getattr(m, "reference", "input") == "release" for m in self.models]
+        later = [m for m, r in zip(self.models, release) if r]
+        ok = self._passes(counts, [m for m, r in zip(self.models, release) if not r], self.overall)
+        while later and ok.any():
+            kept = counts[ok].sum(axis=0).astype(float)
+            now = ok.copy()
+            now[ok] = self._passes(counts[ok], later, kept / kept.sum())
+            if (now == ok).all():
+                break
+            ok = now
+        return ok
+
+    def _passes(self, counts, models, overall) -> np.ndarray:
         ok = counts.sum(axis=1) >= self.k
-        for m in self.models:
-            ok &= m.class_holds(counts, self.overall)
+        for m in models:
+            ok &= m.class_holds(counts, overall)
         return ok
 
     def part_ok(self, rows: np.ndarray) -> bool:
         """Whether the rows ``rows`` (positions in the frame) form an acceptable class (Mondrian's cuts).
+
+        Mondrian releases every row, so the release's distribution is the input table's and both readings
+        of ``reference`` judge the part against :attr:`overall`.
 
         Parameters
         ----------
@@ -150,7 +178,7 @@ class ModelCheck:
         bool
         """
         counts = np.bincount(self.codes[rows], minlength=len(self.values))[None, :]
-        return bool(self.class_ok(counts)[0])
+        return bool(self._passes(counts, self.models, self.overall)[0])
 
     def check_table(self) -> None:
         """Raise when the whole table, the coarsest class, fails a model (no release can satisfy it then)."""
@@ -185,7 +213,28 @@ def check_models(sensitive, privacy_models) -> tuple[PrivacyModel, ...]:
         raise ValueError(f"privacy_models holds {bad}, which are not privnb.mechanisms privacy models")
     if privacy_models and sensitive is None:
         raise ValueError("privacy models judge a sensitive column: pass sensitive=<column>")
+    if sensitive is not None and not privacy_models:
+        raise ValueError(
+            f"sensitive={sensitive!r} is judged only by privacy models and none is given: pass privacy_models= "
+            "(e.g. [DistinctLDiversity(3)]), or leave sensitive out for k-anonymity alone"
+        )
     return tuple(privacy_models)
+
+
+def _with_values(model: PrivacyModel, values, order) -> PrivacyModel:
+    """``model`` given the sensitive values of the count matrix's columns (ordered and hierarchical
+    t-closeness) and, for the ordered distance without one, the generalizer's declared order.
+    """
+    if not isinstance(model, TCloseness) or model.distance == "equal":
+        return model
+    if model.distance == "ordered" and order is not None:
+        if model.order is not None and tuple(model.order) != tuple(order):
+            raise ValueError(
+                f"the t-closeness model's order {list(model.order)[:5]}... differs from the generalizer's orders "
+                "for the sensitive attribute; give one of them"
+            )
+        model = dataclasses.replace(model, order=order)
+    return model if model.values is not None else dataclasses.replace(model, values=values)
 
 
 class NodeJudge:

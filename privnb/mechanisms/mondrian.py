@@ -145,13 +145,16 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
     hierarchies : mapping attribute -> Hierarchy (or ARX table), optional
         Used for nominal and ordinal attributes (numeric ones are always cut at medians).
     orders : mapping ordinal attribute -> its values in domain order, optional
-        The category order of an ordinal attribute without a hierarchy (as described above).
+        The category order of an ordinal attribute without a hierarchy (as described above); the
+        sensitive attribute's order is the order of an ordered t-closeness model that gives none
+        (``Dataset.orders`` holds both).
     sensitive : str, optional
         The sensitive column, which ``privacy_models`` judge (a column of the fitted frame, not a
-        quasi-identifier).
+        quasi-identifier); given only with models.
     privacy_models : sequence of PrivacyModel
         Models every released region must satisfy beside k-anonymity (ARX's ``addPrivacyModel``),
-        judged against the training frame's sensitive distribution.
+        judged against the training frame's sensitive distribution (Mondrian suppresses nothing, so it
+        is also the release's: both ``reference`` readings agree).
 
     Attributes
     ----------
@@ -183,7 +186,7 @@ class MondrianGeneralizer(TransformerMixin, Mechanism):
         models = check_models(self.sensitive, self.privacy_models)
         if not models:
             return lambda rows: len(rows) >= k
-        check = ModelCheck(frame, qi, self.sensitive, models, k)
+        check = ModelCheck(frame, qi, self.sensitive, models, k, order=dict(self.orders or {}).get(self.sensitive))
         check.check_table()
         return check.part_ok
 

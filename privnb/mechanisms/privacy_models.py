@@ -14,6 +14,14 @@ Definitions: distinct and entropy l-diversity and recursive (c,l)-diversity afte
 equal, ordered and hierarchical ground distances of their Section 4; basic and enhanced beta-likeness after
 Cao and Karras (2012). Where definitions differ between tools, the docstring of each model says which it
 takes and how the other reads.
+
+Which distribution t-closeness and beta-likeness compare a class with, when rows are suppressed: ARX compares
+with the input table's (before suppression); a reader holding only the release can compare with the
+release's own. Each such model names its reading, ``reference="input"`` (the default, ARX's) or
+``"release"``; :meth:`PrivacyModel.holds` on counts from :func:`sensitive_counts` uses that reading (the
+input's distribution comes with ``input_table=``), and the generalizers search under it
+(:mod:`privnb.mechanisms.model_checks`). The ordered distance uses the attribute's declared order
+(``order=``) and refuses text without one (:mod:`privnb.mechanisms.ground_distances`).
 """
 
 from __future__ import annotations
@@ -24,6 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from privnb.mechanisms.class_counts import SensitiveCounts, sensitive_counts
+from privnb.mechanisms.ground_distances import emd_equal, emd_hierarchical, emd_in_order, emd_ordered
 
 __all__ = [
     "PrivacyModel",
@@ -38,170 +49,17 @@ __all__ = [
     "emd_equal",
     "emd_ordered",
     "emd_hierarchical",
+    "REFERENCES",
 ]
 
-
-@dataclass(frozen=True)
-class SensitiveCounts:
-    """The sensitive attribute's counts per equivalence class of a release.
-
-    Parameters
-    ----------
-    counts : ndarray of shape (n_classes, n_values)
-        Rows of each class holding each sensitive value.
-    values : ndarray of shape (n_values,)
-        The sensitive values, in the domain's order (the order the ordered distance uses).
-    class_of_row : ndarray of shape (n_rows,)
-        The class of each row of the release.
-    """
-
-    counts: np.ndarray
-    values: np.ndarray
-    class_of_row: np.ndarray
-
-    @property
-    def overall(self) -> np.ndarray:
-        """The sensitive distribution over the whole release."""
-        total = self.counts.sum(axis=0).astype(float)
-        return total / total.sum()
-
-
-def sensitive_counts(release: pd.DataFrame, quasi_identifiers, sensitive: str, *, order=None) -> SensitiveCounts:
-    """The class-by-value count matrix of ``release``.
-
-    Parameters
-    ----------
-    release : DataFrame
-        The released rows (suppressed rows left out).
-    quasi_identifiers : sequence of str
-        The columns whose equal values make an equivalence class (``["gid"]`` for an anatomy's groups).
-    sensitive : str
-        The sensitive column.
-    order : sequence, optional
-        The sensitive domain in its order (an ordinal attribute's order); default the sorted values.
-        Values of the release missing from ``order`` are an error.
-
-    Returns
-    -------
-    SensitiveCounts
-    """
-    qi = list(quasi_identifiers)
-    if not qi or any(c not in release.columns for c in [*qi, sensitive]):
-        raise ValueError(
-            f"the release must have the quasi-identifiers {qi} and the sensitive column {sensitive!r}; "
-            f"it has {list(release.columns)}"
-        )
-    classes = release.groupby(qi, sort=False, observed=True, dropna=False).ngroup().to_numpy()
-    present = pd.unique(release[sensitive])
-    if order is None:
-        values = np.array(sorted(present, key=_sort_key), dtype=object)
-    else:
-        values = np.array(list(order), dtype=object)
-        unknown = set(present) - set(values.tolist())
-        if unknown:
-            raise ValueError(f"sensitive values {sorted(map(str, unknown))} are not in the given order")
-    codes = pd.Categorical(release[sensitive], categories=values).codes
-    n_classes = int(classes.max()) + 1 if len(classes) else 0
-    counts = np.zeros((n_classes, len(values)), dtype=np.int64)
-    np.add.at(counts, (classes, codes), 1)
-    return SensitiveCounts(counts, values, classes)
-
-
-def _sort_key(value):
-    return (0, float(value), "") if isinstance(value, (int, float, np.number)) else (1, 0.0, str(value))
+#: The distributions a t-closeness or beta-likeness model may compare each class with: the input table's
+#: (before suppression; ARX's reading, the default) or the release's own (after suppression).
+REFERENCES = ("input", "release")
 
 
 def _shares(counts: np.ndarray) -> np.ndarray:
     sizes = counts.sum(axis=1, keepdims=True).astype(float)
     return np.divide(counts, sizes, out=np.zeros(counts.shape), where=sizes > 0)
-
-
-def emd_equal(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
-    """Earth Mover's Distance with the equal ground distance (every two values at distance 1).
-
-    It is the total variation distance, half the L1 distance (Li et al. 2007, Section 4.2).
-
-    Parameters
-    ----------
-    shares : ndarray of shape (n_classes, n_values)
-        Each class's sensitive distribution.
-    overall : ndarray of shape (n_values,)
-        The table's.
-
-    Returns
-    -------
-    ndarray of shape (n_classes,)
-    """
-    return 0.5 * np.abs(shares - overall).sum(axis=1)
-
-
-def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
-    """Earth Mover's Distance with the ordered distance ``|i - j| / (m - 1)`` on an ordered domain of m values.
-
-    Closed form (Li et al. 2007, Section 4.2): ``sum_i |r_1 + ... + r_i| / (m - 1)`` with ``r = shares -
-    overall``; 0 for a one-value domain.
-
-    Parameters
-    ----------
-    shares : ndarray of shape (n_classes, n_values)
-        Each class's sensitive distribution, values in the domain's order.
-    overall : ndarray of shape (n_values,)
-        The table's.
-
-    Returns
-    -------
-    ndarray of shape (n_classes,)
-    """
-    m = shares.shape[1]
-    if m < 2:
-        return np.zeros(shares.shape[0])
-    return np.abs(np.cumsum(shares - overall, axis=1)).sum(axis=1) / (m - 1)
-
-
-def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values) -> np.ndarray:
-    """Earth Mover's Distance with the hierarchical distance: two values are ``level / H`` apart, where level
-    is the height of their lowest common ancestor in ``hierarchy`` and H its height.
-
-    Closed form (Li et al. 2007, Section 4.2): the sum over the hierarchy's inner nodes N of
-    ``height(N) / H * min(positive extra, negative extra)`` of N's children, where a node's extra is the
-    sum of ``shares - overall`` over the values below it.
-
-    Parameters
-    ----------
-    shares : ndarray of shape (n_classes, n_values)
-        Each class's sensitive distribution.
-    overall : ndarray of shape (n_values,)
-        The table's.
-    hierarchy : privnb.mechanisms.Hierarchy
-        The sensitive attribute's generalization hierarchy (its top level ``*`` joins everything).
-    values : sequence
-        The sensitive values, in the columns' order.
-
-    Returns
-    -------
-    ndarray of shape (n_classes,)
-    """
-    values = np.asarray(values, dtype=object)
-    height = hierarchy.n_levels - 1
-    extra = shares - overall  # the level-0 nodes: the values themselves
-    child = np.arange(len(values))
-    cost = np.zeros(shares.shape[0])
-    for level in range(1, height + 1):
-        parent = np.zeros(len(values), dtype=np.int64) if level == height else hierarchy.codes(values, level)
-        # the extra of each child node at level - 1, then each parent's positive and negative sums
-        child_ids, child_index = np.unique(child, return_inverse=True)
-        child_extra = np.zeros((shares.shape[0], len(child_ids)))
-        np.add.at(child_extra.T, child_index, extra.T)
-        parent_of_child = np.zeros(len(child_ids), dtype=np.int64)
-        parent_of_child[child_index] = parent
-        parent_ids, parent_index = np.unique(parent_of_child, return_inverse=True)
-        positive = np.zeros((shares.shape[0], len(parent_ids)))
-        negative = np.zeros_like(positive)
-        np.add.at(positive.T, parent_index, np.clip(child_extra, 0, None).T)
-        np.add.at(negative.T, parent_index, np.clip(-child_extra, 0, None).T)
-        cost += level / height * np.minimum(positive, negative).sum(axis=1)
-        child = parent
-    return cost
 
 
 class PrivacyModel:
@@ -244,12 +102,47 @@ class PrivacyModel:
         counts : SensitiveCounts
             The release's class-by-value counts.
         """
-        return bool(self.class_holds(counts.counts, counts.overall).all())
+        return bool(self.class_holds(counts.counts, self.compared_with(counts)).all())
+
+    def compared_with(self, counts: SensitiveCounts) -> np.ndarray:
+        """The distribution the model compares each class of ``counts`` with: the release's own, or for a
+        model with ``reference="input"`` the input table's (``counts.input_overall``).
+
+        Parameters
+        ----------
+        counts : SensitiveCounts
+            The release's class-by-value counts.
+
+        Returns
+        -------
+        ndarray of shape (n_values,)
+        """
+        if getattr(self, "reference", "release") == "release":
+            return counts.overall
+        if counts.input_overall is None:
+            raise ValueError(
+                f"{self.name} with reference='input' (ARX's reading) compares each class with the input table's "
+                "distribution: build the counts with sensitive_counts(release, ..., input_table=<the table "
+                "before anonymization>), or ask for reference='release' (the release's own distribution)"
+            )
+        return counts.input_overall
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_))
 
 
 def _check_positive(value, name: str) -> None:
-    if not (isinstance(value, (int, float, np.number)) and value > 0):
+    if not (_is_number(value) and value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+def _check_reference(reference) -> None:
+    if reference not in REFERENCES:
+        raise ValueError(
+            f"reference must be 'input' (compare with the input table's distribution, ARX's reading) or "
+            f"'release' (the release's own, after suppression), got {reference!r}"
+        )
 
 
 def _check_at_least(value, name: str, low: float, *, integer: bool = False) -> None:
@@ -380,11 +273,19 @@ class RecursiveCLDiversity(PrivacyModel):
 
 DISTANCES = ("equal", "ordered", "hierarchical")
 
+_REFERENCE_DOC = """reference : {"input", "release"}
+        The distribution each class is compared with. "input" (the default, ARX's reading): the input
+        table's, before suppression; a generalizer suppresses the classes failing against it, and a release
+        is checked with ``sensitive_counts(release, ..., input_table=table)``. "release": the released rows'
+        own (what a reader of the release alone can check, pyCANON's reading); a full-domain generalizer then
+        suppresses failing classes until every kept class holds against the kept rows' distribution. The two
+        differ only when rows are suppressed."""
+
 
 @dataclass(frozen=True)
 class TCloseness(PrivacyModel):
     """t-closeness: every class's sensitive distribution is within Earth Mover's Distance ``t`` of the
-    table's.
+    table's (Li, Li and Venkatasubramanian 2007, Section 3; the ground distances of their Section 4.2).
 
     Parameters
     ----------
@@ -392,39 +293,59 @@ class TCloseness(PrivacyModel):
         The largest distance allowed, in [0, 1].
     distance : {"equal", "ordered", "hierarchical"}
         The ground distance: "equal" for a nominal attribute (the total variation distance), "ordered" for an
-        ordinal or numeric one (values in the count matrix's order), "hierarchical" with ``hierarchy``.
+        ordinal or numeric one (``|i - j| / (m - 1)`` over the m values of the ordered domain: ``order`` when
+        given, else the numbers present by value; text without ``order`` is refused), "hierarchical" with
+        ``hierarchy``.
     hierarchy : privnb.mechanisms.Hierarchy, optional
         The sensitive attribute's hierarchy (``distance="hierarchical"``).
     values : sequence, optional
-        The sensitive values in the columns' order, for the hierarchical distance inside a generalizer
-        (:meth:`measure` and :meth:`holds` take them from the counts).
+        The sensitive values in the columns' order, for the hierarchical and ordered distances inside a
+        generalizer (:meth:`measure` and :meth:`holds` take them from the counts).
+    order : sequence, optional
+        The sensitive attribute's declared order for ``distance="ordered"`` (``Dataset.orders[sensitive]``,
+        a data card's ordinal ``order``); its values are the domain. A generalizer's ``orders`` gives it
+        when left out.
+    {reference}
     """
 
     t: float
     distance: str = "equal"
     hierarchy: object = None
     values: Sequence | None = None
+    order: Sequence | None = None
+    reference: str = "input"
     name = "t-closeness"
 
     def __post_init__(self):
-        if not (isinstance(self.t, (int, float, np.number)) and 0 <= self.t <= 1):
+        if not (_is_number(self.t) and 0 <= self.t <= 1):
             raise ValueError(f"t must be a number in [0, 1], got {self.t!r}")
         if self.distance not in DISTANCES:
             raise ValueError(f"distance must be one of {DISTANCES}, got {self.distance!r}")
         if self.distance == "hierarchical" and self.hierarchy is None:
             raise ValueError("the hierarchical distance needs the sensitive attribute's hierarchy: pass hierarchy=")
+        _check_reference(self.reference)
+        if self.order is not None:
+            if self.distance != "ordered" or isinstance(self.order, str):
+                raise ValueError(
+                    f"order= is the sensitive values in their order, for distance='ordered'; got {self.order!r} "
+                    f"with distance={self.distance!r}"
+                )
+            order = tuple(self.order)
+            if len(set(order)) != len(order) or any(pd.isna(v) for v in order):
+                raise ValueError(f"order= must list distinct values, none missing, got {list(order)}")
+            object.__setattr__(self, "order", order)
 
     def distances(self, counts: np.ndarray, overall: np.ndarray, values=None) -> np.ndarray:
-        """Each class's Earth Mover's Distance to the table.
+        """Each class's Earth Mover's Distance to ``overall``.
 
         Parameters
         ----------
         counts : ndarray of shape (n_classes, n_values)
             Sensitive counts per class.
         overall : ndarray of shape (n_values,)
-            The table's sensitive distribution.
+            The distribution compared with.
         values : sequence, optional
-            The sensitive values (hierarchical distance; default ``self.values``).
+            The sensitive values of the columns (ordered and hierarchical distances; default ``self.values``).
 
         Returns
         -------
@@ -433,11 +354,14 @@ class TCloseness(PrivacyModel):
         shares = _shares(np.asarray(counts))
         if self.distance == "equal":
             return emd_equal(shares, overall)
-        if self.distance == "ordered":
-            return emd_ordered(shares, overall)
         values = self.values if values is None else values
         if values is None:
-            raise ValueError("the hierarchical distance needs the sensitive values of the count matrix's columns")
+            raise ValueError(
+                f"the {self.distance} distance needs the sensitive values of the count matrix's columns: pass "
+                "values= (TCloseness(..., values=...)), or use holds() and measure() on sensitive_counts()"
+            )
+        if self.distance == "ordered":
+            return emd_in_order(shares, overall, values, self.order)
         return emd_hierarchical(shares, overall, self.hierarchy, values)
 
     def class_holds(self, counts, overall):
@@ -451,39 +375,49 @@ class TCloseness(PrivacyModel):
         return self.distances(counts, overall) <= self.t + 1e-12
 
     def measure(self, counts):
-        """The largest distance of a class to the table (see :meth:`PrivacyModel.measure`)."""
-        found = self.distances(counts.counts, counts.overall, counts.values)
+        """The largest distance of a class to the distribution compared with (see :meth:`PrivacyModel.measure`)."""
+        found = self.distances(counts.counts, self.compared_with(counts), counts.values)
         return float(found.max()) if len(found) else 0.0
 
     def holds(self, counts):
         """Whether every class is within distance t (see :meth:`PrivacyModel.holds`)."""
-        return bool((self.distances(counts.counts, counts.overall, counts.values) <= self.t + 1e-12).all())
+        return self.measure(counts) <= self.t + 1e-12
+
+
+TCloseness.__doc__ = TCloseness.__doc__.replace("{reference}", _REFERENCE_DOC)
 
 
 def _relative_gains(counts: np.ndarray, overall: np.ndarray) -> np.ndarray:
-    """(q - p) / p for every class and value with q > p (else 0): q the class's share, p the table's."""
+    """(q - p) / p for every class and value with q > p, else 0 (q the class's share, p the share compared
+    with); infinite where q > p = 0, a value the class holds and the distribution does not.
+    """
     shares = _shares(np.asarray(counts))
     p = np.broadcast_to(np.asarray(overall, dtype=float), shares.shape)
-    gain = np.divide(shares - p, p, out=np.zeros(shares.shape), where=p > 0)
+    gain = np.divide(shares - p, p, out=np.full(shares.shape, np.inf), where=p > 0)
     return np.where(shares > p, gain, 0.0)
 
 
 @dataclass(frozen=True)
 class BasicBetaLikeness(PrivacyModel):
     """Basic beta-likeness: in every class, each sensitive value more frequent than in the table is so by at
-    most a relative ``beta``: ``(q - p) / p <= beta`` whenever ``q > p``.
+    most a relative ``beta``: ``(q - p) / p <= beta`` whenever ``q > p`` (basic beta-likeness of Cao and Karras
+    2012).
+    A value with p = 0 that a class holds has an unbounded gain: no beta holds.
 
     Parameters
     ----------
     beta : float
         The largest relative gain (positive).
+    {reference}
     """
 
     beta: float
+    reference: str = "input"
     name = "basic beta-likeness"
 
     def __post_init__(self):
         _check_positive(self.beta, "beta")
+        _check_reference(self.reference)
 
     def class_holds(self, counts, overall):
         """Classes whose relative gains are at most beta.
@@ -497,14 +431,15 @@ class BasicBetaLikeness(PrivacyModel):
 
     def measure(self, counts):
         """The largest relative gain over classes and values (see :meth:`PrivacyModel.measure`)."""
-        gains = _relative_gains(counts.counts, counts.overall)
+        gains = _relative_gains(counts.counts, self.compared_with(counts))
         return float(gains.max()) if gains.size else 0.0
 
 
 @dataclass(frozen=True)
 class EnhancedBetaLikeness(PrivacyModel):
-    """Enhanced beta-likeness: ``(q - p) / p <= min(beta, -ln p)`` whenever ``q > p`` (Cao and Karras'
-    bound that tightens beta for frequent values).
+    """Enhanced beta-likeness: ``(q - p) / p <= min(beta, -ln p)`` whenever ``q > p`` (enhanced beta-likeness
+    of Cao and Karras 2012: the bound tightens beta for frequent values; for p = 0, ``-ln p`` is infinite and beta
+    binds, and a class holding such a value has an unbounded gain).
 
     ``measure`` is the least beta the release satisfies: the largest relative gain, or infinity when some
     gain exceeds ``-ln p`` (then no beta makes it hold). pyCANON 1.3 reports another number, the largest
@@ -514,18 +449,22 @@ class EnhancedBetaLikeness(PrivacyModel):
     ----------
     beta : float
         The largest relative gain (positive).
+    {reference}
     """
 
     beta: float
+    reference: str = "input"
     name = "enhanced beta-likeness"
 
     def __post_init__(self):
         _check_positive(self.beta, "beta")
+        _check_reference(self.reference)
 
     @staticmethod
     def _limits(overall: np.ndarray) -> np.ndarray:
+        """``-ln p`` for each value: +inf where p = 0."""
         p = np.asarray(overall, dtype=float)
-        return -np.log(p, out=np.full(p.shape, np.inf), where=p > 0)
+        return -np.log(p, out=np.full(p.shape, -np.inf), where=p > 0)
 
     def class_holds(self, counts, overall):
         """Classes within min(beta, -ln p).
@@ -540,9 +479,14 @@ class EnhancedBetaLikeness(PrivacyModel):
 
     def measure(self, counts):
         """The least beta the release satisfies (see :meth:`PrivacyModel.measure`)."""
-        gains = _relative_gains(counts.counts, counts.overall)
+        overall = self.compared_with(counts)
+        gains = _relative_gains(counts.counts, overall)
         if not gains.size:
             return 0.0
-        if (gains > self._limits(counts.overall) + 1e-12).any():
+        if (gains > self._limits(overall) + 1e-12).any():
             return math.inf
         return float(gains.max())
+
+
+BasicBetaLikeness.__doc__ = BasicBetaLikeness.__doc__.replace("{reference}", _REFERENCE_DOC)
+EnhancedBetaLikeness.__doc__ = EnhancedBetaLikeness.__doc__.replace("{reference}", _REFERENCE_DOC)

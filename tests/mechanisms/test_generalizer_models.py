@@ -40,6 +40,11 @@ MODELS = [
     TCloseness(0.25, "ordered"),
     BasicBetaLikeness(1.0),
     EnhancedBetaLikeness(0.8),
+    # the same against the release's own distribution (after suppression) instead of the input table's
+    TCloseness(0.3, reference="release"),
+    TCloseness(0.25, "ordered", reference="release"),
+    BasicBetaLikeness(1.0, reference="release"),
+    EnhancedBetaLikeness(0.8, reference="release"),
 ]
 
 
@@ -71,7 +76,7 @@ def brute_class_ok(values, overall, model, k):
         return len(r) >= model.l and r[0] < model.c * sum(r[model.l - 1 :])
     if isinstance(model, TCloseness) and model.distance == "equal":
         return 0.5 * sum(abs(q[v] - overall[v]) for v in overall) <= model.t + 1e-9
-    if isinstance(model, TCloseness):  # ordered: the values' sorted order, |i - j| / (m - 1)
+    if isinstance(model, TCloseness):  # ordered: the numbers by value, |i - j| / (m - 1)
         order = sorted(overall)
         walk = np.cumsum([q[v] - overall[v] for v in order])
         return float(np.abs(walk).sum()) / max(len(order) - 1, 1) <= model.t + 1e-9
@@ -86,33 +91,49 @@ def overall_of(frame):
     return {v: c / len(frame) for v, c in counts.items()}
 
 
+def reads_release(model) -> bool:
+    return getattr(model, "reference", "input") == "release"
+
+
+def brute_kept(classes, frame_overall, k, models):
+    """Which classes are kept: k and the input-reading models against the table; then, for the release-reading
+    ones, classes failing against the kept rows' distribution suppressed until every kept class passes."""
+    kept = [all(brute_class_ok(c, frame_overall, m, k) for m in models if not reads_release(m)) for c in classes]
+    later = [m for m in models if reads_release(m)]
+    while later and any(kept):
+        rows = [v for c, keep in zip(classes, kept) if keep for v in c]
+        overall = {v: n / len(rows) for v, n in Counter(rows).items()}
+        now = [keep and all(brute_class_ok(c, overall, m, k) for m in later) for c, keep in zip(classes, kept)]
+        if now == kept:
+            break
+        kept = now
+    return kept
+
+
 def brute_lattice(frame, hier, k, models, max_suppression):
     """Every node: (acceptable, suppressed rows, discernibility), classes failing k or a model suppressed."""
     overall, budget = overall_of(frame), math.floor(max_suppression * len(frame) + 1e-9)
     out = {}
     for node in itertools.product(*(range(hier[a].n_levels) for a in QI)):
         labels = pd.DataFrame({a: hier[a].generalize(frame[a], lv) for a, lv in zip(QI, node)})
-        n_sup, dm = 0, 0.0
-        for _, rows in frame.groupby([labels[a] for a in QI], sort=False):
-            if all(brute_class_ok(rows["s"].tolist(), overall, m, k) for m in models):
-                dm += len(rows) ** 2
-            else:
-                n_sup += len(rows)
+        classes = [rows["s"].tolist() for _, rows in frame.groupby([labels[a] for a in QI], sort=False)]
+        kept = brute_kept(classes, overall, k, models)
+        n_sup = sum(len(c) for c, keep in zip(classes, kept) if not keep)
+        dm = sum(len(c) ** 2 for c, keep in zip(classes, kept) if keep)
         out[node] = (n_sup <= budget, n_sup, dm + len(frame) * n_sup)
     return out
 
 
 def assert_release_satisfies(release, frame, k, models):
-    """Every class of the release: k rows and each model, by the models' code and by brute force."""
-    overall = overall_of(frame)
+    """Every class of the release: k rows and each model under its reading (the input table's distribution or
+    the release's own), by the models' code and by brute force."""
     assert release.groupby(QI).size().min() >= k
-    for _, rows in release.groupby(QI):
-        assert all(brute_class_ok(rows["s"].tolist(), overall, m, k) for m in models)
-    counts = sensitive_counts(release, QI, "s", order=sorted(overall))
-    p = np.array([overall[v] for v in sorted(overall)])
     for m in models:
-        assert m.class_holds(counts.counts, p).all()
-        if len(release) == len(frame):  # nothing suppressed: the release's distribution is the table's
+        overall = overall_of(release if reads_release(m) else frame)
+        for _, rows in release.groupby(QI):
+            assert brute_class_ok(rows["s"].tolist(), overall, m, k)
+        assert m.holds(sensitive_counts(release, QI, "s", input_table=frame))
+        if reads_release(m):  # checkable from the release alone
             assert m.holds(sensitive_counts(release, QI, "s"))
 
 
@@ -215,6 +236,15 @@ def test_model_input_errors():
         MondrianGeneralizer(QI, 2, sensitive="num", privacy_models=[DistinctLDiversity(2)]).fit(frame)
     with pytest.raises(ValueError, match="sequence of privacy models"):
         MondrianGeneralizer(QI, 2, sensitive="s", privacy_models=DistinctLDiversity(2)).fit(frame)
+    gaps = frame.assign(s=[0, None, 0, 1])
+    for gen in (
+        FullDomainGeneralizer(QI, 2, hier, sensitive="s"),  # a sensitive column and no model to judge it
+        MondrianGeneralizer(QI, 2, sensitive="s"),
+    ):
+        with pytest.raises(ValueError, match="judged only by privacy models"):
+            gen.fit(frame)
+        with pytest.raises(ValueError, match=r"sensitive column 's' of the training rows has 1 missing value"):
+            gen.set_params(privacy_models=[TCloseness(0.5)]).fit(gaps)
     for gen in (
         FullDomainGeneralizer(QI, 2, hier, sensitive="s", privacy_models=[DistinctLDiversity(3)]),
         MondrianGeneralizer(QI, 2, sensitive="s", privacy_models=[RecursiveCLDiversity(3, 3)]),
@@ -282,7 +312,29 @@ def test_hierarchical_t_closeness_takes_the_sensitive_values_of_the_table(method
     else:
         gen = MondrianGeneralizer(QI, 2, sensitive="s", privacy_models=[model])
     release = gen.fit(frame).generalized_
-    unconstrained = sensitive_counts(frame, ["num", "let"], "s")
+    unconstrained = sensitive_counts(frame, ["num", "let"], "s", input_table=frame)
     assert not model.holds(unconstrained)  # the raw classes are far from the table: the model binds
-    assert len(release) == len(frame) and model.holds(sensitive_counts(release, QI, "s"))
+    assert len(release) == len(frame) and model.holds(sensitive_counts(release, QI, "s", input_table=frame))
     assert release.groupby(QI).ngroups > 1
+
+
+def test_full_domain_suppression_separates_the_two_readings():
+    """Issue 32: ARX's reading (the input table's distribution) certifies a release that fails against its own
+    distribution once a row is suppressed; reference="release" searches for one that holds against it."""
+    frame = pd.DataFrame(
+        {
+            "num": [2, 0, 2, 3, 6, 3, 0, 2, 4, 6, 5, 7, 1, 7],
+            "let": list("acbacbcbacbccd"),
+            "s": [0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1],
+        }
+    )
+    hier = small_hierarchies(QI, num_top=8)
+    releases = {}
+    for reading in ("input", "release"):
+        model = TCloseness(0.1, reference=reading)
+        gen = FullDomainGeneralizer(QI, 2, hier, max_suppression=0.3, sensitive="s", privacy_models=[model]).fit(frame)
+        releases[reading] = gen.generalized_
+        assert_release_satisfies(gen.generalized_, frame, 2, [model])
+    assert len(releases["input"]) < len(frame)
+    arx = sensitive_counts(releases["input"], QI, "s", input_table=frame)
+    assert TCloseness(0.1).holds(arx) and not TCloseness(0.1, reference="release").holds(arx)

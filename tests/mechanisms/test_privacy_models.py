@@ -1,5 +1,6 @@
 """Privacy models on any release, each against a brute-force computation (and pyCANON where importable)."""
 
+import dataclasses
 import itertools
 import math
 
@@ -96,7 +97,7 @@ def test_l_diversity_models_against_brute_force(release):
 @settings(max_examples=40, deadline=None)
 @given(releases())
 def test_t_closeness_distances_are_the_transport_problem(release):
-    counts = sensitive_counts(release, ["qi"], "s", order=VALUES)
+    counts = sensitive_counts(release, ["qi"], "s", order=VALUES, input_table=release)
     overall = counts.overall
     shares = counts.counts / counts.counts.sum(axis=1, keepdims=True)
     m = len(VALUES)
@@ -106,7 +107,12 @@ def test_t_closeness_distances_are_the_transport_problem(release):
         "hierarchical": lambda i, j: _lca_level(VALUES[i], VALUES[j]) / (SENSITIVE_TREE.n_levels - 1),
     }
     for distance, ground in grounds.items():
-        model = TCloseness(0.3, distance, hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None)
+        model = TCloseness(
+            0.3,
+            distance,
+            hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None,
+            order=VALUES if distance == "ordered" else None,
+        )
         found = model.distances(counts.counts, overall, counts.values)
         expected = [_transport(row, overall, ground) for row in shares]
         assert found == pytest.approx(expected, abs=1e-9), distance
@@ -114,26 +120,44 @@ def test_t_closeness_distances_are_the_transport_problem(release):
         assert model.measure(counts) == pytest.approx(max(expected), abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
-@given(releases(), st.sampled_from([0.2, 0.5, 1.0, 3.0]))
-def test_beta_likeness_against_brute_force(release, beta):
-    counts = sensitive_counts(release, ["qi"], "s")
-    table = list(release["s"])
-    p = {x: table.count(x) / len(table) for x in set(table)}
-    basic, enhanced, gains = True, True, []
-    for v in _classes(release).values():
-        for x in set(v):
-            q = v.count(x) / len(v)
-            if q > p[x]:
-                gain = (q - p[x]) / p[x]
-                gains.append((gain, -math.log(p[x])))
-                basic &= gain <= beta + 1e-12
-                enhanced &= gain <= min(beta, -math.log(p[x])) + 1e-12
-    assert BasicBetaLikeness(beta).holds(counts) == basic
-    assert EnhancedBetaLikeness(beta).holds(counts) == enhanced
-    assert BasicBetaLikeness(beta).measure(counts) == pytest.approx(max([g for g, _ in gains], default=0.0))
-    least = math.inf if any(g > lim + 1e-12 for g, lim in gains) else max([g for g, _ in gains], default=0.0)
-    assert EnhancedBetaLikeness(beta).measure(counts) == pytest.approx(least)
+@settings(max_examples=80, deadline=None)
+@given(releases(), st.lists(st.sampled_from(VALUES), min_size=1, max_size=12), st.sampled_from([0.2, 0.5, 1.0, 3.0]))
+def test_beta_likeness_against_brute_force(release, reference, beta):
+    """Against another table (which may lack values the release holds, p = 0) and against the release itself,
+    over the whole domain in order (values neither holds: p = q = 0, no gain)."""
+    for table, reading in ((reference, "input"), (list(release["s"]), "release")):
+        counts = sensitive_counts(release, ["qi"], "s", order=VALUES, input_table=pd.Series(table, name="s"))
+        p = {x: table.count(x) / len(table) for x in VALUES}
+        basic, enhanced, gains = True, True, []
+        for v in _classes(release).values():
+            for x in set(v):
+                q = v.count(x) / len(v)
+                if q > p[x]:  # Cao and Karras: the relative gain (q - p) / p, unbounded where p = 0
+                    gain = (q - p[x]) / p[x] if p[x] > 0 else math.inf
+                    limit = -math.log(p[x]) if p[x] > 0 else math.inf
+                    gains.append((gain, limit))
+                    basic &= gain <= beta + 1e-12
+                    enhanced &= gain <= min(beta, limit) + 1e-12
+        models = [BasicBetaLikeness(beta, reference=reading), EnhancedBetaLikeness(beta, reference=reading)]
+        assert models[0].holds(counts) == basic
+        assert models[1].holds(counts) == enhanced
+        assert models[0].measure(counts) == pytest.approx(max([g for g, _ in gains], default=0.0))
+        least = math.inf if any(g > lim + 1e-12 for g, lim in gains) else max([g for g, _ in gains], default=0.0)
+        assert models[1].measure(counts) == pytest.approx(least)
+
+
+def test_a_value_no_row_holds_is_no_gain_and_a_value_the_table_lacks_no_beta():
+    # the domain {a, b, c}; the table holds a and b only, as does the class
+    counts = np.array([[1, 1, 0]])
+    table = np.array([0.5, 0.5, 0.0])
+    assert EnhancedBetaLikeness(1.0).class_holds(counts, table).all()  # c: p = q = 0, no gain (was -inf)
+    assert BasicBetaLikeness(1.0).class_holds(np.array([[2, 0, 0]]), table).all()  # a gains 1.0 <= beta
+    lacking = np.array([[1, 0, 1]])  # the class holds c, which the table lacks: an unbounded gain
+    assert not BasicBetaLikeness(1000.0).class_holds(lacking, table).any()
+    assert not EnhancedBetaLikeness(1000.0).class_holds(lacking, table).any()
+    frame = pd.DataFrame({"qi": [0, 0], "s": ["a", "c"]})
+    found = sensitive_counts(frame, ["qi"], "s", input_table=pd.Series(["a", "b"], name="s"))
+    assert BasicBetaLikeness(1.0).measure(found) == math.inf == EnhancedBetaLikeness(1.0).measure(found)
 
 
 def test_textbook_examples():
@@ -152,14 +176,41 @@ def test_textbook_examples():
 def test_bad_parameters_say_what_to_do():
     with pytest.raises(ValueError, match="l must be an integer"):
         DistinctLDiversity(0)
-    with pytest.raises(ValueError, match=r"t must be a number in \[0, 1\]"):
-        TCloseness(1.5)
+    for t in (1.5, True, float("nan"), "0.2"):
+        with pytest.raises(ValueError, match=r"t must be a number in \[0, 1\]"):
+            TCloseness(t)
+    for make in (BasicBetaLikeness, EnhancedBetaLikeness, lambda b: RecursiveCLDiversity(b, 2)):
+        for bad in (True, math.inf, float("nan")):
+            with pytest.raises(ValueError, match="must be a positive number"):
+                make(bad)
+    with pytest.raises(ValueError, match="reference must be 'input'"):
+        TCloseness(0.2, reference="table")
     with pytest.raises(ValueError, match="hierarchy="):
         TCloseness(0.2, "hierarchical")
     with pytest.raises(ValueError, match="beta must be a positive"):
         BasicBetaLikeness(0)
     with pytest.raises(ValueError, match="quasi-identifiers"):
         sensitive_counts(pd.DataFrame({"x": [1]}), ["qi"], "s")
+    release = pd.DataFrame({"qi": [0, 0, 1], "s": ["a", None, "b"]})
+    with pytest.raises(ValueError, match=r"sensitive column 's' of the release has 1 missing value.*drop those rows"):
+        sensitive_counts(release, ["qi"], "s")
+    with pytest.raises(ValueError, match="input table has 1 missing"):
+        sensitive_counts(release.dropna(), ["qi"], "s", input_table=release)
+    counts = sensitive_counts(release.dropna(), ["qi"], "s")
+    for model in (TCloseness(0.2), BasicBetaLikeness(1.0), EnhancedBetaLikeness(1.0)):
+        with pytest.raises(ValueError, match="input_table="):  # ARX's reading needs the input's distribution
+            model.holds(counts)
+
+
+def test_the_two_readings_differ_only_when_rows_are_suppressed():
+    table = pd.DataFrame({"qi": [0, 0, 1, 1, 2, 2], "s": ["a", "b", "a", "b", "a", "a"]})
+    release = table[table["qi"] < 2]  # class 2 suppressed: the release holds a and b equally
+    counts = sensitive_counts(release, ["qi"], "s", input_table=table)
+    assert TCloseness(0.0, reference="release").holds(counts)
+    assert TCloseness(0.16, reference="input").measure(counts) == pytest.approx(1 / 6)
+    whole = sensitive_counts(table, ["qi"], "s", input_table=table)
+    for model in (TCloseness(0.3), BasicBetaLikeness(0.5), EnhancedBetaLikeness(0.5)):
+        assert model.measure(whole) == dataclasses.replace(model, reference="release").measure(whole)
 
 
 def test_every_model_reads_anatomy_groups_as_classes():
@@ -189,16 +240,19 @@ def test_agrees_with_pycanon_where_importable():
             }
         )
         counts, numbers = sensitive_counts(release, ["qi"], "s"), sensitive_counts(release, ["qi"], "num")
+        # pyCANON holds only the release: its reading is the release's own distribution
         assert anonymity.l_diversity(release, ["qi"], ["s"]) == DistinctLDiversity(1).measure(counts)
         assert anonymity.entropy_l_diversity(release, ["qi"], ["s"]) == math.floor(
             EntropyLDiversity(1).measure(counts) + 1e-9
         )
         assert anonymity.basic_beta_likeness(release, ["qi"], ["s"]) == pytest.approx(
-            BasicBetaLikeness(1).measure(counts)
+            BasicBetaLikeness(1, reference="release").measure(counts)
         )
-        assert anonymity.t_closeness(release, ["qi"], ["s"]) == pytest.approx(TCloseness(0.5).measure(counts))
+        assert anonymity.t_closeness(release, ["qi"], ["s"]) == pytest.approx(
+            TCloseness(0.5, reference="release").measure(counts)
+        )
         assert anonymity.t_closeness(release, ["qi"], ["num"]) == pytest.approx(
-            TCloseness(0.5, "ordered").measure(numbers)
+            TCloseness(0.5, "ordered", reference="release").measure(numbers)
         )
 
 
