@@ -515,22 +515,3 @@ def _drop_subject(text: str) -> str:
 
 LOADERS = {"adult": load_adult, "bank": load_bank_marketing, "fars": load_fars, "ipums": load_ipums, "pu1": load_pu1}
 """The papers' data sets by the names the notebooks and sweeps use."""
-
-
-def load(name: str, **options) -> Dataset | TokenCorpus:
-    """A data set by name: ``load("adult")``, ``load("bank")``, ``load("fars")``, ``load("ipums")``, ``load("pu1")``.
-
-    ``options`` go to the named loader (for example ``data_home``, or Adult's ``version``).
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`LOADERS`' names.
-    **options
-        Keyword options of that loader.
-    """
-    try:
-        loader = LOADERS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown data set {name!r}; choose one of {sorted(LOADERS)}") from None
-    return loader(**options)

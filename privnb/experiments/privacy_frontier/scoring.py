@@ -55,7 +55,7 @@ def attack_scores(results, classifier: str) -> list[Score]:
     ]
 
 
-def majority_error(data: FoldData) -> float:
+def _fold_majority_error(data: FoldData) -> float:
     """The test error of predicting the training fold's most frequent class.
 
     Parameters
@@ -184,7 +184,7 @@ class AttackScorer:
         """The view's errors and attack values on ``data``."""
         scores = [
             Score(self.classifier, "error", error_rate(data.y_test, fitted.predict(data.X_test))),
-            Score(self.classifier, "majority_error", majority_error(data)),
+            Score(self.classifier, "majority_error", _fold_majority_error(data)),
         ]
         release = getattr(fitted, "release_", None)
         if self.attack and release is not None:
