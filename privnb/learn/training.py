@@ -28,7 +28,7 @@ The wrapped classifier receives a DataFrame with the view's columns: put a
 (mixed types need a DataFrame): its columns are then named by position, and a column role may be given
 as a position.
 
-Estimator checks: ``tests/test_estimator_contract.py`` and ``tests/test_learners.py`` run
+Estimator checks: ``tests/learn/test_estimator_contract.py`` and ``tests/learn/test_learners.py`` run
 ``parametrize_with_checks`` on numeric arrays (sensitive column 0); the exclusions are listed there with
 their reasons.
 """

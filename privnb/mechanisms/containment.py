@@ -12,10 +12,10 @@ Every count is taken over the distinct projected rows ("patterns"), never over r
 ``AC`` of a pattern is the sum of the multiplicities of the patterns that contain it, HamDist and
 DistCnt (Definitions 7-9) come in closed form from per-feature and per-pattern class counts.
 
-The selectors return a :class:`Selection` ``(features, ac)``: :func:`maximal` (Algorithm 1),
-:func:`greedy_hamdist` (Algorithm 2) and :func:`greedy_distcnt` (Algorithm 3); ``constraint=
-"k-anonymity"`` gives the paper's k-anonymity baselines of Section 5.2. :class:`ContainmentSelector`
-wraps them as a scikit-learn feature selector, so a pipeline selects inside each training fold.
+The selectors built on these counts live with the learners (:mod:`privnb.learn.feature_selection`: Algorithm 1's
+``maximal``, Algorithm 2's ``greedy_hamdist``, Algorithm 3's ``greedy_distcnt``, each returning this module's
+:class:`Selection` ``(features, ac)``, and ``ContainmentSelector``, their scikit-learn face); ``constraint=
+"k-anonymity"`` gives the paper's k-anonymity baselines of Section 5.2.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ attributes of 10 values each, ``11^8 - 1`` (214 million) values in all. Its peak
   the largest number of class-c rows that can match (the smallest over I of the largest count), and the
   chain's working blocks.
 
-:func:`audit_memory` adds these up with the constants measured by tracemalloc (``tests/test_nbc_audit_memory.py``
+:func:`audit_memory` adds these up with the constants measured by tracemalloc (``tests/nbc/test_nbc_audit_memory.py``
 checks that it bounds the measured peak), :func:`memory_limit` is the default ceiling and
 :func:`check_audit_memory` refuses an audit above it with :class:`AuditTooLarge`, before allocating.
 """

@@ -12,7 +12,7 @@ the floor can fail). The normalized score is the posterior only in the limit of 
 precision once ``tau`` expects ``E[S_tau] >= 2^60`` matching rows, as EST's and SafetyTransform's outputs do);
 with small counts the exact posterior ``E[K_c / S | S >= 1]`` can fall below ``1/|C|`` at every tuple where
 ``c`` wins (a tie won by precedence, or a narrow win), and a classifier-keeping publication can then meet an
-r below the "floor" (``tests/test_nbc_prior_floor.py``).
+r below the "floor" (``tests/nbc/test_nbc_prior_floor.py``).
 """
 
 from __future__ import annotations

@@ -363,7 +363,7 @@ class SafetyTransform(BaseEstimator):
     there is nothing to apply to other data. So ``transform`` never refits: it returns ``views_`` for
     the views it was fitted on and raises for any others (fit those instead); ``fit_transform(views)`` is
     ``fit(views).views_``. Its input is :class:`NBCViews`, not an array, so scikit-learn's array checks
-    do not apply (``tests/test_estimator_contract.py`` runs those that do).
+    do not apply (``tests/learn/test_estimator_contract.py`` runs those that do).
 
     Parameters
     ----------
