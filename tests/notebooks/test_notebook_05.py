@@ -57,6 +57,12 @@ def test_runs_with_tiny_parameters(run_notebook):
         == leaks.query("method == 'anatomized' and param == 2")["membership_advantage"].item()
     )
     assert _markdown(out).count("**Answer.**") == 3  # one per classifier: k-NN, linear SVM, NBC
+    # one adversary for every release: the same baseline, an interval on every gain, a ranking per l
+    common = {key: value for key, value in metrics.items() if key.startswith("common_")}
+    assert {"common_anatomized_2", "common_l-diverse_Mondrian_3", "common_mdav_5"} <= set(common)
+    assert all(low <= high for _, low, high in common.values())
+    assert len({round(b, 12) for b in results.query("metric == 'common_baseline'")["value"]}) == 1
+    assert _markdown(out).count("**Ranking.**") == 2 and "gain over the background" in _markdown(out)
 
 
 def _markdown(out: Path) -> str:
@@ -92,5 +98,5 @@ def test_runs_the_linkage_alone_on_an_item_matrix(run_notebook, tmp_path):
     assert metrics["dataset"] == "baskets" and {"linkage_items_full_m1", "linkage_values_full_m3"} <= set(metrics)
     assert set(pd.read_parquet(out / "results.parquet")["method"]) == {"full", "k-ac", "k-anonymity"}
     skips = _markdown(out)
-    assert "Sections 1-2, anatomy and k-anonymity: 'baskets' is a binary item matrix" in skips
+    assert "Sections 1-5, anatomy and k-anonymity: 'baskets' is a binary item matrix" in skips
     assert "Published NBC views: 'baskets' is a binary item matrix" in skips
