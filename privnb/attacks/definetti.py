@@ -242,7 +242,7 @@ class _Groups:
         member_order = np.argsort(it_gid, kind="stable")
         value_order = np.argsort(st_gid, kind="stable")
         sizes = np.bincount(it_gid)
-        self.batches = []  # (members (G, s), values (G, s), permutations (s!, s))
+        self.batches = []  # (members (G, s), values (G, s), permutations (s!, s), one-hot (s!, s * s))
         group_size = sizes[np.sort(it_gid)]
         big = sizes[it_gid] > MAX_GROUP
         self.large = None  # (rows, dense group of each row, counts (groups, values))
@@ -259,7 +259,9 @@ class _Groups:
             members = member_order[rows].reshape(-1, s)
             values = st_val[value_order][rows].reshape(-1, s)  # ST has the same group sizes, sorted alike
             perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
-            self.batches.append((members, values, perms))
+            onehot = np.zeros((len(perms), s, s))  # onehot[p, a, b] = 1 when assignment p gives member a value b
+            onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
+            self.batches.append((members, values, perms, onehot.reshape(len(perms), s * s)))
 
 
 def _accumulate(weights, members, values, marginal):
@@ -272,18 +274,16 @@ def _e_step(groups: _Groups, scores: np.ndarray):
     """Posterior marginals P(member a of G holds value b of G) and the log-likelihood, every group at once."""
     weights = np.zeros_like(scores)
     total = 0.0
-    for members, values, perms in groups.batches:
-        s = members.shape[1]
-        # pair[g, a, b] = score of member a taking value b; assignment p gives member a the value perms[p, a]
-        pair = scores[members[:, :, None], values[:, None, :]]
-        log_p = pair[:, np.arange(s), perms].sum(axis=2)  # (G, s!)
-        norm = logsumexp(log_p, axis=1, keepdims=True)
-        total += float(norm.sum())
-        post = np.exp(log_p - norm)
-        onehot = np.zeros((len(perms), s, s))
-        onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
-        marginal = post @ onehot.reshape(len(perms), s * s)  # (G, s * s): P(member a holds value b)
-        _accumulate(weights, members, values, marginal)
+    for members, values, _, onehot in groups.batches:
+        # pair[g, a * s + b] = score of member a taking value b; an assignment's log-weight sums its s pairs
+        pair = scores[members[:, :, None], values[:, None, :]].reshape(len(members), -1)
+        log_p = pair @ onehot.T  # (G, s!)
+        top = log_p.max(axis=1, keepdims=True)
+        post = np.exp(log_p - top)
+        mass = post.sum(axis=1, keepdims=True)
+        post /= mass
+        total += float((top + np.log(mass)).sum())
+        _accumulate(weights, members, values, post @ onehot)  # (G, s * s): P(member a holds value b)
     if groups.large is not None:
         rows, group, counts = groups.large
         weights[rows], log_perm, groups.scaling = sinkhorn_marginals(scores[rows], group, counts, start=groups.scaling)
@@ -472,7 +472,7 @@ def definetti_attack(
 def _join_weights(groups, n, n_values):
     """The anatomized join as weights: every member holds each value of its group with weight 1/|G|."""
     weights = np.zeros((n, n_values))
-    for members, values, _ in groups.batches:
+    for members, values, _, _ in groups.batches:
         s = members.shape[1]
         _accumulate(weights, members, values, np.full((len(members), s * s), 1.0 / s))
     if groups.large is not None:
@@ -485,7 +485,7 @@ def _naive_e_step(groups, scores):
     """The E-step as a plain loop over groups and their assignments."""
     new = np.zeros_like(scores)
     total = 0.0
-    for members_batch, values_batch, _ in groups.batches:
+    for members_batch, values_batch, _, _ in groups.batches:
         for members, vals in zip(members_batch, values_batch):
             perms = list(itertools.permutations(range(len(members))))
             logs = np.array([sum(scores[m, vals[p[a]]] for a, m in enumerate(members)) for p in perms])

@@ -112,7 +112,7 @@ def shadow_confidences(
 
     Each shadow model is a clone of ``estimator`` trained on ``shadow_size`` rows: the targets it holds IN
     (each target is IN exactly ``n_shadows // 2`` of the models, drawn at random) and rows drawn from the
-    population without replacement for the rest.
+    population without replacement for the rest (all of the population when it is short of the rest).
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def shadow_confidences(
     confidences = np.empty((n_shadows, n_targets))
     for m in tqdm(range(n_shadows), disable=not progress, desc="LiRA shadow models", unit="model"):
         held = np.flatnonzero(inside[m])
-        pool = rng.choice(n_pool, max(0, size - len(held)), replace=False)
+        pool = rng.choice(n_pool, min(n_pool, max(0, size - len(held))), replace=False)
         X = _stack([_take(targets, held), _take(population, pool)])
         shadow = clone(estimator).fit(X, np.r_[target_labels[held], population_labels[pool]])
         confidences[m] = logit_confidence(shadow, targets, target_labels)

@@ -4,7 +4,7 @@ categorical Naive Bayes as one vector of log-probabilities, the EM over it, plai
 SQUAREM (Varadhan and Roland, "Simple and globally convergent methods for accelerating the convergence of any
 EM algorithm", Scand. J. Statist. 2008, scheme S3) extrapolates two EM steps theta1 = F(theta0),
 theta2 = F(theta1): with r = theta1 - theta0, v = theta2 - theta1 - r and alpha = -|r| / |v|, it tries
-theta0 - 2 alpha r + alpha^2 v and keeps it when its objective is at least theta2's (else theta2): the
+theta0 - 2 alpha r + alpha^2 v and keeps it when its objective is at least theta0's (else theta2): the
 objective never decreases and the fixed points are the EM's. The objective is what the EM with Laplace
 smoothing increases: the log-likelihood plus the log-density of the Dirichlet prior the smoothing stands
 for. The parameters are log-probabilities, renormalized after the extrapolation, so every iterate is a model.
@@ -106,11 +106,12 @@ class NaiveBayesModel:
         -------
         ndarray
         """
-        v = self.n_values
+        v, starts, sizes = self.n_values, self.offsets[:-1], np.diff(self.offsets)
         prior = theta[:v] - logsumexp(theta[:v])
         tables = theta[v:].reshape(-1, v)
-        blocks = [tables[a:b] - logsumexp(tables[a:b], axis=0) for a, b in zip(self.offsets[:-1], self.offsets[1:])]
-        return np.concatenate([prior, *(block.ravel() for block in blocks)])
+        top = np.repeat(np.maximum.reduceat(tables, starts, axis=0), sizes, axis=0)
+        mass = np.repeat(np.add.reduceat(np.exp(tables - top), starts, axis=0), sizes, axis=0)
+        return np.concatenate([prior, (tables - top - np.log(mass)).ravel()])
 
     def log_prior(self, theta: np.ndarray) -> float:
         """The log-density (up to a constant) of the Dirichlet prior the smoothing stands for: alpha * sum(theta).
@@ -151,20 +152,21 @@ def _objective(e_step, model, theta):
     return posterior, total + model.log_prior(theta)
 
 
-def _squarem_step(e_step, model, theta0, post0):
-    """One SQUAREM step from theta0 (whose E-step gave post0): (theta, posterior, objective, E-steps)."""
+def _squarem_step(e_step, model, theta0, post0, total0):
+    """One SQUAREM step from theta0 (whose E-step gave post0 and total0): (theta, posterior, objective, E-steps)."""
     theta1 = model.fit(post0)
     post1, _ = e_step(model.scores(theta1))
     theta2 = model.fit(post1)
-    post2, total2 = _objective(e_step, model, theta2)
     r, v = theta1 - theta0, theta2 - 2 * theta1 + theta0
     rr, vv = float(r @ r), float(v @ v)
     alpha = -np.sqrt(rr / vv) if vv > 0 else -1.0
-    if alpha >= -1:  # no extrapolation beyond theta2
-        return theta2, post2, total2, 2
-    theta = model.normalize(theta0 - 2 * alpha * r + alpha**2 * v)
-    post, total = _objective(e_step, model, theta)
-    return (theta, post, total, 3) if total >= total2 else (theta2, post2, total2, 3)
+    if alpha < -1:
+        theta = model.normalize(theta0 - 2 * alpha * r + alpha**2 * v)
+        post, total = _objective(e_step, model, theta)
+        if total >= total0:
+            return theta, post, total, 2
+    post2, total2 = _objective(e_step, model, theta2)
+    return theta2, post2, total2, 3 if alpha < -1 else 2
 
 
 def run_em(e_step, model, weights, *, n_iter, tol, n, accelerate=None, progress=False):
@@ -212,7 +214,7 @@ def run_em(e_step, model, weights, *, n_iter, tol, n, accelerate=None, progress=
     with tqdm(total=n_iter, disable=not progress, desc="de Finetti EM", unit="iteration") as bar:
         for _ in range(n_iter):
             if accelerate == "squarem":
-                theta, posterior, total, used = _squarem_step(e_step, model, theta, posterior)
+                theta, posterior, total, used = _squarem_step(e_step, model, theta, posterior, total)
             else:
                 theta = model.fit(posterior)
                 (posterior, total), used = _objective(e_step, model, theta), 1
