@@ -145,6 +145,16 @@ def test_the_iteration_cap_is_reported():
     assert result.details["e_steps"] in (3, 4)  # the join model's E-step and one SQUAREM step
 
 
+def test_a_progress_bar_only_when_asked(capsys):
+    df = _table(120, True, 3)
+    anatomy = anatomize(df, "s", 3, random_state=0)
+    quiet = definetti_attack(anatomy)
+    assert "de Finetti EM" not in capsys.readouterr().err
+    loud = definetti_attack(anatomy, progress=True)
+    assert "de Finetti EM" in capsys.readouterr().err
+    np.testing.assert_array_equal(quiet.posterior, loud.posterior)
+
+
 def test_interchangeable_values_are_those_every_group_holds_equally_often():
     counts = np.array([[1, 1, 0, 1, 2], [1, 1, 1, 0, 2], [1, 1, 0, 0, 2]])
     assert [list(c) for c in interchangeable_values(counts)] == [[0, 1]]

@@ -134,6 +134,16 @@ def test_lira_reads_probabilities_margins_frames_and_sparse_rows(model, as_frame
     assert online.n_targets == offline.n_targets == 100 and 0 <= online.details["auc"] <= 1
 
 
+def test_the_shadow_models_show_a_progress_bar_only_when_asked(capsys):
+    (Xm, ym), _, (Xp, yp) = _split(7)
+    args = (KNeighborsClassifier(3), Xm[:30], ym[:30], Xp[:60], yp[:60])
+    quiet = shadow_confidences(*args, n_shadows=2, random_state=0)
+    assert "LiRA shadow models" not in capsys.readouterr().err
+    loud = shadow_confidences(*args, n_shadows=2, random_state=0, progress=True)
+    assert "LiRA shadow models" in capsys.readouterr().err
+    np.testing.assert_array_equal(quiet[0], loud[0])
+
+
 def test_logit_confidence_of_each_kind_of_model():
     X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
     proba = logit_confidence(DummyClassifier(strategy="prior").fit(X, [0, 0, 0, 1]), X, y)
