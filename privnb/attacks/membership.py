@@ -25,6 +25,7 @@ for a model with neither.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import roc_auc_score
 from sklearn.utils import check_random_state
 
@@ -44,6 +45,8 @@ __all__ = [
     "tpr_at_fpr",
     "true_class_scores",
 ]
+
+_NUMBERS = ("integer", "floating", "boolean", "mixed-integer-float", "decimal")
 
 PROBABILITY_FLOOR = 1e-12
 """The smallest probability of the true class the log loss reads (a zero would give an infinite loss)."""
@@ -283,7 +286,7 @@ def check_labels(model, y) -> np.ndarray:
     if classes is None or len(y) == 0:
         return y
     classes = np.asarray(classes)
-    numeric = [a.dtype.kind in "biuf" for a in (y, classes)]
+    numeric = [pd.api.types.infer_dtype(a, skipna=True) in _NUMBERS for a in (y, classes)]
     if numeric[0] != numeric[1] or not np.isin(y, classes).any():
         raise ValueError(
             f"the labels ({y.dtype}, e.g. {y[:3].tolist()}) are not the model's classes ({classes.dtype}, "

@@ -142,6 +142,10 @@ def test_labels_of_another_type_than_the_models_classes_are_refused():
         example_losses(KNeighborsClassifier(3).fit(X[:50], y[:50]), X[50:], y[50:].astype(str))
     with pytest.raises(ValueError, match="not the model's classes"):  # a margin model too
         example_losses(LinearSVC().fit(X[:50], y[:50] + 5), X[50:], y[50:])
+    numbers = KNeighborsClassifier(3).fit(X[:50], y[:50])  # numbers held as objects are numbers
+    assert np.array_equal(
+        example_losses(numbers, X[50:], y[50:].astype(object))[0], example_losses(numbers, X[50:], y[50:])[0]
+    )
 
 
 def test_repeated_calibration_splits_average_and_report_their_spread():
