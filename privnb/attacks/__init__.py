@@ -28,6 +28,7 @@ from .definetti import (
     sinkhorn_marginals,
 )
 from .linkage import ADVERSARIES, linkage_attack, singled_out
+from .lira import lira_attacks, lira_scores, logit_confidence, shadow_confidences
 from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
 from .nbc_audit import nbc_audit_attack
 from .registry import ATTACKS, Attack, attacks_for, register_attack, release_attacks
@@ -62,6 +63,10 @@ __all__ = [
     "group_prior",
     "homogeneity_attack",
     "linkage_attack",
+    "lira_attacks",
+    "lira_scores",
+    "logit_confidence",
+    "shadow_confidences",
     "loss_threshold_attack",
     "membership_attack",
     "naive_definetti_attack",

@@ -14,11 +14,15 @@ release alone: the mean over the targets of 1 / (distinct sensitive values in th
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from privnb.mechanisms import Anatomy
+from privnb.validation import check_int
 
 from .definetti import AnatomyAttack, check_anatomy, definetti_attack
 from .result import AttackResult
@@ -119,13 +123,16 @@ def definetti_disclosure(
     alpha: float = 1.0,
     n_bins: int = 10,
     large_groups: str = "refuse",
+    accelerate: str | None = "squarem",
+    progress: bool = False,
 ) -> AttackResult:
     """The de Finetti attack at full strength: the strongest of its variants, each reported.
 
     Variants, each a fixed strategy the adversary can run on the release alone: ``join`` (the join model's
     one-step guess, ``n_iter=0``), ``em_early`` (the EM stopped after ``early_iter`` iterations, 20 E-steps
-    by default: this module's former default) and ``em`` (the EM run until it gains less than ``tol`` per
-    individual, at most ``n_iter`` iterations). The EM maximizes the likelihood, not the guessing rate, so
+    by default: this module's former default; plain EM steps) and ``em`` (the EM run until it gains less than
+    ``tol`` per individual, at most ``n_iter`` iterations, SQUAREM-accelerated by default; a
+    ``ConvergenceWarning`` says when the cap stopped it). The EM maximizes the likelihood, not the guessing rate, so
     a later iterate may guess worse. The measured disclosure (``success``) is the strongest variant
     (``details["strongest"]`` names it); ``details`` also holds each variant's rate, the EM's iterations and
     whether it converged, the random-worlds rate, the share of rows tied at the top and the rate over all
@@ -142,9 +149,10 @@ def definetti_disclosure(
     l : int, optional
         The diversity the release claims (checked).
     n_iter : int
-        Largest number of EM iterations.
+        Largest number of EM iterations, at least 1 (``n_iter=0`` is the ``join`` variant alone: call
+        :func:`~privnb.attacks.definetti_attack`). A SQUAREM iteration costs at most 3 E-steps.
     tol : float
-        The EM's stopping tolerance (log-likelihood gain per individual and iteration).
+        The EM's stopping tolerance (log-likelihood gain per individual and iteration), a number >= 0.
     early_iter : int
         Iterations of the early-stopped variant.
     alpha : float
@@ -153,26 +161,40 @@ def definetti_disclosure(
         Quantile bins of a numeric quasi-identifier.
     large_groups : {"refuse", "sinkhorn"}
         As in :func:`~privnb.attacks.definetti_attack` (a generalized release's classes: ``"sinkhorn"``).
+    accelerate : {"squarem", None}
+        How the ``em`` variant iterates (:func:`~privnb.attacks.definetti_attack`).
+    progress : bool
+        Show a progress bar over the ``em`` variant's iterations.
 
     Returns
     -------
     AttackResult
-        Attack ``"definetti"``.
+        Attack ``"definetti"``; details also ``e_steps`` (the ``em`` variant's E-steps, its cost).
     """
+    n_iter = check_int(n_iter, "n_iter", low=1)
     options = dict(
         quasi_identifiers=quasi_identifiers, l=l, tol=tol, alpha=alpha, n_bins=n_bins, large_groups=large_groups
     )
     variants = {
         "join": definetti_attack(anatomy, n_iter=0, **options),
-        "em_early": definetti_attack(anatomy, n_iter=min(early_iter, n_iter), **options),
-        "em": definetti_attack(anatomy, n_iter=n_iter, **options),
+        "em_early": definetti_attack(anatomy, n_iter=min(early_iter, n_iter), accelerate=None, **options),
+        "em": definetti_attack(anatomy, n_iter=n_iter, accelerate=accelerate, progress=progress, **options),
     }
+    if not variants["em"].converged:
+        warnings.warn(
+            f"the de Finetti EM stopped at its cap of n_iter={n_iter} iterations ({variants['em'].e_steps} "
+            f"E-steps) before gaining less than tol={tol} per individual; its rate is reported with "
+            "converged=False: raise n_iter or tol to let it finish",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     rates = {name: guessed.success(truth) for name, guessed in variants.items()}
     strongest = max(rates, key=lambda name: (rates[name], name == "em"))
     details = {
         "strongest": strongest,
         **{f"{name}_rate": rate for name, rate in rates.items()},
         "iterations": variants["em"].n_iter,
+        "e_steps": variants["em"].e_steps,
         "converged": variants["em"].converged,
         "tol": tol,
         "random_worlds": random_worlds_rate(anatomy, truth),

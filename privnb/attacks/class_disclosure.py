@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.mechanisms import Anatomy, check_columns
+from privnb.validation import check_int
 
 from .anatomy_disclosure import definetti_disclosure, original_model_disclosure
 from .result import AttackResult
@@ -68,6 +69,12 @@ def class_release(
     check_columns(original, qi, "original")
     if sensitive not in release.columns:
         raise ValueError(f"sensitive column {sensitive!r} is not in the release ({list(release.columns)})")
+    if release[sensitive].isna().any():
+        raise ValueError(
+            f"the release's sensitive column {sensitive!r} has {int(release[sensitive].isna().sum())} missing "
+            "values: a missing value is no value of the class's multiset; drop or impute those rows before "
+            "releasing"
+        )
     if release.index.has_duplicates or not release.index.isin(original.index).all():
         raise ValueError("the release must be indexed by the original rows' labels, each once (``generalized_``)")
     gid = equivalence_classes(release, qi if classes is None else list(classes))
@@ -90,6 +97,7 @@ def class_disclosure(
     n_iter: int = 2000,
     tol: float = 1e-6,
     reference: bool = True,
+    progress: bool = False,
 ) -> list[AttackResult]:
     """The de Finetti attack (and the original data's model) on a generalized release's classes.
 
@@ -106,11 +114,13 @@ def class_disclosure(
     classes : sequence of str, optional
         As in :func:`class_release`.
     n_iter : int
-        Largest number of EM iterations.
+        Largest number of EM iterations, at least 1.
     tol : float
-        The EM's tolerance (log-likelihood gain per individual and iteration).
+        The EM's tolerance (log-likelihood gain per individual and iteration), a number >= 0.
     reference : bool
         Also the guess of the model fitted on the original rows (``original_model``).
+    progress : bool
+        Show a progress bar over the EM's iterations.
 
     Returns
     -------
@@ -118,10 +128,14 @@ def class_disclosure(
         ``definetti`` (the strongest variant; baseline the mean of 1 / distinct values of the target's class)
         and, with ``reference``, ``original_model``.
     """
+    n_iter = check_int(n_iter, "n_iter", low=1)
+    if not tol >= 0:
+        raise ValueError(f"tol (log-likelihood gain per individual) must be a number >= 0, got {tol!r}")
     anatomy = class_release(release, original, quasi_identifiers, sensitive, classes=classes)
     truth = original[sensitive]
     qi = list(quasi_identifiers)
-    out = [definetti_disclosure(anatomy, truth, quasi_identifiers=qi, n_iter=n_iter, tol=tol, large_groups="sinkhorn")]
+    options = dict(quasi_identifiers=qi, n_iter=n_iter, tol=tol, large_groups="sinkhorn", progress=progress)
+    out = [definetti_disclosure(anatomy, truth, **options)]
     if reference:
         out.append(original_model_disclosure(anatomy, truth, quasi_identifiers=qi, large_groups="sinkhorn"))
     return out

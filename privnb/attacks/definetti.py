@@ -15,7 +15,11 @@ as an EM algorithm over those assignments: the E-step weighs each of a group's |
 model's likelihood (enumerated as arrays: groups hold l <= 6 rows), the M-step refits the Naive Bayes
 counts on the expected assignments. The first model is the one the anatomized join itself gives (every
 member paired with every value of its group, weight 1/|G|); one E-step with it is the join model's guess
-(``n_iter=0``); the EM then runs until the log-likelihood gains less than ``tol`` per individual.
+(``n_iter=0``); the EM then runs until its objective (the log-likelihood plus the Laplace smoothing's log
+prior, which an EM step with smoothed counts never decreases) gains less than ``tol`` per individual. It
+iterates by SQUAREM by default and averages the columns of values no group tells apart
+(:mod:`privnb.attacks.naive_bayes_em`), so that the rate does not depend on the rows' order or the values'
+labels.
 A group of more than :data:`MAX_GROUP` rows (a generalized release's equivalence class, read as a group by
 :mod:`privnb.attacks.class_disclosure`) is refused, or with ``large_groups="sinkhorn"`` its marginals are
 approximated by Sinkhorn scaling (:func:`sinkhorn_marginals`); smaller groups stay exact.
@@ -42,6 +46,8 @@ from scipy.special import logsumexp
 
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
+
+from .naive_bayes_em import NaiveBayesModel, interchangeable_values, run_em
 
 __all__ = [
     "AnatomyAttack",
@@ -88,9 +94,13 @@ class AnatomyAttack:
     converged : bool
         Whether the last iteration gained less than ``tol`` per individual (False for ``n_iter=0``).
     log_likelihood : ndarray
-        The observed-data log-likelihood after each E-step (non-decreasing, up to rounding).
+        The EM's objective after the join model's E-step and after each iteration: the observed-data
+        log-likelihood plus the Laplace smoothing's log prior (non-decreasing, up to rounding; see
+        :func:`privnb.attacks.naive_bayes_em.run_em`).
     rtol : float
         The relative tolerance of a tie at the top.
+    e_steps : int
+        E-steps the EM ran (its cost).
     """
 
     guess: pd.Series
@@ -101,6 +111,7 @@ class AnatomyAttack:
     converged: bool
     log_likelihood: np.ndarray
     rtol: float = TIE_RTOL
+    e_steps: int = 1
 
     def top(self) -> np.ndarray:
         """Boolean (n_rows, n_values): the values tied at the top of each row's posterior."""
@@ -219,28 +230,6 @@ def encode_quasi_identifiers(frame: pd.DataFrame, columns, *, n_bins: int = 10) 
     return out
 
 
-def _log_model(codes, sizes, n_values, weights, alpha):
-    """log P(v) and log P(q_j | v) of a categorical Naive Bayes fitted on (row, value) weights (n, V)."""
-    prior = weights.sum(axis=0) + alpha
-    log_prior = np.log(prior / prior.sum())
-    tables = []
-    for j, k in enumerate(sizes):
-        counts = (
-            np.stack([np.bincount(codes[:, j], weights=weights[:, v], minlength=k) for v in range(n_values)], axis=1)
-            + alpha
-        )
-        tables.append(np.log(counts / counts.sum(axis=0)))
-    return log_prior, tables
-
-
-def _row_scores(codes, log_prior, tables):
-    """log P(v) + sum_j log P(q_ij | v) for every row and value: (n, V)."""
-    out = np.broadcast_to(log_prior, (len(codes), len(log_prior))).copy()
-    for j, table in enumerate(tables):
-        out += table[codes[:, j]]
-    return out
-
-
 class _Groups:
     """The anatomized release as arrays: members and values of every group up to :data:`MAX_GROUP` rows,
     batched by group size; the larger groups' members, group and value counts in ``large``.
@@ -253,7 +242,7 @@ class _Groups:
         member_order = np.argsort(it_gid, kind="stable")
         value_order = np.argsort(st_gid, kind="stable")
         sizes = np.bincount(it_gid)
-        self.batches = []  # (members (G, s), values (G, s), permutations (s!, s))
+        self.batches = []  # (members (G, s), values (G, s), permutations (s!, s), one-hot (s!, s * s))
         group_size = sizes[np.sort(it_gid)]
         big = sizes[it_gid] > MAX_GROUP
         self.large = None  # (rows, dense group of each row, counts (groups, values))
@@ -270,25 +259,31 @@ class _Groups:
             members = member_order[rows].reshape(-1, s)
             values = st_val[value_order][rows].reshape(-1, s)  # ST has the same group sizes, sorted alike
             perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
-            self.batches.append((members, values, perms))
+            onehot = np.zeros((len(perms), s, s))  # onehot[p, a, b] = 1 when assignment p gives member a value b
+            onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
+            self.batches.append((members, values, perms, onehot.reshape(len(perms), s * s)))
+
+
+def _accumulate(weights, members, values, marginal):
+    """weights[members[g, a], values[g, b]] += marginal[g, a * s + b], repeated cells summed (bincount)."""
+    cells = (members[:, :, None] * weights.shape[1] + values[:, None, :]).ravel()
+    weights += np.bincount(cells, weights=np.asarray(marginal).ravel(), minlength=weights.size).reshape(weights.shape)
 
 
 def _e_step(groups: _Groups, scores: np.ndarray):
     """Posterior marginals P(member a of G holds value b of G) and the log-likelihood, every group at once."""
     weights = np.zeros_like(scores)
     total = 0.0
-    for members, values, perms in groups.batches:
-        s = members.shape[1]
-        # pair[g, a, b] = score of member a taking value b; assignment p gives member a the value perms[p, a]
-        pair = scores[members[:, :, None], values[:, None, :]]
-        log_p = pair[:, np.arange(s), perms].sum(axis=2)  # (G, s!)
-        norm = logsumexp(log_p, axis=1, keepdims=True)
-        total += float(norm.sum())
-        post = np.exp(log_p - norm)
-        onehot = np.zeros((len(perms), s, s))
-        onehot[np.arange(len(perms))[:, None], np.arange(s), perms] = 1.0
-        marginal = np.einsum("gp,pab->gab", post, onehot)  # (G, s, s)
-        np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), marginal.ravel())
+    for members, values, _, onehot in groups.batches:
+        # pair[g, a * s + b] = score of member a taking value b; an assignment's log-weight sums its s pairs
+        pair = scores[members[:, :, None], values[:, None, :]].reshape(len(members), -1)
+        log_p = pair @ onehot.T  # (G, s!)
+        top = log_p.max(axis=1, keepdims=True)
+        post = np.exp(log_p - top)
+        mass = post.sum(axis=1, keepdims=True)
+        post /= mass
+        total += float((top + np.log(mass)).sum())
+        _accumulate(weights, members, values, post @ onehot)  # (G, s * s): P(member a holds value b)
     if groups.large is not None:
         rows, group, counts = groups.large
         weights[rows], log_perm, groups.scaling = sinkhorn_marginals(scores[rows], group, counts, start=groups.scaling)
@@ -356,21 +351,32 @@ def sinkhorn_marginals(
     return marginals, energy, y
 
 
-def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l, large_groups="refuse"):
+def _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, tol, l, large_groups="refuse"):
     check_anatomy(anatomy, l, large_groups=large_groups)
     n_iter = check_int(n_iter, "n_iter", low=0)
     if not alpha > 0:
         raise ValueError(f"alpha (Laplace smoothing) must be positive, got {alpha!r}")
+    if not tol >= 0:
+        raise ValueError(f"tol (log-likelihood gain per individual) must be a number >= 0, got {tol!r}")
     qi = [c for c in anatomy.it.columns if c != "gid"] if quasi_identifiers is None else list(quasi_identifiers)
     missing = [c for c in qi if c not in anatomy.it.columns or c == "gid"]
     if missing or not qi:
         raise ValueError(f"quasi-identifiers {missing or qi} are not IT columns ({list(anatomy.it.columns)})")
     codes = encode_quasi_identifiers(anatomy.it, qi, n_bins=n_bins)
     values = pd.Index(pd.unique(anatomy.st[anatomy.sensitive])).sort_values()
-    return codes, codes.max(axis=0) + 1, values, n_iter
+    return codes, values, n_iter
 
 
-def _result(anatomy, values, posterior, n_iter, converged, history):
+def _model(anatomy, codes, values, alpha):
+    """The Naive Bayes of the release: values every group holds equally often share one column."""
+    st_gid = anatomy.st["gid"].to_numpy()
+    cells = st_gid * len(values) + values.get_indexer(anatomy.st[anatomy.sensitive])
+    counts = np.bincount(cells, minlength=(st_gid.max() + 1) * len(values)).reshape(-1, len(values))
+    present = np.bincount(st_gid) > 0
+    return NaiveBayesModel(codes, len(values), alpha, interchangeable_values(counts[present]))
+
+
+def _result(anatomy, values, posterior, n_iter, converged, history, e_steps):
     index = anatomy.it.index
     best = posterior.argmax(axis=1)
     return AnatomyAttack(
@@ -381,20 +387,8 @@ def _result(anatomy, values, posterior, n_iter, converged, history):
         n_iter,
         converged,
         np.asarray(history),
+        e_steps=e_steps,
     )
-
-
-def _em(e_step, model, weights, n_iter, tol, n):
-    """The join model's E-step, then up to ``n_iter`` EM iterations: (posterior, iterations, converged, history)."""
-    posterior, total = e_step(model(weights))
-    history, converged = [total], False
-    for _ in range(n_iter):
-        posterior, total = e_step(model(posterior))
-        history.append(total)
-        if history[-1] - history[-2] < tol * n:
-            converged = True
-            break
-    return posterior, len(history) - 1, converged, history
 
 
 def definetti_attack(
@@ -408,6 +402,8 @@ def definetti_attack(
     n_bins: int = 10,
     model_from=None,
     large_groups: str = "refuse",
+    accelerate: str | None = "squarem",
+    progress: bool = False,
 ) -> AnatomyAttack:
     """Kifer's de Finetti attack on Anatomy (SIGMOD 2009, Section 5), vectorized over groups.
 
@@ -429,7 +425,8 @@ def definetti_attack(
         Largest number of EM iterations after the join model's E-step (0: the join model's guess, one
         E-step with the Naive Bayes fitted on the anatomized join).
     tol : float
-        The EM has converged when an iteration gains less than ``tol`` in log-likelihood per individual.
+        The EM has converged when an iteration gains less than ``tol`` per individual in its objective
+        (log-likelihood plus the smoothing's log prior); a number >= 0.
     alpha : float
         Laplace smoothing of the Naive Bayes counts.
     n_bins : int
@@ -441,33 +438,43 @@ def definetti_attack(
         A group above :data:`MAX_GROUP` rows (a generalized release's equivalence class, see
         :func:`privnb.attacks.class_release`): refuse the release, or approximate the group's marginals and
         likelihood by :func:`sinkhorn_marginals` (groups up to :data:`MAX_GROUP` rows stay exact).
+    accelerate : {"squarem", None}
+        Iterate by SQUAREM (:mod:`privnb.attacks.naive_bayes_em`; an iteration is two EM steps and an
+        extrapolation, at most 3 E-steps, and reaches the EM's fixed point in far fewer E-steps) or by plain EM
+        steps (one E-step each).
+    progress : bool
+        Show a progress bar over the iterations (tqdm), with the last gain per individual against ``tol``.
 
     Returns
     -------
     AnatomyAttack
     """
-    codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, l, large_groups)
+    codes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, tol, l, large_groups)
     groups = _Groups(anatomy, values)
     n, n_values = len(codes), len(values)
-    model = lambda weights: _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))  # noqa: E731
+    e_step = lambda s: _e_step(groups, s)  # noqa: E731
     if model_from is not None:
         true = values.get_indexer(model_from.reindex(anatomy.it.index))
         if (true < 0).any():
             raise ValueError("model_from lacks some individuals' values or holds values ST does not")
         weights = np.zeros((n, n_values))
         weights[np.arange(n), true] = 1.0
-        posterior, _, _, history = _em(lambda s: _e_step(groups, s), model, weights, 0, tol, n)
-        return _result(anatomy, values, posterior, 0, False, history)
+        posterior, _, _, history, _ = run_em(
+            e_step, NaiveBayesModel(codes, n_values, alpha), weights, n_iter=0, tol=tol, n=n
+        )
+        return _result(anatomy, values, posterior, 0, False, history, 1)
+    model = _model(anatomy, codes, values, alpha)
     weights = _join_weights(groups, n, n_values)
-    return _result(anatomy, values, *_em(lambda s: _e_step(groups, s), model, weights, n_iter, tol, n))
+    em = run_em(e_step, model, weights, n_iter=n_iter, tol=tol, n=n, accelerate=accelerate, progress=progress)
+    return _result(anatomy, values, *em)
 
 
 def _join_weights(groups, n, n_values):
     """The anatomized join as weights: every member holds each value of its group with weight 1/|G|."""
     weights = np.zeros((n, n_values))
-    for members, values, _ in groups.batches:
+    for members, values, _, _ in groups.batches:
         s = members.shape[1]
-        np.add.at(weights, (np.repeat(members, s, axis=1).ravel(), np.tile(values, (1, s)).ravel()), 1.0 / s)
+        _accumulate(weights, members, values, np.full((len(members), s * s), 1.0 / s))
     if groups.large is not None:
         rows, group, counts = groups.large
         weights[rows] = (counts / counts.sum(axis=1, keepdims=True))[group]
@@ -478,7 +485,7 @@ def _naive_e_step(groups, scores):
     """The E-step as a plain loop over groups and their assignments."""
     new = np.zeros_like(scores)
     total = 0.0
-    for members_batch, values_batch, _ in groups.batches:
+    for members_batch, values_batch, _, _ in groups.batches:
         for members, vals in zip(members_batch, values_batch):
             perms = list(itertools.permutations(range(len(members))))
             logs = np.array([sum(scores[m, vals[p[a]]] for a, m in enumerate(members)) for p in perms])
@@ -499,7 +506,7 @@ def naive_definetti_attack(
     alpha: float = 1.0,
     n_bins: int = 10,
 ) -> AnatomyAttack:
-    """The same EM as :func:`definetti_attack` with a plain Python loop over groups and permutations.
+    """The plain EM of :func:`definetti_attack` (``accelerate=None``) with a Python loop over groups and permutations.
 
     The baseline of ``benchmarks/bench_attacks.py`` and the tests' reference; same result.
 
@@ -522,9 +529,9 @@ def naive_definetti_attack(
     -------
     AnatomyAttack
     """
-    codes, sizes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, None)
+    codes, values, n_iter = _prepare(anatomy, quasi_identifiers, n_bins, n_iter, alpha, tol, None)
     groups = _Groups(anatomy, values)
-    n, n_values = len(codes), len(values)
-    model = lambda weights: _row_scores(codes, *_log_model(codes, sizes, n_values, weights, alpha))  # noqa: E731
-    weights = _join_weights(groups, n, n_values)
-    return _result(anatomy, values, *_em(lambda s: _naive_e_step(groups, s), model, weights, n_iter, tol, n))
+    weights = _join_weights(groups, len(codes), len(values))
+    model = _model(anatomy, codes, values, alpha)
+    em = run_em(lambda s: _naive_e_step(groups, s), model, weights, n_iter=n_iter, tol=tol, n=len(codes))
+    return _result(anatomy, values, *em)

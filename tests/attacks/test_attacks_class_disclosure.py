@@ -93,3 +93,11 @@ def test_bad_input():
         class_release(release.drop(columns="s"), df, ["q1"], "s", classes=["g"])
     with pytest.raises(ValueError, match="sinkhorn"):  # classes of 10 rows: refused unless approximated
         definetti_attack(class_release(release, df, ["q1", "q2"], "s", classes=["g"]))
+    holed = release.assign(s=release["s"].where(np.arange(60) != 7))
+    with pytest.raises(ValueError, match="1 missing values"):  # a NaN would be one more value of its class
+        class_disclosure(holed, df, ["q1"], "s", classes=["g"])
+    with pytest.raises(ValueError, match="n_iter must be an integer >= 1"):
+        class_disclosure(release, df, ["q1"], "s", classes=["g"], n_iter=0)
+    for tol in (np.nan, -1.0):
+        with pytest.raises(ValueError, match="tol"):
+            class_disclosure(release, df, ["q1"], "s", classes=["g"], tol=tol)

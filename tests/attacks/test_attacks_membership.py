@@ -11,6 +11,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import LinearSVC
 
 from privnb.attacks import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
+from privnb.attacks.membership import tpr_at_fpr
 
 
 def _random_labels(n, seed):
@@ -129,3 +130,44 @@ def test_bad_input_says_what_to_do():
     model = DummyClassifier().fit(X, y)
     with pytest.raises(ValueError, match="one label per row"):
         membership_attack(model, X[:5], y[:4], X[5:], y[5:])
+
+
+def test_labels_of_another_type_than_the_models_classes_are_refused():
+    # 0/1 labels against a model of "no"/"yes": every row would get probability 0, and the attack read "no risk"
+    X, y = _random_labels(50, 4)
+    model = KNeighborsClassifier(3).fit(X[:50], np.where(y[:50] == 1, "yes", "no"))
+    with pytest.raises(ValueError, match="not the model's classes"):
+        membership_attack(model, X[:50], y[:50], X[50:], y[50:])
+    with pytest.raises(ValueError, match="not the model's classes"):  # numbers as text
+        example_losses(KNeighborsClassifier(3).fit(X[:50], y[:50]), X[50:], y[50:].astype(str))
+    with pytest.raises(ValueError, match="not the model's classes"):  # a margin model too
+        example_losses(LinearSVC().fit(X[:50], y[:50] + 5), X[50:], y[50:])
+    numbers = KNeighborsClassifier(3).fit(X[:50], y[:50])  # numbers held as objects are numbers
+    assert np.array_equal(
+        example_losses(numbers, X[50:], y[50:].astype(object))[0], example_losses(numbers, X[50:], y[50:])[0]
+    )
+
+
+def test_repeated_calibration_splits_average_and_report_their_spread():
+    rng = np.random.RandomState(0)
+    members, others = rng.rand(300), rng.rand(300) + 0.2
+    one = loss_threshold_attack(members, others, n_splits=1, random_state=5)
+    many = loss_threshold_attack(members, others, n_splits=20, random_state=5)
+    assert one.details["advantage_std"] == 0 and many.details["n_splits"] == 20
+    assert 0 < many.details["advantage_std"] < 0.05
+    # the first split is the single split's; the mean of twenty moves less than one split does
+    assert abs(many.advantage - one.advantage) < 3 * many.details["advantage_std"]
+    for key in ("auc", "in_sample_advantage", "tpr_at_1pct_fpr"):
+        assert many.details[key] == one.details[key]  # threshold-free: the same balanced rows
+    with pytest.raises(ValueError, match="n_splits"):
+        loss_threshold_attack(members, others, n_splits=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(losses, losses, st.sampled_from([0.0, 0.01, 0.25, 0.5, 1.0]))
+def test_tpr_at_a_false_positive_rate_against_brute_force(members, others, level):
+    best = 0.0
+    for t in [-np.inf, *sorted({*members, *others})]:
+        if sum(loss <= t for loss in others) / len(others) <= level:
+            best = max(best, sum(loss <= t for loss in members) / len(members))
+    assert tpr_at_fpr(members, others, level) == pytest.approx(best)
