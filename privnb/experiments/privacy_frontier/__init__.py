@@ -18,7 +18,7 @@ from .comparison import (
     peer_releases,
     utility_tables,
 )
-from .leakage import MEMBERSHIP_COLUMNS, membership_reading, membership_table
+from .leakage import MEMBERSHIP_COLUMNS, lira_table, membership_reading, membership_table
 from .points import POINT_COLUMNS, frontier_headlines, frontier_points, pooled_interval, view_table
 from .readings import ADVERSARY_COLUMNS, adversary_table, ranking_lines, strongest_lines
 from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
@@ -61,6 +61,7 @@ __all__ = [
     "frontier_headlines",
     "frontier_points",
     "like_for_like_table",
+    "lira_table",
     "matching_t",
     "membership_reading",
     "membership_scores",

@@ -15,7 +15,14 @@ import pandas as pd
 
 from .points import frontier_headlines
 
-__all__ = ["MEMBERSHIP_COLUMNS", "REFERENCE_VIEWS", "membership_reading", "membership_table"]
+__all__ = [
+    "LIRA_COLUMNS",
+    "MEMBERSHIP_COLUMNS",
+    "REFERENCE_VIEWS",
+    "lira_table",
+    "membership_reading",
+    "membership_table",
+]
 
 MEMBERSHIP_COLUMNS = (
     "dataset",
@@ -26,6 +33,7 @@ MEMBERSHIP_COLUMNS = (
     "membership_in_sample_advantage",
     "membership_yeom_advantage",
     "membership_auc",
+    "membership_tpr_at_1pct_fpr",
     "n_targets",
     "loss",
     "release_attack",
@@ -82,6 +90,41 @@ def membership_table(results: pd.DataFrame, *, m: int = 5) -> pd.DataFrame:
         if column not in table:
             table[column] = float("nan")
     return table[list(MEMBERSHIP_COLUMNS)]
+
+
+LIRA_COLUMNS = (
+    "lira_online_advantage",
+    "lira_online_auc",
+    "lira_online_tpr_at_1pct_fpr",
+    "lira_online_tpr_at_0_1pct_fpr",
+    "lira_offline_advantage",
+    "lira_offline_auc",
+    "lira_offline_tpr_at_1pct_fpr",
+)
+"""LiRA's columns in :func:`lira_table`."""
+
+
+def lira_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The views LiRA attacked: LiRA's means over folds beside the loss threshold's (advantage, AUC, TPR at 1% FPR).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of the frontier's runners.
+
+    Returns
+    -------
+    DataFrame
+        One row per attacked (classifier, method, param): the loss threshold's columns and :data:`LIRA_COLUMNS`.
+    """
+    keys = ["classifier", "method", "param"]
+    loss = ["membership_advantage", "membership_auc", "membership_tpr_at_1pct_fpr"]
+    rows = results[results["method"].isin(results.loc[results["metric"] == "lira_online", "method"])]
+    means = rows.groupby([*keys, "metric"], dropna=False, sort=False)["value"].mean().unstack().reset_index()
+    if "lira_online_advantage" not in means:
+        return pd.DataFrame(columns=[*keys, *loss, *LIRA_COLUMNS])
+    means = means[means["lira_online_advantage"].notna()]
+    return means.reindex(columns=[*keys, *loss, *LIRA_COLUMNS]).reset_index(drop=True)
 
 
 def _view_name(row) -> str:

@@ -45,6 +45,8 @@ def anatomy_and_k_anonymity(
     peers: Sequence[str] = PEERS,
     t_closeness: float | None = None,
     population: pd.DataFrame | None = None,
+    lira_views: Sequence[str] = ("original",),
+    lira_shadows: int = 16,
 ) -> pd.DataFrame:
     """Test error of each training view and the attacks on its release, fold by fold (MC17, MC16).
 
@@ -86,7 +88,12 @@ def anatomy_and_k_anonymity(
     t_closeness : float, optional
         The t of the t-close peer (the equal distance); None: :func:`matching_t` at each l.
     population : DataFrame, optional
-        Rows of the population outside ``dataset`` (its columns and target), added to every fold's background.
+        Rows of the population outside ``dataset`` (its columns and target), added to every fold's background
+        and the rows LiRA's shadow models learn from.
+    lira_views : sequence of str
+        The views (methods) whose classifiers LiRA attacks beside the loss threshold (with a population).
+    lira_shadows : int
+        LiRA's shadow models per attacked view.
 
     Returns
     -------
@@ -101,16 +108,17 @@ def anatomy_and_k_anonymity(
     setting = ViewSetting(dataset, hierarchies, n_neighbors, t_closeness)
     name = f"{n_neighbors}-NN"
     options = {"n_iter": n_iter, "tol": tol, "sensitive": dataset.sensitive, "population": population}
-    options["target"] = dataset.target
+    options |= {"target": dataset.target, "lira_shadows": lira_shadows}
     params = {"l": sorted(set(ls)), "k": sorted(set(k_anonymity))}
-    views = [release_view("original", None, OriginalTraining(setting.knn()), name, options)]
+    lira = set(lira_views)
+    views = [release_view("original", None, OriginalTraining(setting.knn()), name, options, lira="original" in lira)]
     for method, view in VIEWS.items():
         if view.peer and method not in peers:
             continue
         for param in params[view.parameter]:
             estimator = view.build(setting, param)
             if estimator is not None:
-                views.append(release_view(method, param, estimator, name, options))
+                views.append(release_view(method, param, estimator, name, options, lira=method in lira))
     return run_folds(
         dataset, views, n_splits=n_splits, random_state=random_state, folds=folds, n_jobs=n_jobs, progress=False
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from privnb.attacks import AttackResult, Targets, membership_attack, release_attacks
+from privnb.attacks import AttackResult, Targets, lira_attacks, membership_attack, release_attacks
 from privnb.experiments.folds import FoldData, Score, View, error_rate
 from privnb.mechanisms import Anatomy, GeneralizedRelease, PrunedRelease, record_utility
 
@@ -25,6 +25,7 @@ __all__ = [
     "AttackScorer",
     "attack_scores",
     "fold_targets",
+    "lira_scores_of",
     "membership_scores",
     "release_view",
     "utility_scores",
@@ -95,6 +96,44 @@ def membership_scores(fitted, data: FoldData) -> AttackResult:
     result = membership_attack(fitted, data.X_train, data.y_train, data.X_test, data.y_test, random_state=data.seed)
     suppressed = getattr(fitted, "n_suppressed_", 0) / max(1, len(data.y_train))
     return replace(result, details={**result.details, "suppressed_share": float(suppressed)})
+
+
+def lira_scores_of(fitted, data: FoldData, options: Mapping) -> list[AttackResult]:
+    """LiRA, online and offline (:func:`privnb.attacks.lira_attacks`), on a view's classifier.
+
+    The shadow models are clones of the view (its mechanism and its learner, refitted) trained on the
+    ``population`` option's rows (outside the data set, so disjoint from the target's fold and its test rows)
+    and on the targets each holds IN; members are the fold's training rows, non-members its test rows.
+
+    Parameters
+    ----------
+    fitted : fitted view
+        The view.
+    data : FoldData
+        The fold.
+    options : mapping
+        ``population`` (a DataFrame with the training columns and ``target``), ``target``, ``lira_shadows``.
+
+    Returns
+    -------
+    list of AttackResult
+        ``lira_online`` and ``lira_offline``; none without a population.
+    """
+    population = options.get("population")
+    if population is None or not len(population) or not isinstance(data.X_train, pd.DataFrame):
+        return []
+    columns, target = list(data.X_train.columns), options["target"]
+    return lira_attacks(
+        fitted,
+        data.X_train,
+        data.y_train,
+        data.X_test,
+        data.y_test,
+        population[columns],
+        population[target].to_numpy(),
+        n_shadows=options.get("lira_shadows", 16),
+        random_state=data.seed,
+    )
 
 
 def fold_targets(data: FoldData, options: Mapping):
@@ -170,6 +209,8 @@ class AttackScorer:
         The attack's options.
     membership : bool
         Also attack the fitted view by membership inference (``membership*`` rows).
+    lira : bool
+        Also attack it by LiRA (``lira_online*``, ``lira_offline*`` rows, :func:`lira_scores_of`).
     utility : bool
         Also measure the utility of the view's release (``utility_*`` rows, :func:`utility_scores`).
     """
@@ -178,6 +219,7 @@ class AttackScorer:
     attack: bool = True
     options: Mapping = field(default_factory=dict)
     membership: bool = True
+    lira: bool = False
     utility: bool = True
 
     def __call__(self, fitted, data: FoldData) -> list[Score]:
@@ -192,6 +234,8 @@ class AttackScorer:
             scores += attack_scores(results, self.classifier)
         if self.membership:
             scores += attack_scores([membership_scores(fitted, data)], self.classifier)
+        if self.lira:
+            scores += attack_scores(lira_scores_of(fitted, data, self.options), self.classifier)
         if self.utility:
             scores += utility_scores(fitted, data, self.classifier)
         return scores
@@ -202,7 +246,7 @@ class AttackScorer:
         return ((self.classifier, "error"),)
 
 
-def release_view(method: str, param, estimator, classifier: str, options=None, *, batch=None) -> View:
+def release_view(method: str, param, estimator, classifier: str, options=None, *, batch=None, lira=False) -> View:
     """A frontier view: the estimator learns from the release, the attacks of its release's type measure it.
 
     Parameters
@@ -220,9 +264,12 @@ def release_view(method: str, param, estimator, classifier: str, options=None, *
         The attacks' options.
     batch : hashable, optional
         As in :class:`~privnb.experiments.View`.
+    lira : bool
+        Also attack the view's classifier by LiRA.
 
     Returns
     -------
     View
     """
-    return View(method, param, estimator, AttackScorer(classifier, True, dict(options or {})), batch=batch)
+    scorer = AttackScorer(classifier, True, dict(options or {}), lira=lira)
+    return View(method, param, estimator, scorer, batch=batch)
