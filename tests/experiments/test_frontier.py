@@ -25,9 +25,11 @@ from privnb.experiments.privacy_frontier import (
     anatomy_and_k_anonymity,
     definetti_rates,
     frontier_points,
+    lira_table,
     membership_reading,
     membership_table,
     nbc_release_audit,
+    population_rows,
     rate_spread,
     register_view,
     release_view,
@@ -223,3 +225,17 @@ def test_membership_reading_compares_each_view_with_the_unprotected_one_beyond_t
     assert knn.startswith("5-NN on d") and "less: anatomized 2; more: mondrian 5." in knn and "pruned" not in knn
     assert "range from -0.100 to 0.200" in knn
     assert svm.startswith("LinearSVC on d: trained on full rows") and "no measurable difference" in svm
+
+
+def test_lira_attacks_the_views_it_is_asked_to_with_shadow_models_on_the_population(ward):
+    data, _ = ward
+    sample = data.sample(300, random_state=0)
+    population = population_rows(data, sample)
+    rows = anatomy_and_k_anonymity(
+        sample, ls=[2], k_anonymity=[], n_splits=3, folds=[0], n_iter=2, peers=[], population=population,
+        lira_views=["original"], lira_shadows=4, random_state=0,
+    )  # fmt: skip
+    lira = lira_table(rows)
+    assert list(lira["method"]) == ["original"] and lira["lira_online_auc"].between(0, 1).all()
+    assert rows.query("metric == 'lira_online_n_shadows'")["value"].tolist() == [4]
+    assert not rows.query("method == 'anatomized' and metric.str.startswith('lira')").size
