@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from privnb.nbc.audit_memory import AuditTooLarge
 from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import PriorFloor, prior_floor
 from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
@@ -269,6 +270,7 @@ def est(
     max_power: int = 10**7,
     audit_result: bool = True,
     floor: PriorFloor | None = None,
+    memory_limit: int | None = None,
 ) -> ESTResult:
     """EST (Figure 7 of MZ09): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
@@ -303,6 +305,10 @@ def est(
     floor : PriorFloor, optional
         ``prior_floor(views, prior)`` when already computed (a sweep over r computes it once); used only when
         ``r`` is below the floor, and a floor of another bound or label is refused with a ``ValueError``.
+    memory_limit : int, optional
+        Bytes the exact audit of the output may take (default
+        :data:`privnb.nbc.audit_memory.AUDIT_MEMORY_BUDGET`); an output whose audit would take more is not
+        published: a failure at the audit, with the estimate.
 
     References
     ----------
@@ -339,7 +345,10 @@ def est(
         extra = {"r_lower_bound": bound} if reason.startswith("merging") else {}
         return fail(reason, power=power, k=k, **extra)
     published = step4_integers(merged)
-    achieved = achieved_r(published, f) if audit_result else math.nan
+    try:
+        achieved = achieved_r(published, f, memory_limit=memory_limit) if audit_result else math.nan
+    except AuditTooLarge as error:
+        return fail(f"the exact audit of its output is out of reach (raise the audit's memory budget): {error}")
     if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
         return fail(
             f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",
