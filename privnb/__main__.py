@@ -143,13 +143,14 @@ def _report(args) -> int:
 def _check_cards(cards: list[str]) -> int:
     from privnb.data import CardError, DataUnavailableError
     from privnb.experiments.card_check import card_check
+    from privnb.workbench.notebooks import notebook_defaults
 
     if not cards:
         raise ValueError("privnb data check needs at least one CARD (a .yaml data card or a built-in name)")
     failed = False
     for card in cards:
         try:
-            print(card_check(card).to_string(), end="\n\n")
+            print(card_check(card, notebook_defaults() or None).to_string(), end="\n\n")
         except CardError as error:
             failed = True
             for problem in error.problems:
