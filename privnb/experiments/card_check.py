@@ -30,12 +30,15 @@ class CardCheck:
         Every notebook's sections, what they need, whether they run and why not (or what they chose).
     planned : str
         With what the notebooks were planned ("each notebook's defaults", or the l checked).
+    risk : str
+        The input's re-identification risk on its quasi-identifiers (:func:`input_risk`), before any release.
     """
 
     report: object
     hierarchies: pd.DataFrame
     requirements: pd.DataFrame
     planned: str = f"l = {CHECK_L}"
+    risk: str = ""
 
     def to_string(self) -> str:
         """The check as text: the report, the hierarchies and the notebooks' table."""
@@ -47,7 +50,37 @@ class CardCheck:
             )
             table = self.requirements.to_string(index=False)
         heading = f"what each notebook's sections need ({self.planned}) and whether this card has it:"
-        return "\n".join([self.report.to_string(), "", "hierarchies:", built, "", heading, table])
+        risk = [self.risk, ""] if self.risk else []
+        return "\n".join([self.report.to_string(), "", *risk, "hierarchies:", built, "", heading, table])
+
+
+def input_risk(data) -> str:
+    """The input's risk on its quasi-identifiers before anything is released, as sdcMicro's and ARX's summaries
+    show it: the equivalence classes (rows sharing every quasi-identifier value), the sample uniques (rows
+    alone in theirs: a prosecutor re-identifies each for sure), the smallest class (the k the raw table
+    already meets) and the rows in classes under 2, 3 and 5 (sdcMicro's k-anonymity violations).
+
+    Parameters
+    ----------
+    data : Dataset or TokenCorpus
+        The data set (an item matrix has no quasi-identifiers: "").
+
+    Returns
+    -------
+    str
+        One line, or "".
+    """
+    qi = list(getattr(data, "quasi_identifiers", ()))
+    if not qi:
+        return ""
+    sizes = data.frame.groupby(qi, dropna=False, observed=True).size().to_numpy()
+    n = int(sizes.sum())
+    under = ", ".join(f"{int(sizes[sizes < k].sum())} under {k}" for k in (2, 3, 5))
+    return (
+        f"input risk on the quasi-identifiers {', '.join(qi)} (before any release): {n} rows in {len(sizes)} "
+        f"classes; sample uniques {int((sizes == 1).sum())} ({(sizes == 1).sum() / n:.1%} of rows); smallest "
+        f"class {int(sizes.min())} (k = {int(sizes.min())} without protection); rows in classes {under}"
+    )
 
 
 def _source(spec) -> str:
@@ -126,4 +159,4 @@ def card_check(source: str | os.PathLike, parameters: Mapping[str, Mapping] | No
             plans = {name: notebook_plan(name, support, data, values) for name, values in parameters.items()}
             requirements = pd.concat(plans, names=["notebook", None]).reset_index(level=0).reset_index(drop=True)
     planned = f"l = {CHECK_L}" if parameters is None else "planned with each notebook's defaults"
-    return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements, planned)
+    return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements, planned, input_risk(data))

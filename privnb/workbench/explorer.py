@@ -146,7 +146,15 @@ class TourState:
         safety = (
             [skipped(self.safety_missing)]
             if self.safety is None
-            else [table(self.safety, caption=f"Achieved r (Definition 5; {audit})", precision=4)]
+            else [
+                table(
+                    self.safety,
+                    caption=f"Achieved r (Definition 5; {audit}). Achieved {GAMMA}: the smallest "
+                    f"{GAMMA} of Corollary 4 the published counts meet, at most the {GAMMA} asked and often far "
+                    "below it: Step 2 takes integer k-th roots of the counts, k rounded up from its bound",
+                    precision=4,
+                )
+            ]
             + ([Caption(self.safety_note, "Audit sized to its memory budget.")] if self.safety_note else [])
         )
         peers = (
