@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     notebooks.add_argument("paths", nargs="+", metavar="NOTEBOOK")
     notebooks.add_argument("--refresh", action="store_true", help="run each notebook and keep only checked outputs")
+    notebooks.add_argument("--params", action="store_true", help="print each notebook's parameters and defaults")
 
     release = commands.add_parser(
         "release",
@@ -219,6 +220,12 @@ def _notebooks(args) -> int:
     for path in args.paths:
         if not os.path.isfile(path):
             raise ValueError(f"notebook {path} not found")
+        if args.params:
+            from privnb.workbench.notebooks import parameter_defaults
+
+            defaults = parameter_defaults(nbformat.read(path, as_version=4))
+            print("\n".join([f"{path}:", *(f"  {name} = {value!r}" for name, value in defaults.items())]))
+            continue
         problems = (
             refresh_kept_outputs(path) if args.refresh else convention_problems(nbformat.read(path, as_version=4))
         )

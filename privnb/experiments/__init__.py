@@ -31,7 +31,7 @@ from .folds import (
 )
 from .labels import method_label, method_sort_key
 from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
-from .section_plans import frontier_nbc_plan, linkage_ms, notebook_plan, tour_audits
+from .section_plans import frontier_nbc_plan, frontier_sizes, linkage_ms, notebook_plan, tour_audits
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "evaluate",
     "folds_and_seeds",
     "frontier_nbc_plan",
+    "frontier_sizes",
     "majority_view",
     "method_label",
     "method_sort_key",

@@ -22,7 +22,7 @@ TOUR_GAMMA = 2.0
 TOUR_NBC_ATTRIBUTES = ("age", "education-num", "hours-per-week")
 """The NBC attributes the tour and notebooks 04-05 wish for (Adult's, Section 8 of MZ09)."""
 COLUMNS = ["section", "needs", "runs", "why not"]
-__all__ = ["frontier_nbc_plan", "linkage_ms", "notebook_plan", "tour_audits"]
+__all__ = ["frontier_nbc_plan", "frontier_sizes", "linkage_ms", "notebook_plan", "tour_audits"]
 
 
 def tour_audits(views, gamma: float, *, audit_max_size: int, audit_memory, random_state):
@@ -173,43 +173,59 @@ def notebook_plan(notebook: str, support: DataSupport, data, parameters: Mapping
         support = _sampled(support, p["n_rows"])
         needs = section_needs(notebook, items=support.items)
         table = support.requirements(needs, l=min(p["ls"]), k=min(p["ks"], default=1), n_splits=p["n_splits"])
-        rows = [*table.to_dict("records"), *_linkage_rows(support, p), *_frontier_nbc_rows(support, data, p)]
+        rows = [*table.to_dict("records"), *_frontier_rows(support, data, p)]
     else:
         rows = support.requirements(section_needs(notebook, items=support.items)).to_dict("records")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _frontier_nbc_rows(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """Notebook 05's section 6 as its setup cell plans it (the same rows, :func:`frontier_nbc_plan`)."""
-    if support.missing("table"):
-        return []
-    if support.paper == "adult":
-        from privnb.data import load
+def frontier_sizes(support: DataSupport, data, p: Mapping) -> tuple[list, list, int, list[str]]:
+    """Notebook 05's setup: the linkage's m the rows allow (:func:`linkage_ms`, on the items section 5 attacks)
+    and the NBC audits' size and gammas that fit their budget (:func:`frontier_nbc_plan`, on the rows section 6
+    counts), with one line for each change.
 
-        data = load("adult", version="train", drop_missing=False)
-    nbc = nbc_data(support, data, list(TOUR_NBC_ATTRIBUTES), n_rows=p["nbc_rows"], random_state=p["seed"])
-    if nbc.missing:
-        return []
-    size, gammas, why = frontier_nbc_plan(
-        nbc, gammas=p["gammas"], audit_max_size=p["audit_max_size"], random_state=p["seed"]
-    )
-    section = f"6. published NBC views, audits of up to {size} attribute(s), gammas {gammas}"
-    return [{"section": section, "needs": "audit_memory", "runs": True, "why not": why}]
+    Parameters
+    ----------
+    support : DataSupport
+        What the data set offers (the notebook's ``dataset``).
+    data : Dataset or TokenCorpus
+        The data set.
+    p : mapping
+        The notebook's parameters ``ms``, ``gammas``, ``audit_max_size``, ``n_rows``, ``nbc_rows``, ``seed``.
+
+    Returns
+    -------
+    (list of int, list of float, int, list of str)
+        ``ms``, ``gammas``, ``audit_max_size`` and the lines.
+    """
+    from privnb.experiments.feature_selection import selection_inputs
+
+    inputs = selection_inputs([support.dataset], adult_rows=p["n_rows"], random_state=p["seed"])
+    ms, why = linkage_ms(next(iter(inputs.values())).X, p["ms"])
+    gammas, size, lines = list(p["gammas"]), int(p["audit_max_size"]), [why] if why else []
+    if not support.missing("table"):
+        if support.paper == "adult":
+            from privnb.data import load
+
+            data = load("adult", version="train", drop_missing=False)
+        nbc = nbc_data(support, data, list(TOUR_NBC_ATTRIBUTES), n_rows=p["nbc_rows"], random_state=p["seed"])
+        if not nbc.missing:
+            size, gammas, why = frontier_nbc_plan(nbc, gammas=gammas, audit_max_size=size, random_state=p["seed"])
+            lines += [why] if why else []
+    return ms, gammas, size, lines
+
+
+def _frontier_rows(support: DataSupport, data, p: Mapping) -> list[dict]:
+    """Notebook 05's sections 5 and 6 as its setup cell sizes them (:func:`frontier_sizes`)."""
+    ms, gammas, size, lines = frontier_sizes(support, data, p)
+    why = "; ".join(lines)
+    section = f"5-6. linkage with m in {ms}; NBC audits of up to {size} attribute(s), gammas {gammas}"
+    return [{"section": section, "needs": "ms, audit_memory", "runs": bool(ms), "why not": why}]
 
 
 def _sampled(support: DataSupport, n_rows: int) -> DataSupport:
     """The support of the sample a notebook takes (``n_rows`` > 0 and below the table's rows)."""
     return support.for_rows(n_rows) if not support.missing("table") and 0 < n_rows < support.n_rows else support
-
-
-def _linkage_rows(support: DataSupport, p: Mapping) -> list[dict]:
-    from privnb.experiments.feature_selection import selection_inputs
-
-    if support.missing("table") and not support.items:
-        return []
-    items = next(iter(selection_inputs([support.dataset], adult_rows=p["n_rows"], random_state=p["seed"]).values()))
-    kept, why = linkage_ms(items.X, p["ms"])
-    return [{"section": f"5. linkage, m in {kept}", "needs": "ms", "runs": bool(kept), "why not": why}]
 
 
 def frontier_nbc_plan(nbc, *, gammas: Sequence[float], audit_max_size: int, audit_memory=None, random_state=None):

@@ -199,6 +199,14 @@ def _split_power(base: NBCViews, f_max: int, max_power: int) -> tuple[int | None
     return power, ""
 
 
+def _root_degree(base: NBCViews, power: int, f_max, r) -> int:
+    """Step 2's root degree ``k >= n (2n + 3) log w / log r`` for the split views (w: their count ratio)."""
+    n = base.n_attributes
+    logs = [natural_log(v) for v in base.all_counts()]
+    log_w = power * (max(logs) - min(logs)) + math.log(f_max)
+    return max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
+
+
 def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> tuple[NBCViews | None, int, str]:
     """SafetyTransform's Step 2 on the sub-labels with gamma = r, then Merging (Definition 6): the merged
     views, the root degree used and "" when they keep the classifier, else None, the degree and why not.
@@ -306,9 +314,7 @@ def est(
         ``prior_floor(views, prior)`` when already computed (a sweep over r computes it once); used only when
         ``r`` is below the floor, and a floor of another bound or label is refused with a ``ValueError``.
     memory_limit : int, optional
-        Bytes the exact audit of the output may take (default
-        :data:`privnb.nbc.audit_memory.AUDIT_MEMORY_BUDGET`); an output whose audit would take more is not
-        published: a failure at the audit, with the estimate.
+        Bytes the audit may take (default :data:`~privnb.nbc.AUDIT_MEMORY_BUDGET`); above it: a failure.
 
     References
     ----------
@@ -335,15 +341,10 @@ def est(
     power, reason = _split_power(base, f_max, max_power)
     if power is None:
         return fail(reason, r_lower_bound=bound)
-    n = base.n_attributes
-    divisors = [multiples[label] for label in base.labels]
-    logs = [natural_log(v) for v in base.all_counts()]
-    log_w = power * (max(logs) - min(logs)) + math.log(f_max)
-    k = max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
+    divisors, k = [multiples[label] for label in base.labels], _root_degree(base, power, f_max, r)
     merged, k, reason = _transform_and_merge(views, base, r, power, divisors, k)
     if merged is None:
-        extra = {"r_lower_bound": bound} if reason.startswith("merging") else {}
-        return fail(reason, power=power, k=k, **extra)
+        return fail(reason, power=power, k=k, **({"r_lower_bound": bound} if reason.startswith("merging") else {}))
     published = step4_integers(merged)
     try:
         achieved = achieved_r(published, f, memory_limit=memory_limit) if audit_result else math.nan
