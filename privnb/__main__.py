@@ -74,7 +74,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     notebooks.add_argument("paths", nargs="+", metavar="NOTEBOOK")
     notebooks.add_argument("--refresh", action="store_true", help="run each notebook and keep only checked outputs")
+    notebooks.add_argument("--params", action="store_true", help="print each notebook's parameters and defaults")
+
+    release = commands.add_parser(
+        "release",
+        help="protect a data set with one mechanism and write the release, its owner's file and its risk summary",
+        description="Apply anatomy (--l) or full-domain, Mondrian or MDAV (--k) to the whole data set and write "
+        "into OUT the released table(s) without original row ids (rows shuffled, the target in the card's "
+        "labels), owner/ with the suppressed rows kept apart, and risk.json (k and l reached, rows suppressed, "
+        "utility, the attacks' success and baseline). A folder with files privnb did not write is refused.",
+    )
+    release.add_argument("card", metavar="CARD", help="a data card (.yaml) or a built-in name (adult, ...)")
+    release.add_argument("--mechanism", required=True, choices=["anatomy", "full-domain", "mondrian", "mdav"])
+    release.add_argument("--l", type=int, help="anatomy's l")
+    release.add_argument("--k", type=int, help="the generalizers' and MDAV's k")
+    release.add_argument("--out", required=True, metavar="DIR", help="the release's folder")
+    release.add_argument("--format", default="csv", choices=["csv", "parquet"], help="the tables' format")
+    release.add_argument("--seed", type=int, default=0, help="anatomy's groups and the rows' shuffle (default 0)")
     return parser
+
+
+def _release(args) -> int:
+    from privnb.data import load
+    from privnb.workbench.release_export import make_release, write_release
+
+    made = make_release(load(args.card), args.mechanism, l=args.l, k=args.k, random_state=args.seed)
+    for path in write_release(made, args.out, format=args.format):
+        print(path)
+    summary = made.summary
+    print(
+        f"{summary['rows_released']} of {summary['rows']} rows released, {summary['rows_suppressed']} suppressed "
+        f"(in owner/); k reached {summary['k_reached']}, l reached {summary['l_reached']}"
+    )
+    return 0
 
 
 def _sweep(args) -> int:
@@ -143,13 +175,14 @@ def _report(args) -> int:
 def _check_cards(cards: list[str]) -> int:
     from privnb.data import CardError, DataUnavailableError
     from privnb.experiments.card_check import card_check
+    from privnb.workbench.notebooks import notebook_defaults
 
     if not cards:
         raise ValueError("privnb data check needs at least one CARD (a .yaml data card or a built-in name)")
     failed = False
     for card in cards:
         try:
-            print(card_check(card).to_string(), end="\n\n")
+            print(card_check(card, notebook_defaults() or None).to_string(), end="\n\n")
         except CardError as error:
             failed = True
             for problem in error.problems:
@@ -187,6 +220,12 @@ def _notebooks(args) -> int:
     for path in args.paths:
         if not os.path.isfile(path):
             raise ValueError(f"notebook {path} not found")
+        if args.params:
+            from privnb.workbench.notebooks import parameter_defaults
+
+            defaults = parameter_defaults(nbformat.read(path, as_version=4))
+            print("\n".join([f"{path}:", *(f"  {name} = {value!r}" for name, value in defaults.items())]))
+            continue
         problems = (
             refresh_kept_outputs(path) if args.refresh else convention_problems(nbformat.read(path, as_version=4))
         )
@@ -206,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return {"sweep": _sweep, "report": _report, "data": _data, "notebooks": _notebooks}[args.command](args)
+        commands = {"sweep": _sweep, "report": _report, "data": _data, "notebooks": _notebooks, "release": _release}
+        return commands[args.command](args)
     except ValueError as error:  # bad usage or input, a bad spec, an unusable --out or scheduler (SweepError)
         _debug()
         parser.exit(2, f"privnb {args.command}: error: {_one_line(error)}\n")

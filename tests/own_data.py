@@ -88,3 +88,49 @@ def write_own_data(folder: str | Path, *, n: int = 600, n_items: int = 24, seed:
     paths["table"].write_text(yaml.safe_dump(table_card, sort_keys=False))
     paths["items"].write_text(yaml.safe_dump(items_card, sort_keys=False))
     return paths
+
+
+INSURANCE = ["public", "private", "none", "mixed"]
+
+
+def write_survey(folder: str | Path, *, n: int = 3000, seed: int = 0) -> Path:
+    """Write ``survey.csv`` and its card ``survey.yaml`` under ``folder`` and return the card's path.
+
+    A health survey as a new user brings it (none of the papers' data, no hierarchies): three quasi-identifiers
+    (``sex``; ``age``, 0-110 whole years; ``income``, an amount with cents), a sensitive ``insurance`` of four values,
+    an ``occupation`` that is neither (the card's ``insensitive`` role), and ``admissions``, a count whose rule
+    ``"> 0"`` makes the binary target (about one row in seven positive).
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    age = rng.integers(0, 111, n)  # 111 whole years: too many values for NBC views, which count sex alone
+    income = np.round(rng.lognormal(10, 0.6, n), 2)
+    insurance = rng.choice(INSURANCE, n, p=[0.4, 0.35, 0.15, 0.1])
+    rate = np.exp(-2.6 + (age - 50) / 30 + 0.5 * (insurance == "none"))
+    frame = pd.DataFrame(
+        {
+            "sex": rng.choice(["female", "male"], n),
+            "age": age,
+            "income": income,
+            "occupation": rng.choice(["clerk", "driver", "nurse", "teacher", "farmer"], n),
+            "insurance": insurance,
+            "admissions": rng.poisson(rate),
+        }
+    )
+    frame.to_csv(folder / "survey.csv", index=False)
+    card = {
+        "name": "survey",
+        "description": "Synthetic health survey (not a paper's data): sex, age, income; admissions counted.",
+        "file": "survey.csv",
+        "roles": {
+            "quasi_identifiers": ["sex", "age", "income"],
+            "sensitive": "insurance",
+            "insensitive": ["occupation"],
+            "target": "admissions",
+            "positive": "> 0",
+        },
+    }
+    path = folder / "survey.yaml"
+    path.write_text(yaml.safe_dump(card, sort_keys=False))
+    return path

@@ -6,6 +6,8 @@ says (numbers as numbers, ``2500`` matching ``2500.0``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -147,8 +149,8 @@ def positive_labels(card, column, values, positive, setting: str, problems: list
         The label column.
     values : array-like
         Its cells.
-    positive : object
-        The positive label as written in the card (a number matches cells of equal value).
+    positive : object or list
+        The positive label as written in the card (a number matches cells of equal value), or a list of them.
     setting : str
         The card key that chooses the label (``roles.positive``, ``items.positive``).
     problems : list of str
@@ -158,22 +160,58 @@ def positive_labels(card, column, values, positive, setting: str, problems: list
     -------
     numpy.ndarray of bool
     """
-    hits = matching(values, [positive])
-    if not hits.any():
+    labels = positive if isinstance(positive, list) else [positive]
+    hits = matching(values, labels)
+    absent = [label for label in labels if not matching(values, [label]).any()]
+    if absent:
         problems.append(
-            f"{card}: column {column!r}: positive label {positive!r} not found; its values are "
-            f"{sorted({str(v) for v in values})[:10]}: set {setting} to one of them"
+            f"{card}: column {column!r}: positive label {absent[0] if len(absent) == 1 else absent!r} not found; its "
+            f"values are {sorted({str(v) for v in values})[:10]}: set {setting} to one of them"
         )
-    elif hits.all():
-        problems.append(
-            f"{card}: column {column!r}: every row has the label {positive!r}; a classifier needs "
-            "two classes: choose another target or keep rows of both classes"
-        )
+    else:
+        _two_classes(card, column, hits, positive, problems)
     return hits
 
 
+def _two_classes(card, column, hits, positive, problems) -> None:
+    if hits.all() or not hits.any():
+        which = "every" if hits.all() else "no"
+        problems.append(
+            f"{card}: column {column!r}: {which} row is positive by {positive!r}; a classifier needs "
+            "two classes: choose another target, another positive rule, or keep rows of both classes"
+        )
+
+
+RULE = re.compile(r"^\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+"""A target rule on numbers: ``"> 0"``, ``">= 50000"``, ``"< 1.5"``, ``"<= -2"``."""
+
+_OPPOSITE = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+
+
+def _rule_hits(card, target, values, rule, problems):
+    """Rows whose number meets ``rule`` (an operator and a number), or None with a problem when a cell is not a
+    number.
+    """
+    operator, bound = rule.group(1), float(rule.group(2))
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    bad = pd.Series(values, dtype=object)[numbers.isna()].unique()[:3].tolist()
+    if bad:
+        problems.append(
+            f"{card}: column {target!r}: roles.positive {rule.string!r} compares numbers but the column holds "
+            f"{bad}; name a label (or a list of labels) instead, or list those cells in missing.markers"
+        )
+        return None
+    hits = {">": numbers > bound, ">=": numbers >= bound, "<": numbers < bound, "<=": numbers <= bound}[operator]
+    return hits.to_numpy(dtype=bool)
+
+
 def binary_target(card, frame, target, roles, problems):
-    """The target as 0/1 (1 = ``roles.positive``) and its (negative, positive) names.
+    """The target as 0/1 and its (negative, positive) names.
+
+    ``roles.positive`` is one label, a list of labels (each a positive class: ``[flu, covid]``), or, for a
+    column of counts or amounts, a rule: an operator (``>``, ``>=``, ``<``, ``<=``) and a number (``"> 0"``:
+    any admission; ``">= 50000"``: Adult's ``>50K`` written on an income). A rule's names are
+    ``"<target> > 0"`` and ``"<target> <= 0"``.
 
     Parameters
     ----------
@@ -193,14 +231,25 @@ def binary_target(card, frame, target, roles, problems):
     if "positive" not in roles:
         problems.append(
             f"{card}: column {target!r}: roles.positive is missing; name the positive label, one of "
-            f"{sorted(map(str, distinct))[:10]}"
+            f'{sorted(map(str, distinct))[:10]}, a list of them, or a rule on numbers such as "> 0"'
         )
         return None, ("0", "1")
     positive = roles["positive"]
-    hits = positive_labels(card, target, values, positive, "roles.positive", problems)
+    rule = RULE.match(positive) if isinstance(positive, str) else None
+    if rule is not None and not matching(values, [positive]).any():
+        hits = _rule_hits(card, target, values, rule, problems)
+        if hits is None:
+            return None, ("0", "1")
+        operator, bound = rule.group(1), rule.group(2)
+        names = (f"{target} {_OPPOSITE[operator]} {bound}", f"{target} {operator} {bound}")
+        _two_classes(card, target, hits, positive, problems)
+        return hits.astype(np.int64), names
+    labels = positive if isinstance(positive, list) else [positive]
+    hits = positive_labels(card, target, values, labels, "roles.positive", problems)
+    shown = " or ".join(map(str, labels))
     negatives = sorted({label_text(v) for v in values[~hits].unique()})
-    negative = negatives[0] if len(negatives) == 1 else f"not {positive}"
-    return hits.astype(np.int64), (negative, str(positive))
+    negative = negatives[0] if len(negatives) == 1 else f"not {shown}"
+    return hits.astype(np.int64), (negative, shown)
 
 
 def variant_warnings(card, frame, quasi, sensitive, target) -> list[str]:

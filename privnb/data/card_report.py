@@ -52,6 +52,7 @@ def table_report(card: Path, data: Dataset, how: dict, missing: dict, notes: lis
     roles = dict.fromkeys(data.quasi_identifiers, "quasi-identifier")
     if data.sensitive is not None:
         roles[data.sensitive] = "sensitive"
+    roles |= dict.fromkeys(data.insensitive, "insensitive")
     rows = [
         {
             "column": c,

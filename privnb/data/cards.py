@@ -12,8 +12,9 @@ generalization hierarchies (ARX CSV files, or intervals over a numeric column)::
     roles:
       quasi_identifiers: [age, zip, sex]   # default: every column without another role
       sensitive: diagnosis
+      insensitive: [ward]             # predictors neither generalized nor attacked (ARX's term); default none
       target: readmitted
-      positive: "yes"
+      positive: "yes"                 # a label, a list of labels, or a rule on numbers: "> 0", ">= 50000"
     columns:                          # kinds; a column left out is inferred
       age: numeric
       zip: nominal
@@ -71,7 +72,7 @@ CARD_KEYS = (
     "loader_does",
     "files",
 )
-ROLE_KEYS = ("quasi_identifiers", "sensitive", "target", "positive")
+ROLE_KEYS = ("quasi_identifiers", "sensitive", "insensitive", "target", "positive")
 MISSING_ACTIONS = ("drop", "category")
 
 
@@ -365,18 +366,24 @@ def _roles(card: Path, raw: dict, available: list[str], problems: list[str]):
         known(target, "roles.target")
     if sensitive is not None:
         known(sensitive, "roles.sensitive")
+    insensitive = roles.get("insensitive") or []
+    if not isinstance(insensitive, list):
+        problems.append(f"{card}: roles.insensitive must be a list of columns, e.g. [ward, occupation]")
+        insensitive = []
+    insensitive = [c for c in map(str, insensitive) if known(c, "roles.insensitive")]
     quasi = roles.get("quasi_identifiers")
     if quasi is None:
-        quasi = [c for c in available if c not in (target, sensitive)]
+        quasi = [c for c in available if c not in (target, sensitive, *insensitive)]
     quasi = [c for c in map(str, quasi) if known(c, "roles.quasi_identifiers")]
-    if target in quasi or (sensitive is not None and sensitive in quasi) or target == sensitive:
+    named = [*quasi, *([sensitive] if sensitive is not None else []), *insensitive, target]
+    if len(set(named)) != len(named):
         problems.append(
-            f"{card}: roles overlap (target {target!r}, sensitive {sensitive!r}, quasi-identifiers "
-            f"{quasi}); give each column one role"
+            f"{card}: roles overlap (target {target!r}, sensitive {sensitive!r}, insensitive {insensitive}, "
+            f"quasi-identifiers {quasi}); give each column one role"
         )
     for column in raw.get("columns") or {}:
         known(column, "columns")
-    return quasi, sensitive, target, roles
+    return quasi, sensitive, target, roles, insensitive
 
 
 def _load_table(card: Path, raw: dict):
@@ -396,10 +403,10 @@ def _load_table(card: Path, raw: dict):
     if frame is None:
         raise CardError(problems)
     available = list(frame.columns)
-    quasi, sensitive, target, roles = _roles(card, raw, available, problems)
+    quasi, sensitive, target, roles, insensitive = _roles(card, raw, available, problems)
     if problems:
         raise CardError(problems)
-    features = [*quasi, *([sensitive] if sensitive is not None else [])]
+    features = [*quasi, *([sensitive] if sensitive is not None else []), *insensitive]
     frame = frame[[*features, target]]
     unused = [c for c in available if c not in frame.columns]
     notes = [f"file: {raw['file']} ({len(frame)} rows read)"]
@@ -423,7 +430,18 @@ def _load_table(card: Path, raw: dict):
     warnings = variant_warnings(card, frame, quasi, sensitive, target)
     frame = frame.assign(**{target: y})
     name = str(raw.get("name") or card.stem)
-    data = Dataset(name, frame, tuple(quasi), sensitive, target, kinds, orders, names, hierarchies=hierarchies)
+    data = Dataset(
+        name,
+        frame,
+        tuple(quasi),
+        sensitive,
+        target,
+        kinds,
+        orders,
+        names,
+        hierarchies=hierarchies,
+        insensitive=insensitive,
+    )
     report = table_report(card, data, how, missing, notes)
     report.unused, report.warnings = unused, warnings
     return data, report

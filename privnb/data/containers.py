@@ -41,6 +41,11 @@ class Dataset:
         Column -> :class:`~privnb.data.Hierarchy`, the generalization hierarchies the data set carries (as
         ARX's ``DataDefinition.setHierarchy``): a card's ``hierarchies:``, built by the card loader. Default
         empty; keys must be non-target columns.
+    insensitive : tuple of str, optional
+        Predictors that are neither quasi-identifiers nor sensitive (ARX's *insensitive* attributes): in the
+        frame (after the sensitive attribute) and in ``X`` for the classifiers, kept as they are by every
+        mechanism (which generalizes the quasi-identifiers and groups the sensitive attribute only) and never
+        known to an adversary. Default none.
     """
 
     name: str
@@ -52,14 +57,16 @@ class Dataset:
     orders: Mapping[str, tuple] = field(default_factory=dict)
     target_names: tuple[str, str] = ("0", "1")
     hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    insensitive: tuple[str, ...] = ()
 
     def __post_init__(self):
         qi = tuple(self.quasi_identifiers)
         object.__setattr__(self, "quasi_identifiers", qi)
+        object.__setattr__(self, "insensitive", tuple(self.insensitive))
         object.__setattr__(self, "kinds", dict(self.kinds))
         object.__setattr__(self, "orders", {k: tuple(v) for k, v in self.orders.items()})
         object.__setattr__(self, "target_names", tuple(self.target_names))
-        columns = [*qi, *([self.sensitive] if self.sensitive is not None else []), self.target]
+        columns = [*qi, *([self.sensitive] if self.sensitive is not None else []), *self.insensitive, self.target]
         if len(set(columns)) != len(columns):
             raise ValueError(f"Dataset {self.name!r}: roles overlap: {columns}; give each column one role")
         missing = [c for c in columns if c not in self.frame.columns]
@@ -118,8 +125,8 @@ class Dataset:
 
     @property
     def X(self) -> pd.DataFrame:
-        """The quasi-identifiers and the sensitive attribute (no target)."""
-        return self.frame[[*self.quasi_identifiers, *([self.sensitive] if self.sensitive else [])]]
+        """The quasi-identifiers, the sensitive attribute and the insensitive predictors (no target)."""
+        return self.frame[[*self.quasi_identifiers, *([self.sensitive] if self.sensitive else []), *self.insensitive]]
 
     @property
     def y(self) -> np.ndarray:
@@ -170,6 +177,7 @@ class Dataset:
             self.orders,
             self.target_names,
             self.hierarchies,
+            self.insensitive,
         )
 
 

@@ -31,6 +31,7 @@ from .folds import (
 )
 from .labels import method_label, method_sort_key
 from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
+from .section_plans import frontier_nbc_plan, frontier_sizes, linkage_ms, notebook_plan, tour_audits
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
@@ -57,10 +58,15 @@ __all__ = [
     "error_rate",
     "evaluate",
     "folds_and_seeds",
+    "frontier_nbc_plan",
+    "frontier_sizes",
     "majority_view",
     "method_label",
     "method_sort_key",
+    "linkage_ms",
+    "notebook_plan",
     "notebook_requirements",
+    "tour_audits",
     "paired_t_test",
     "run_folds",
     "section_needs",

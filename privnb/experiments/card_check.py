@@ -6,6 +6,7 @@ card has it (the tables the notebooks open with).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +27,18 @@ class CardCheck:
     hierarchies : pandas.DataFrame
         One row per built hierarchy: column, source, levels, groups per level, leaves.
     requirements : pandas.DataFrame
-        Every notebook's sections, what they need, whether they run and why not.
+        Every notebook's sections, what they need, whether they run and why not (or what they chose).
+    planned : str
+        With what the notebooks were planned ("each notebook's defaults", or the l checked).
+    risk : str
+        The input's re-identification risk on its quasi-identifiers (:func:`input_risk`), before any release.
     """
 
     report: object
     hierarchies: pd.DataFrame
     requirements: pd.DataFrame
+    planned: str = f"l = {CHECK_L}"
+    risk: str = ""
 
     def to_string(self) -> str:
         """The check as text: the report, the hierarchies and the notebooks' table."""
@@ -42,8 +49,38 @@ class CardCheck:
                 else "none (full-domain k-anonymity needs one per quasi-identifier; Mondrian needs none)"
             )
             table = self.requirements.to_string(index=False)
-        heading = f"what each notebook's sections need (l = {CHECK_L}) and whether this card has it:"
-        return "\n".join([self.report.to_string(), "", "hierarchies:", built, "", heading, table])
+        heading = f"what each notebook's sections need ({self.planned}) and whether this card has it:"
+        risk = [self.risk, ""] if self.risk else []
+        return "\n".join([self.report.to_string(), "", *risk, "hierarchies:", built, "", heading, table])
+
+
+def input_risk(data) -> str:
+    """The input's risk on its quasi-identifiers before anything is released, as sdcMicro's and ARX's summaries
+    show it: the equivalence classes (rows sharing every quasi-identifier value), the sample uniques (rows
+    alone in theirs: a prosecutor re-identifies each for sure), the smallest class (the k the raw table
+    already meets) and the rows in classes under 2, 3 and 5 (sdcMicro's k-anonymity violations).
+
+    Parameters
+    ----------
+    data : Dataset or TokenCorpus
+        The data set (an item matrix has no quasi-identifiers: "").
+
+    Returns
+    -------
+    str
+        One line, or "".
+    """
+    qi = list(getattr(data, "quasi_identifiers", ()))
+    if not qi:
+        return ""
+    sizes = data.frame.groupby(qi, dropna=False, observed=True).size().to_numpy()
+    n = int(sizes.sum())
+    under = ", ".join(f"{int(sizes[sizes < k].sum())} under {k}" for k in (2, 3, 5))
+    return (
+        f"input risk on the quasi-identifiers {', '.join(qi)} (before any release): {n} rows in {len(sizes)} "
+        f"classes; sample uniques {int((sizes == 1).sum())} ({(sizes == 1).sum() / n:.1%} of rows); smallest "
+        f"class {int(sizes.min())} (k = {int(sizes.min())} without protection); rows in classes {under}"
+    )
 
 
 def _source(spec) -> str:
@@ -76,7 +113,7 @@ def _hierarchy_rows(specs: dict, hierarchies: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["column", "source", "levels", "groups per level", "leaves"])
 
 
-def card_check(source: str | os.PathLike) -> CardCheck:
+def card_check(source: str | os.PathLike, parameters: Mapping[str, Mapping] | None = None) -> CardCheck:
     """Check a data card (or a papers' data set by name) the way ``privnb data check`` reports it.
 
     Reads only: nothing is written or downloaded.
@@ -85,6 +122,11 @@ def card_check(source: str | os.PathLike) -> CardCheck:
     ----------
     source : str or PathLike
         The path of a ``.yaml`` card, or a built-in data set's name (``"bank"``).
+    parameters : mapping, optional
+        Notebook name -> its parameters (``privnb data check``: each notebook's defaults): each notebook is
+        planned with them through :func:`privnb.experiments.section_plans.notebook_plan`, the calls the
+        notebook makes (its sample, its l and k, its audits' memory budget, its m). Without them, every
+        notebook's needs are checked for l = :data:`CHECK_L`.
 
     Returns
     -------
@@ -109,5 +151,12 @@ def card_check(source: str | os.PathLike) -> CardCheck:
         specs = read_card(path).get("hierarchies") or {}
         hierarchies = dict(getattr(data, "hierarchies", {}))  # built and checked when the card was loaded
         support = data_support(source if is_card(source) else str(source), data)
-        requirements = notebook_requirements(support, data, l=CHECK_L)
-    return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements)
+        if parameters is None:
+            requirements = notebook_requirements(support, data, l=CHECK_L)
+        else:
+            from privnb.experiments.section_plans import notebook_plan
+
+            plans = {name: notebook_plan(name, support, data, values) for name, values in parameters.items()}
+            requirements = pd.concat(plans, names=["notebook", None]).reset_index(level=0).reset_index(drop=True)
+    planned = f"l = {CHECK_L}" if parameters is None else "planned with each notebook's defaults"
+    return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements, planned, input_risk(data))

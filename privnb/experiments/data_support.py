@@ -157,8 +157,8 @@ class DataSupport:
             return ""
         named = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
         return (
-            f"no generalization hierarchy for {named}; add them to the card's hierarchies: (ARX tables or "
-            "intervals for numeric columns)"
+            f"no generalization hierarchy for {named}; add one per column under the card's `hierarchies:` key "
+            "(an ARX table, or intervals for a numeric column)"
         )
 
     def _missing_rows(self, k: int | None, n_splits: int | None) -> str:

@@ -155,7 +155,10 @@ def nbc_data(
     found = {a: h for a, h in (support.hierarchies or {}).items() if a in used}
     lacking = [a for a in used if a not in found]
     figure9_missing = (
-        f"no generalization hierarchy for {', '.join(lacking)}; add it to the card's hierarchies:" if lacking else ""
+        f"no generalization hierarchy for {', '.join(lacking)}; add one per column under the card's "
+        "`hierarchies:` key (an ARX table, or intervals for a numeric column)"
+        if lacking
+        else ""
     )
     hierarchies = None if lacking else found
     return NBCData(

@@ -2,6 +2,7 @@
 SafetyTransform and EST.
 """
 
+from .audit_memory import AUDIT_MEMORY_BUDGET, AuditPlan, AuditTooLarge, plan_audit
 from .counterexample import condition8_ratio, corollary4_counterexamples, two_attribute_views
 from .dp_views import DP_COUNT_MECHANISMS, dp_views
 from .est_release import ESTResult, est, merge, prior_r_lower_bound, resolve_ties, split, winning_labels
@@ -32,6 +33,10 @@ from .views import (
 )
 
 __all__ = [
+    "AUDIT_MEMORY_BUDGET",
+    "AuditPlan",
+    "AuditTooLarge",
+    "plan_audit",
     "DP_COUNT_MECHANISMS",
     "dp_views",
     "condition8_ratio",

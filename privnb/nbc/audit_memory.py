@@ -15,20 +15,25 @@ attributes of 10 values each, ``11^8 - 1`` (214 million) values in all. Its peak
   chain's working blocks.
 
 :func:`audit_memory` adds these up with the constants measured by tracemalloc (``tests/nbc/test_nbc_audit_memory.py``
-checks that it bounds the measured peak), :func:`memory_limit` is the default ceiling and
-:func:`check_audit_memory` refuses an audit above it with :class:`AuditTooLarge`, before allocating.
+checks that it bounds the measured peak). The ceiling is a fixed budget, :data:`AUDIT_MEMORY_BUDGET` unless a
+caller passes another: never the machine's free memory, so that the same notebook audits the same
+quasi-identifiers (and prints the same numbers) on every machine. :func:`check_audit_memory` refuses an audit
+above it with :class:`AuditTooLarge`, before allocating; :func:`plan_audit` instead picks the largest
+quasi-identifier size that fits (what a notebook and ``privnb data check`` do, through the same call).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import os
+from dataclasses import dataclass
 
 from privnb.nbc.hypergeometric import BLOCK, FLOAT_EXACT, LIMIT_LOG_MEAN, TAIL_PAD, TAIL_SD, AuditOutOfReach
 
-MEMORY_FRACTION = 0.5
-"""The share of the available memory (psutil) or, without psutil, of the physical memory an audit may take."""
+AUDIT_MEMORY_BUDGET = 2 << 30
+"""Bytes an audit may take unless its caller says otherwise: 2 GiB, a fixed number (never read from the machine)
+so that an audit runs, adapts or is refused alike everywhere. Notebooks take it as their ``audit_memory``
+parameter; a machine with more memory may raise it there (a sweep passes it like any other parameter)."""
 
 _FLOAT = 8  # bytes of a float64, an int64 or a pointer
 _BASE = 4 << 20  # bytes: pandas frames, indexes and NumPy temporaries of any audit, however small
@@ -47,30 +52,6 @@ class AuditTooLarge(AuditOutOfReach):
     A ``ValueError`` (and, as :class:`privnb.nbc.hypergeometric.AuditOutOfReach`, a ``MemoryError``) whose
     message names the audit's size, the estimate, the limit and what to lower.
     """
-
-
-def memory_limit(fraction: float = MEMORY_FRACTION) -> int:
-    """The default memory limit of an audit, in bytes.
-
-    Parameters
-    ----------
-    fraction : float
-        The share (0 < fraction <= 1) of the available memory (``psutil.virtual_memory().available``) or,
-        without psutil, of the physical memory (``os.sysconf``).
-
-    Returns
-    -------
-    int
-    """
-    if not 0 < fraction <= 1:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
-    try:
-        import psutil
-
-        available = psutil.virtual_memory().available
-    except ImportError:
-        available = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return int(fraction * available)
 
 
 def _log(value) -> float:
@@ -226,7 +207,7 @@ def check_audit_memory(views, *, max_size: int, method: str, table: bool, limit:
     table : bool
         Whether the audit builds its table.
     limit : int, optional
-        Bytes the audit may take; default :func:`memory_limit`.
+        Bytes the audit may take; default :data:`AUDIT_MEMORY_BUDGET`.
 
     Returns
     -------
@@ -239,15 +220,130 @@ def check_audit_memory(views, *, max_size: int, method: str, table: bool, limit:
         When the estimate exceeds the limit; nothing has been allocated.
     """
     estimate = audit_memory(views, max_size=max_size, method=method, table=table)
-    limit = memory_limit() if limit is None else int(limit)
+    limit = AUDIT_MEMORY_BUDGET if limit is None else int(limit)
     if estimate["bytes"] > limit:
         domains = " x ".join(str(len(views.domain(a))) for a in views.attributes)
         raise AuditTooLarge(
             f"this audit would take about {estimate['bytes'] / 2**30:.1f} GiB, over its limit of "
-            f"{limit / 2**30:.1f} GiB (memory_limit): {views.n_attributes} attributes of {domains} values, "
+            f"{limit / 2**30:.1f} GiB (memory_limit, default AUDIT_MEMORY_BUDGET): {views.n_attributes} attributes "
+            f"of {domains} values, "
             f"max_size={max_size}, so {estimate['values']:,} quasi-identifier values and "
             f"{estimate['rows']:,} rows. Lower max_size (the largest quasi-identifier audited), audit fewer "
             "attributes, or coarsen the largest domains (generalize their values); method='expected' drops "
             "only the exact chain's share. A larger memory_limit lets it try."
         )
     return {**estimate, "limit": limit}
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """What :func:`plan_audit` chose: the largest audit of some views that fits its memory budget.
+
+    Attributes
+    ----------
+    max_size : int
+        The largest quasi-identifier size audited (0: nothing fits, the audit is skipped).
+    method : str
+        The method chosen: the one asked for, or ``"expected"`` when only it fits.
+    requested : int
+        The size asked for.
+    bytes : int
+        The estimate (:func:`audit_memory`) of the audit chosen (of the smallest refused when none fits).
+    budget : int
+        The memory budget, in bytes.
+    why : str
+        ``""`` when the audit runs as asked; else one line: what was chosen, why, and which parameter changes it.
+    """
+
+    max_size: int
+    method: str
+    requested: int
+    bytes: int
+    budget: int
+    why: str
+
+    @property
+    def runs(self) -> bool:
+        """Whether an audit runs at all (``max_size >= 1``)."""
+        return self.max_size >= 1
+
+
+def plan_audit(
+    views,
+    *,
+    max_size: int | None,
+    method: str = "exact",
+    table: bool = True,
+    budget: int | None = None,
+    size_parameter: str = "max_size",
+    budget_parameter: str = "memory_limit",
+) -> AuditPlan:
+    """The largest audit of ``views`` that fits ``budget`` (by :func:`audit_memory`'s estimate), and one line
+    saying what was chosen when it is not the audit asked for.
+
+    The estimate grows with the quasi-identifiers' values (the size, the domains) and, on the exact method,
+    with the rows a value can match (the counts: a table's rows, or the counts SafetyTransform publishes). The
+    largest size that fits is taken, at most ``max_size``; when not even single attributes fit the exact
+    method, the ``"expected"`` posterior ``E[K_c]/E[S]`` (its relative difference from the exact one is
+    ``O(1/E[S])``, negligible for such counts) is taken at the largest size that fits; when nothing fits, the
+    audit is skipped. The line names the parameters that change the choice.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views to audit.
+    max_size : int or None
+        The largest quasi-identifier size wished for (at least 1; None: every attribute).
+    method : {"exact", "expected"}
+        The method wished for.
+    table : bool
+        Whether the audit builds its table (:func:`privnb.nbc.audit`) or only its r.
+    budget : int, optional
+        Bytes the audit may take; default :data:`AUDIT_MEMORY_BUDGET`.
+    size_parameter, budget_parameter : str
+        The names the caller gives the size and the budget (a notebook's parameters), for the line.
+
+    Returns
+    -------
+    AuditPlan
+    """
+    max_size = views.n_attributes if max_size is None else int(max_size)
+    if max_size < 1:
+        raise ValueError(f"{size_parameter} must be at least 1, got {max_size!r}")
+    budget = AUDIT_MEMORY_BUDGET if budget is None else int(budget)
+    requested = min(max_size, views.n_attributes)
+    methods = [method] + (["expected"] if method == "exact" else [])
+    refused = {}
+    for how in methods:
+        for size in range(requested, 0, -1):
+            need = audit_memory(views, max_size=size, method=how, table=table)["bytes"]
+            if need > budget:
+                refused.setdefault(how, (size, need))
+                continue
+            if how == method and size == requested:
+                return AuditPlan(size, how, max_size, need, budget, "")
+            asked, over = refused[method]
+            chosen = f"up to {size} attribute(s)" + (f", method {how!r}" if how != method else "")
+            return AuditPlan(
+                size,
+                how,
+                max_size,
+                need,
+                budget,
+                f"audited quasi-identifiers of {chosen}: {asked} attribute(s) by method {method!r} would take "
+                f"about {_gib(over)} GiB, over the {_gib(budget)} GiB budget (raise {budget_parameter} for it)",
+            )
+    over = refused[methods[-1]][1]
+    return AuditPlan(
+        0,
+        method,
+        max_size,
+        over,
+        budget,
+        f"skipped: even single attributes would take about {_gib(over)} GiB, over the {_gib(budget)} GiB budget "
+        f"(domains {' x '.join(str(len(views.domain(a))) for a in views.attributes)}); raise {budget_parameter}",
+    )
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f}"

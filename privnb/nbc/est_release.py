@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from privnb.nbc.audit_memory import AuditTooLarge
 from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import PriorFloor, prior_floor
 from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
@@ -198,6 +199,14 @@ def _split_power(base: NBCViews, f_max: int, max_power: int) -> tuple[int | None
     return power, ""
 
 
+def _root_degree(base: NBCViews, power: int, f_max, r) -> int:
+    """Step 2's root degree ``k >= n (2n + 3) log w / log r`` for the split views (w: their count ratio)."""
+    n = base.n_attributes
+    logs = [natural_log(v) for v in base.all_counts()]
+    log_w = power * (max(logs) - min(logs)) + math.log(f_max)
+    return max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
+
+
 def _transform_and_merge(views, base, r, power: int, divisors: list, k: int) -> tuple[NBCViews | None, int, str]:
     """SafetyTransform's Step 2 on the sub-labels with gamma = r, then Merging (Definition 6): the merged
     views, the root degree used and "" when they keep the classifier, else None, the degree and why not.
@@ -269,6 +278,7 @@ def est(
     max_power: int = 10**7,
     audit_result: bool = True,
     floor: PriorFloor | None = None,
+    memory_limit: int | None = None,
 ) -> ESTResult:
     """EST (Figure 7 of MZ09): views that keep the classifier and meet r-closeness w.r.t. ``prior``.
 
@@ -303,6 +313,8 @@ def est(
     floor : PriorFloor, optional
         ``prior_floor(views, prior)`` when already computed (a sweep over r computes it once); used only when
         ``r`` is below the floor, and a floor of another bound or label is refused with a ``ValueError``.
+    memory_limit : int, optional
+        Bytes the audit may take (default :data:`~privnb.nbc.AUDIT_MEMORY_BUDGET`); above it: a failure.
 
     References
     ----------
@@ -329,17 +341,15 @@ def est(
     power, reason = _split_power(base, f_max, max_power)
     if power is None:
         return fail(reason, r_lower_bound=bound)
-    n = base.n_attributes
-    divisors = [multiples[label] for label in base.labels]
-    logs = [natural_log(v) for v in base.all_counts()]
-    log_w = power * (max(logs) - min(logs)) + math.log(f_max)
-    k = max(1, math.ceil(n * (2 * n + 3) * log_w / math.log(r)))
+    divisors, k = [multiples[label] for label in base.labels], _root_degree(base, power, f_max, r)
     merged, k, reason = _transform_and_merge(views, base, r, power, divisors, k)
     if merged is None:
-        extra = {"r_lower_bound": bound} if reason.startswith("merging") else {}
-        return fail(reason, power=power, k=k, **extra)
+        return fail(reason, power=power, k=k, **({"r_lower_bound": bound} if reason.startswith("merging") else {}))
     published = step4_integers(merged)
-    achieved = achieved_r(published, f) if audit_result else math.nan
+    try:
+        achieved = achieved_r(published, f, memory_limit=memory_limit) if audit_result else math.nan
+    except AuditTooLarge as error:
+        return fail(f"the exact audit of its output is out of reach (raise the audit's memory budget): {error}")
     if achieved > r:  # never publish above the requested r-closeness (NaN when the audit was skipped)
         return fail(
             f"the exact audit measures r-closeness {achieved:.6g} > r={r}: not published",

@@ -455,11 +455,12 @@ def audit(
         restricted to I) everywhere, for any counts; not the paper's posterior on small tables (Figure 1(a):
         32/37 = 86.5% instead of 22/25 = 88%).
     memory_limit : int, optional
-        Bytes the audit may take (default :func:`privnb.nbc.audit_memory.memory_limit`, half the available
-        memory). Its peak is estimated from the views' attributes, domain sizes, counts and ``max_size``
-        before anything is computed (:func:`privnb.nbc.audit_memory.audit_memory`); above the limit the audit
-        is refused at once with :class:`privnb.nbc.audit_memory.AuditTooLarge` (a ``ValueError``) naming
-        the size, the estimate and what to lower.
+        Bytes the audit may take (default :data:`privnb.nbc.audit_memory.AUDIT_MEMORY_BUDGET`, a fixed 2 GiB,
+        never the machine's free memory). Its peak is estimated from the views' attributes, domain sizes,
+        counts and ``max_size`` before anything is computed (:func:`privnb.nbc.audit_memory.audit_memory`);
+        above the limit the audit is refused at once with :class:`privnb.nbc.audit_memory.AuditTooLarge` (a
+        ``ValueError``) naming the size, the estimate and what to lower (:func:`privnb.nbc.plan_audit` picks
+        the largest audit that fits instead).
 
     Returns
     -------

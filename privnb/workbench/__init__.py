@@ -11,12 +11,14 @@ from .notebooks import (
     clear_unkept_outputs,
     convention_problems,
     matching_keys,
+    notebook_defaults,
     parameter_defaults,
     refresh_kept_outputs,
     write_artifacts,
     write_notebook,
 )
 from .plots import bar_panels, bound_plot, convergence_plot, error_boxplot, save_figure
+from .release_export import Release, make_release, write_release
 from .report import collect_results, rebuild_reports, sweep_folders, write_index, write_sweep_outputs
 from .report_pages import Link, render_html, render_markdown
 from .runner import SweepSummary, run_point, run_sweeps
@@ -25,6 +27,10 @@ from .spec import INJECTED, SPEC_KEYS, Point, SweepSpec, expand_grid, load_spec,
 __all__ = [
     "frontier_plot",
     "like_for_like_plot",
+    "Release",
+    "make_release",
+    "write_release",
+    "notebook_defaults",
     "PARAMETERS_TAG",
     "KEEP_OUTPUT_TAG",
     "CHECK_OUTPUT_MARK",

@@ -7,7 +7,8 @@ beside it, its l-diverse full-domain and Mondrian generalizations at k = l (clas
 utility: :func:`privnb.experiments.peer_releases`), the
 equivalence classes of its full-domain (when the quasi-identifiers have hierarchies) and Mondrian k-anonymous
 releases for ``k``, and the achieved r of SafetyTransform(gamma) on the NBC views of its discrete attributes
-(the audit over quasi-identifiers of up to ``audit_max_size`` attributes). A section the data cannot run says
+(the audit over quasi-identifiers of up to ``audit_max_size`` attributes, the largest that fits its fixed memory
+budget ``audit_memory``: :func:`privnb.nbc.plan_audit`, which says what it chose). A section the data cannot run says
 why instead. It is plain computation (tested against the mechanisms it calls). :func:`tour_explorer` puts
 ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma beside it with ``ipywidgets.interactive_output``.
 
@@ -38,10 +39,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privnb.data import Dataset
+from privnb.experiments import tour_audits
 from privnb.experiments.privacy_frontier import peer_releases
 from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, NotLDiverseError, anatomize
-from privnb.nbc import NBCViews, SafetyTransform, achieved_r
-from privnb.workbench.display import skipped, table
+from privnb.nbc import NBCViews, achieved_r
+from privnb.workbench.display import Caption, skipped, table
 
 GAMMA = "\N{GREEK SMALL LETTER GAMMA}"
 
@@ -86,6 +88,8 @@ class TourState:
         Why SafetyTransform cannot run on this data ("" when it can).
     audit_max_size : int
         The largest quasi-identifier the r audit considers.
+    safety_note : str
+        What the audits chose where their memory budget made them smaller than asked, or "".
     peers : DataFrame or None
         Anatomy beside its l-diverse full-domain and Mondrian generalizations at k = l
         (:func:`privnb.experiments.peer_releases`); None when ``peers_missing`` says why not.
@@ -110,6 +114,7 @@ class TourState:
     safety: pd.DataFrame | None
     safety_missing: str
     audit_max_size: int
+    safety_note: str = ""
     peers: pd.DataFrame | None = None
     peers_missing: str = ""
 
@@ -141,7 +146,16 @@ class TourState:
         safety = (
             [skipped(self.safety_missing)]
             if self.safety is None
-            else [table(self.safety, caption=f"Achieved r (Definition 5; {audit})", precision=4)]
+            else [
+                table(
+                    self.safety,
+                    caption=f"Achieved r (Definition 5; {audit}). Achieved {GAMMA}: the smallest "
+                    f"{GAMMA} of Corollary 4 the published counts meet, at most the {GAMMA} asked and often far "
+                    "below it: Step 2 takes integer k-th roots of the counts, k rounded up from its bound",
+                    precision=4,
+                )
+            ]
+            + ([Caption(self.safety_note, "Audit sized to its memory budget.")] if self.safety_note else [])
         )
         peers = (
             [skipped(self.peers_missing)]
@@ -254,19 +268,28 @@ def _peer_section(data: Dataset, qi: list, l: int, hierarchies, anatomy_missing:
         return None, str(error)
 
 
-def _safety_section(views: NBCViews | None, gamma: float, audit_max_size: int, random_state) -> pd.DataFrame:
-    """Achieved r of ``views`` as counted and after SafetyTransform(gamma)."""
-    transform = SafetyTransform(gamma, random_state=random_state).fit(views)
-    return pd.DataFrame(
+def _safety_section(views: NBCViews, gamma: float, audit_max_size: int, audit_memory, random_state):
+    """Achieved r of ``views`` as counted and after SafetyTransform(gamma), each audit the largest that fits, and
+    what the budget made them choose.
+    """
+    transform, plans = tour_audits(
+        views, gamma, audit_max_size=audit_max_size, audit_memory=audit_memory, random_state=random_state
+    )
+    r = {
+        name: achieved_r(v, max_size=plan.max_size, method=plan.method, memory_limit=plan.budget)
+        if plan.runs
+        else float("nan")
+        for name, (v, plan) in plans.items()
+    }
+    frame = pd.DataFrame(
         {
-            "achieved r": [
-                achieved_r(views, max_size=audit_max_size),
-                achieved_r(transform.views_, max_size=audit_max_size),
-            ],
+            "achieved r": list(r.values()),
             f"achieved {GAMMA} (Corollary 4)": [float("nan"), float(transform.achieved_gamma_)],
         },
-        index=["published as counted", f"SafetyTransform({GAMMA} = {gamma:g})"],
+        index=list(r),
     )
+    note = " ".join(f"{name}: {plan.why}." for name, (_, plan) in plans.items() if plan.why)
+    return frame, note
 
 
 def tour_state(
@@ -280,6 +303,7 @@ def tour_state(
     views: NBCViews | None = None,
     views_missing: str = "",
     audit_max_size: int = 1,
+    audit_memory: int | None = None,
     random_state=0,
 ) -> TourState:
     """Everything the tour explorer shows for one ``(l, k, gamma)``, on the data at hand.
@@ -304,7 +328,10 @@ def tour_state(
     views_missing : str
         Why there are no views.
     audit_max_size : int
-        The largest quasi-identifier the exact r audit considers (:func:`privnb.nbc.achieved_r`).
+        The largest quasi-identifier the exact r audit considers (:func:`privnb.nbc.achieved_r`), lowered to
+        what fits ``audit_memory`` (:func:`privnb.nbc.plan_audit`).
+    audit_memory : int, optional
+        The audits' memory budget in bytes (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`).
     random_state : int
         Anatomy's and SafetyTransform's random choices.
 
@@ -315,7 +342,9 @@ def tour_state(
     qi = list(quasi_identifiers)
     anatomy, summary, groups, joined, anatomy_missing = _anatomy_section(data, int(l), random_state)
     full_domain, mondrian, classes, smallest, release_missing = _release_section(data, qi, int(k), hierarchies)
-    safety = None if views is None else _safety_section(views, gamma, audit_max_size, random_state)
+    safety, note = (
+        (None, "") if views is None else _safety_section(views, gamma, audit_max_size, audit_memory, random_state)
+    )
     safety_missing = "" if views is not None else (views_missing or f"{data.name} has no NBC views")
     peers, peers_missing = _peer_section(data, qi, int(l), hierarchies, anatomy_missing, random_state)
     return TourState(
@@ -336,6 +365,7 @@ def tour_state(
         safety,
         safety_missing,
         int(audit_max_size),
+        note,
         peers,
         peers_missing,
     )
@@ -448,6 +478,7 @@ def tour_explorer(
     gamma: float = 2.0,
     k_max: int = 50,
     audit_max_size: int = 1,
+    audit_memory: int | None = None,
     random_state=0,
 ) -> TourExplorer:
     """The tour's explorer: ``IntSlider`` l, ``IntSlider`` k and ``FloatLogSlider`` gamma beside :func:`tour_state`.
@@ -476,6 +507,8 @@ def tour_explorer(
         The k slider's largest value.
     audit_max_size : int
         The largest quasi-identifier the r audit considers.
+    audit_memory : int, optional
+        The audits' memory budget in bytes (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`).
     random_state : int
         Anatomy's and SafetyTransform's random choices.
 
@@ -499,6 +532,7 @@ def tour_explorer(
             views=views,
             views_missing=why,
             audit_max_size=audit_max_size,
+            audit_memory=audit_memory,
             random_state=random_state,
         )
 

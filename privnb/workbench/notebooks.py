@@ -53,6 +53,29 @@ def parameter_defaults(nb) -> dict:
     return defaults
 
 
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+"""The project's notebooks (a checkout's ``notebooks/``, beside the package)."""
+
+
+def notebook_defaults(folder: str | os.PathLike = NOTEBOOKS_DIR) -> dict[str, dict]:
+    """Each notebook's parameters cell as values, by notebook name (``"00_tour"``: its defaults); empty when the
+    folder holds no notebook (an installed package without the checkout).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        Where the notebooks are.
+
+    Returns
+    -------
+    dict
+    """
+    return {
+        path.stem: parameter_defaults(nbformat.read(path, as_version=4))
+        for path in sorted(Path(folder).glob("0*.ipynb"))
+    }
+
+
 def _papermill_parameters(nb) -> list[str]:
     """The parameter names papermill's own parser finds in the parameters cell."""
     from papermill.translators import PythonTranslator

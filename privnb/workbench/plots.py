@@ -77,6 +77,10 @@ def _by_view(groups) -> list:
     return sorted(groups, key=lambda item: method_sort_key(*item[0]))
 
 
+MIN_ERROR_SPAN = 0.02
+"""The least span of an error box plot's axis (two points of error): views that differ by less look alike."""
+
+
 def error_boxplot(
     results: pd.DataFrame,
     *,
@@ -139,6 +143,9 @@ def error_boxplot(
             axis.legend(fontsize=7, loc="best")
         axis.set_xlabel("Classifier type")
         axis.set_title(str(name) if title is None or facet is not None else title)
+        low, high = axis.get_ylim()  # identical boxes must look identical, not spread over a 0.0004 axis
+        if high - low < MIN_ERROR_SPAN:
+            axis.set_ylim((low + high - MIN_ERROR_SPAN) / 2, (low + high + MIN_ERROR_SPAN) / 2)
     axes[0].set_ylabel(ylabel)
     if title is not None and facet is not None:
         fig.suptitle(title)

@@ -76,8 +76,10 @@ def test_safety_transform_sweep_rows_and_guarantee(views):
         "r_measured_prior",
         "condition8",
         "seconds",
+        "audit",
     ]
     assert fig8["gamma"].tolist() == [2, 30] and (fig8["r_measured"] >= 1).all()
+    assert (fig8["audit"] == "").all()  # small views: every audit runs in full within the budget
     for gamma, r, c8 in zip(fig8["gamma"], fig8["r_measured"], fig8["condition8"]):
         views_out = SafetyTransform(gamma, random_state=0).fit(views).views_
         assert r == audit(views_out).r_closeness and c8 == condition8_ratio(views_out)  # the audit's numbers
@@ -404,3 +406,25 @@ def test_claims_are_records_measured_on_one_evidence():
     assert NBC_CLAIMS[0].shown(unmeasured) == "not comparable: another prior"
     first = NBC_CLAIMS[0]
     assert first.verdict(Reading("x", True)) == "agree" and first.verdict(Reading("x", False)) == "differ"
+
+
+def test_audits_of_counts_the_budget_cannot_hold_adapt_and_say_so_instead_of_raising():
+    """Issue 31: notebook 04 stopped on AuditTooLarge (17.3 GiB) on a card whose views count one attribute of two
+    values. SafetyTransform publishes counts near 10^8 there: the sweep, the exact audits and EST take the
+    largest audit that fits the budget and say which, with the same numbers whatever memory is free."""
+    import pandas as pd
+
+    from privnb.experiments.nbc_publishing import exact_audits, figure8_est, planned_audit_plans
+    from privnb.nbc import NBCViews
+
+    table = pd.DataFrame([[1400, 160], [1270, 170]], index=["female", "male"], columns=[0, 1])
+    views = NBCViews(pd.Series([2670, 330], index=[0, 1]), {"sex": table})
+    fig8, _ = safety_transform_sweep(views, [2], PRIOR, n_train=3000, random_state=0)
+    assert "method 'expected'" in fig8["audit"].iloc[0] and "audit_memory" in fig8["audit"].iloc[0]
+    assert fig8["r_measured"].iloc[0] >= 1
+    audits = exact_audits(views, (0.51, 0.8), gamma=2, random_state=0)
+    assert audits["audit_note"].startswith("published: audited quasi-identifiers of up to 1 attribute(s)")
+    assert planned_audit_plans(views, [2], audit_memory=None, random_state=0).startswith("gamma 2: ")
+    tight = figure8_est(views, [2], PRIOR, random_state=0, audit_memory=2**20)
+    assert not tight["success"].iloc[0] and tight["stage"].iloc[0] == "audit"
+    assert "out of reach" in tight["reason"].iloc[0]

@@ -122,26 +122,66 @@ def test_a_smaller_max_size_or_a_larger_limit_lets_the_audit_run(monkeypatch):
         achieved_r(views, max_size=1, memory_limit=small["bytes"] // 10)
 
 
-def test_default_limit_is_half_the_available_memory_or_of_the_physical_memory_without_psutil(monkeypatch):
-    import builtins
-    import os
+def test_the_default_limit_is_a_fixed_budget_whatever_memory_the_machine_has_free(monkeypatch):
+    """Issue 31: the limit was half the free memory (8.2 GiB, then 8.0 GiB on the same machine), so the same
+    audit ran or was refused with the machine's load. Now two machines, one with 64 GiB free and one with 1 GiB,
+    plan, refuse and compute the same audit alike."""
+    import collections
 
     import psutil
 
-    from privnb.nbc.audit_memory import memory_limit
+    from privnb.nbc import AUDIT_MEMORY_BUDGET, plan_audit
+    from privnb.nbc.audit_memory import AuditTooLarge, audit_memory
 
-    assert memory_limit() == pytest.approx(psutil.virtual_memory().available / 2, rel=0.2)
-    real_import = builtins.__import__
+    views, small = _random_views(8, 10, 20_000), _random_views(3, 4, 300)
+    memory = collections.namedtuple("memory", "available total")
+    outcomes = []
+    for free in (64 * 2**30, 2**30):
+        monkeypatch.setattr(psutil, "virtual_memory", lambda free=free: memory(free, 2 * free))
+        plan = plan_audit(views, max_size=8, table=False)
+        with pytest.raises(AuditTooLarge, match=r"over its limit of 2\.0 GiB") as refused:
+            achieved_r(views, max_size=8)
+        outcomes.append((plan, str(refused.value), achieved_r(small)))
+    assert outcomes[0] == outcomes[1]
+    plan = outcomes[0][0]
+    assert plan.budget == AUDIT_MEMORY_BUDGET == 2 * 2**30
+    assert audit_memory(views, max_size=plan.max_size, method="exact", table=False)["bytes"] <= AUDIT_MEMORY_BUDGET
+    assert audit_memory(views, max_size=plan.max_size + 1, method="exact", table=False)["bytes"] > AUDIT_MEMORY_BUDGET
 
-    def no_psutil(name, *args, **kwargs):
-        if name == "psutil":
-            raise ImportError("psutil is a dev dependency")
-        return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_psutil)
-    assert memory_limit(0.25) == int(0.25 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    with pytest.raises(ValueError, match="fraction"):
-        memory_limit(0)
+@pytest.mark.parametrize("budget", [2**24, 2**27, 2**30, 2**33])
+def test_a_plan_takes_the_largest_audit_its_budget_holds_and_says_what_it_chose(budget):
+    """Brute force over every size and both methods: the plan is the largest size whose exact audit fits, else
+    the largest whose expected audit fits, else nothing; the line names the budget parameter."""
+    from privnb.nbc import plan_audit
+    from privnb.nbc.audit_memory import audit_memory
+
+    views = _random_views(6, 12, 50_000)
+    plan = plan_audit(views, max_size=6, table=True, budget=budget, budget_parameter="audit_memory")
+    fits = [
+        (how, size)
+        for how in ("exact", "expected")
+        for size in range(6, 0, -1)
+        if audit_memory(views, max_size=size, method=how, table=True)["bytes"] <= budget
+    ]
+    assert (plan.method, plan.max_size) == (fits[0] if fits else ("exact", 0))
+    assert plan.runs == bool(fits)
+    assert (plan.why == "") == (fits[:1] == [("exact", 6)])
+    if plan.why:
+        assert "audit_memory" in plan.why and f"{budget / 2**30:.1f} GiB budget" in plan.why
+
+
+def test_published_counts_whose_exact_chain_exceeds_the_budget_are_audited_by_the_expected_posterior():
+    """Issue 31: SafetyTransform's output of one attribute of two values (counts near 10^8) needed 8.6 GiB for
+    its exact chain. The plan takes the expected posterior, whose relative difference is O(1 / E[S])."""
+    from privnb.nbc import SafetyTransform, plan_audit
+
+    table = pd.DataFrame([[1400, 160], [1270, 170]], index=["female", "male"], columns=[0, 1])
+    views = NBCViews(pd.Series([2670, 330], index=[0, 1]), {"sex": table})
+    published = SafetyTransform(2.0, random_state=0).fit(views).views_
+    plan = plan_audit(published, max_size=1, table=False)
+    assert (plan.max_size, plan.method) == (1, "expected") and "over the 2.0 GiB budget" in plan.why
+    assert plan_audit(views, max_size=1, table=False).why == ""  # the counted views' chain is small
 
 
 @pytest.mark.parametrize(

@@ -166,3 +166,13 @@ def test_data_check_runs_without_scikit_learn_scipy_statistics_or_sympy(tmp_path
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout[-3000:] + done.stderr[-3000:]
     assert "04_nbc_publishing" in done.stdout and "03_feature_selection_k_ac" in done.stdout
+
+
+def test_notebooks_params_prints_each_parameter_and_its_default(capsys):
+    """Issue 31: users find a notebook's parameters without opening it."""
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parents[2] / "notebooks" / "00_tour.ipynb")
+    assert cli.main(["notebooks", "--params", path]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{path}:\n") and "  sample_size = 3000\n" in out and "  audit_memory = 2147483648\n" in out

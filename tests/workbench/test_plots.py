@@ -224,3 +224,11 @@ def test_like_for_like_plot_draws_one_line_per_mechanism_in_each_panel_and_the_m
     assert len(attack_ax.collections) == 2  # each mechanism's 95% band
     with pytest.raises(ValueError, match="no error and common-adversary rows"):
         like_for_like_plot(table.drop(columns="common"))
+
+
+def test_error_boxplot_does_not_spread_views_that_differ_by_a_hair():
+    """Issue 31: on a 13.5% outcome every view scored 0.1347-0.1351, and the axis spanned exactly that."""
+    hair = [(*row[:6], 0.1347 + 0.0001 * (row[4] % 4), *row[7:]) for row in rows() if row[3] != 5.0]
+    (axis,) = error_boxplot(tidy_frame(hair)).axes
+    low, high = axis.get_ylim()
+    assert high - low >= 0.02 and low < 0.1347 and high > 0.1351

@@ -41,6 +41,8 @@ from .release import (
     est_experiment,
     exact_audits,
     figure8_est,
+    planned_audit,
+    planned_audit_plans,
     safety_transform_sweep,
 )
 
@@ -72,6 +74,8 @@ __all__ = [
     "counterexample_report",
     "est_experiment",
     "exact_audits",
+    "planned_audit",
+    "planned_audit_plans",
     "figure8_est",
     "safety_transform_sweep",
 ]

@@ -24,6 +24,7 @@ import pandas as pd
 
 from privnb.bounds.amplification import statement14_min_r
 from privnb.experiments.folds import ResultRow
+from privnb.nbc.audit_memory import plan_audit
 from privnb.nbc.counterexample import condition8_ratio, corollary4_counterexamples
 from privnb.nbc.est_release import ESTResult, est, prior_r_lower_bound, winning_labels
 from privnb.nbc.exact_audit import audit
@@ -80,6 +81,59 @@ def corollary4_report(views: NBCViews) -> tuple[dict, dict, dict]:
     return zero_rows, ratios, gammas
 
 
+def planned_audit(views: NBCViews, audit_memory: int | None, **policy):
+    """The largest exact audit of ``views`` (every quasi-identifier size) that fits ``audit_memory`` bytes
+    (:func:`privnb.nbc.plan_audit`), run; None when not even single attributes fit.
+
+    Parameters
+    ----------
+    views : NBCViews
+        The views audited.
+    audit_memory : int or None
+        The budget in bytes (None: :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`), notebook 04's parameter.
+    **policy
+        ``L1``, ``L2`` and ``breach`` of :func:`privnb.nbc.audit`.
+
+    Returns
+    -------
+    (AuditResult or None, AuditPlan)
+        The audit and the plan (its ``why`` says what the budget made it choose).
+    """
+    plan = plan_audit(views, max_size=None, table=True, budget=audit_memory, budget_parameter="audit_memory")
+    if not plan.runs:  # planned_audit_plans makes the same call
+        return None, plan
+    return audit(views, max_size=plan.max_size, method=plan.method, memory_limit=plan.budget, **policy), plan
+
+
+def planned_audit_plans(views: NBCViews, gammas: Sequence[float], *, audit_memory, random_state=None) -> str:
+    """What :func:`planned_audit` will choose for ``views`` and for SafetyTransform(gamma)'s output at each gamma,
+    without auditing: one line per audit smaller than asked, ``""`` when every audit runs in full (what
+    ``privnb data check`` shows for notebook 04).
+
+    Parameters
+    ----------
+    views : NBCViews
+        The original views.
+    gammas : sequence of float
+        The gammas given to SafetyTransform.
+    audit_memory : int or None
+        The budget in bytes (None: :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`).
+    random_state : int, RandomState or None
+        Given to every SafetyTransform.
+
+    Returns
+    -------
+    str
+    """
+    audited = {"original": views}
+    audited |= {f"gamma {g:g}": SafetyTransform(g, random_state=random_state).fit(views).views_ for g in gammas}
+    plans = {
+        name: plan_audit(v, max_size=None, table=True, budget=audit_memory, budget_parameter="audit_memory")
+        for name, v in audited.items()
+    }
+    return "; ".join(f"{name}: {plan.why}" for name, plan in plans.items() if plan.why)
+
+
 def safety_transform_sweep(
     views: NBCViews,
     gammas: Sequence[float],
@@ -88,6 +142,7 @@ def safety_transform_sweep(
     n_train: int,
     dataset: str = "adult",
     random_state=None,
+    audit_memory: int | None = None,
 ) -> tuple[pd.DataFrame, list[ResultRow]]:
     """SafetyTransform for each gamma, audited exactly: not the paper's Figure 8 (that is :func:`figure8_est`).
 
@@ -110,6 +165,9 @@ def safety_transform_sweep(
         The result rows' data set name.
     random_state : int, RandomState or None
         Given to every SafetyTransform.
+    audit_memory : int, optional
+        Bytes each audit may take (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`): each is the largest that
+        fits (:func:`planned_audit`), and says so when smaller than asked.
 
     Returns
     -------
@@ -117,7 +175,7 @@ def safety_transform_sweep(
         One row per gamma: ``gamma``, ``k`` (Step 2's root degree), ``achieved_gamma``, ``r_measured``
         (audited r-closeness for the uniform prior, Statement 11's setting), ``r_measured_prior`` (for
         ``prior``), ``condition8`` (the audited largest posterior ratio of two labels, condition (8)) and
-        ``seconds`` (SafetyTransform's fit).
+        ``seconds`` (SafetyTransform's fit) and ``audit`` (what the memory budget made the audit choose, or "").
     rows : list of ResultRow
         Per gamma ``r_closeness`` then ``r_closeness_prior`` (method "safety_transform").
     """
@@ -126,11 +184,12 @@ def safety_transform_sweep(
         start = time.perf_counter()
         st = SafetyTransform(gamma, random_state=random_state).fit(views)
         seconds = time.perf_counter() - start
-        uniform = audit(st.views_)
-        measured = uniform.r_closeness
-        measured_prior = uniform.r_closeness_for(prior)
+        uniform, plan = planned_audit(st.views_, audit_memory)
+        measured = uniform.r_closeness if uniform else np.nan
+        measured_prior = uniform.r_closeness_for(prior) if uniform else np.nan
         floor = prior_floor(st.views_, prior)
-        if not (nbc_equivalent(views, st.views_) and (not floor.holds or measured_prior >= floor.bound * (1 - 1e-9))):
+        beats_floor = floor.holds and measured_prior < floor.bound * (1 - 1e-9)
+        if not nbc_equivalent(views, st.views_) or beats_floor:
             raise AssertionError(f"SafetyTransform({gamma}) changed the classifier or beat the prior floor")
         fig8.append(
             {
@@ -139,8 +198,9 @@ def safety_transform_sweep(
                 "achieved_gamma": float(st.achieved_gamma_),
                 "r_measured": measured,
                 "r_measured_prior": measured_prior,
-                "condition8": condition8_ratio(uniform),
+                "condition8": condition8_ratio(uniform) if uniform else np.nan,
                 "seconds": seconds,
+                "audit": plan.why,
             }
         )
         note = f"prior {prior[0]} on label 0"
@@ -149,7 +209,9 @@ def safety_transform_sweep(
     return pd.DataFrame(fig8), rows
 
 
-def exact_audits(views: NBCViews, policy: Sequence[float], *, gamma: float, random_state=None) -> dict:
+def exact_audits(
+    views: NBCViews, policy: Sequence[float], *, gamma: float, random_state=None, audit_memory: int | None = None
+) -> dict:
     """Exact audit (eq. (4) of MZ09) of the original views and of SafetyTransform(gamma)'s output.
 
     Parameters
@@ -162,23 +224,31 @@ def exact_audits(views: NBCViews, policy: Sequence[float], *, gamma: float, rand
         SafetyTransform's gamma.
     random_state : int, RandomState or None
         SafetyTransform's.
+    audit_memory : int, optional
+        Bytes each audit may take (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`): each is the largest that
+        fits (:func:`planned_audit`), and says so when smaller than asked.
 
     Returns
     -------
     dict
-        ``r_closeness_original``, ``breaches_original``, ``breaches_published`` (L1-to-L2 breaches),
-        ``exact_audit_seconds`` and ``exact_audit_rows`` (time and size of the original views' audit).
+        ``r_closeness_original``, ``breaches_original``, ``breaches_published`` (L1-to-L2 breaches; NaN for
+        an audit its budget cannot hold), ``exact_audit_seconds`` and ``exact_audit_rows`` (time and size of the
+        original views' audit), and ``audit_note`` (what the budget made the audits choose, or "").
     """
+    policy = dict(L1=policy[0], L2=policy[1])
     start = time.perf_counter()
-    original = audit(views, L1=policy[0], L2=policy[1])
+    original, plan = planned_audit(views, audit_memory, **policy)
     seconds = time.perf_counter() - start
-    published = audit(SafetyTransform(gamma, random_state=random_state).fit(views).views_, L1=policy[0], L2=policy[1])
+    st = SafetyTransform(gamma, random_state=random_state).fit(views)
+    published, published_plan = planned_audit(st.views_, audit_memory, **policy)
+    notes = [f"{name}: {p.why}" for name, p in (("original", plan), ("published", published_plan)) if p.why]
     return dict(
-        r_closeness_original=original.r_closeness,
-        breaches_original=original.n_breaches,
-        breaches_published=published.n_breaches,
+        r_closeness_original=original.r_closeness if original else np.nan,
+        breaches_original=original.n_breaches if original else np.nan,
+        breaches_published=published.n_breaches if published else np.nan,
         exact_audit_seconds=seconds,
-        exact_audit_rows=len(original.table),
+        exact_audit_rows=len(original.table) if original else 0,
+        audit_note="; ".join(notes),
     )
 
 
@@ -197,7 +267,9 @@ def _stage(result: ESTResult) -> str:
     return "failed"
 
 
-def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, random_state=None) -> pd.DataFrame:
+def figure8_est(
+    views: NBCViews, gammas: Sequence[float], prior: Mapping, *, random_state=None, audit_memory: int | None = None
+) -> pd.DataFrame:
     """Figure 8 of MZ09 as the paper defines it: EST's achieved r-closeness on Adult for each gamma.
 
     Section 8.1: "By running SafetyTransform for 1 < gamma <= 283, we measured the actual r-closeness that is
@@ -216,6 +288,9 @@ def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, ran
         Label -> prior probability.
     random_state : int, RandomState or None
         Given to every EST.
+    audit_memory : int, optional
+        Bytes the audit of each EST output may take (:func:`privnb.nbc.est`'s ``memory_limit``); an output
+        whose audit would take more is a failure at the audit.
 
     Returns
     -------
@@ -227,7 +302,7 @@ def figure8_est(views: NBCViews, gammas: Sequence[float], prior: Mapping, *, ran
     below = len(views.labels) > 1 and min(gammas, default=np.inf) < prior_r_lower_bound(views, prior)
     floor = prior_floor(views, prior) if below else None  # the same for every gamma below it: checked once
     for gamma in gammas:
-        result = est(views, prior, gamma, random_state=random_state, floor=floor)
+        result = est(views, prior, gamma, random_state=random_state, floor=floor, memory_limit=audit_memory)
         out.append(
             {
                 "gamma": gamma,
@@ -369,7 +444,13 @@ class ESTExperiment:
 
 
 def est_experiment(
-    views: NBCViews, prior: Mapping, r: float, *, r_above: float = 2.5, random_state=None
+    views: NBCViews,
+    prior: Mapping,
+    r: float,
+    *,
+    r_above: float = 2.5,
+    random_state=None,
+    audit_memory: int | None = None,
 ) -> ESTExperiment:
     """EST (Figure 7 of MZ09) on ``views`` with ``prior`` and ``r``, timed (the paper: 2.92 s in C++).
 
@@ -389,13 +470,15 @@ def est_experiment(
         A second r, above the prior floor.
     random_state : int, RandomState or None
         Given to every EST.
+    audit_memory : int, optional
+        Bytes the audit of each EST output may take (:func:`privnb.nbc.est`'s ``memory_limit``).
 
     Returns
     -------
     ESTExperiment
     """
     start = time.perf_counter()
-    result = est(views, prior, r, random_state=random_state)
+    result = est(views, prior, r, random_state=random_state, memory_limit=audit_memory)
     seconds = time.perf_counter() - start
     largest = sorted((v for f in views.counts.values() for v in f.to_numpy().ravel()), reverse=True)[:2]
     s_m = largest[0] / largest[1]
@@ -417,6 +500,6 @@ def est_experiment(
         big_m=max(positive),
         small_m=min(positive),
         log10_r14={name: v / np.log(10) for name, v in ln_r14.items()},
-        above=est(views, prior, r_above, random_state=random_state),
-        uniform=est(views, {0: 0.5, 1: 0.5}, r, random_state=random_state),
+        above=est(views, prior, r_above, random_state=random_state, memory_limit=audit_memory),
+        uniform=est(views, {0: 0.5, 1: 0.5}, r, random_state=random_state, memory_limit=audit_memory),
     )
