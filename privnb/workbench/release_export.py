@@ -13,7 +13,7 @@ for ``k``) and :func:`write_release` writes, into a folder of its own:
 - ``risk.json``: the risk summary beside it: the k and l the release reaches (its smallest equivalence class or
   group, the fewest distinct sensitive values in one), the rows suppressed, the utility metrics
   (:func:`privnb.mechanisms.release_utility`) and the attacks privnb runs on that kind of release, each with
-  its success and its baseline (:func:`release_attacks`: the one place where the common adversary of
+  its success and its baseline (:func:`risk_attacks`: the one place where the common adversary of
   :mod:`privnb.attacks` is to be added beside them).
 
 Every file is written whole (:mod:`privnb.files`); a folder that holds files privnb did not write (no
@@ -118,7 +118,7 @@ def _fit(data, mechanism: str, *, l, k, random_state):
     return fitted.generalized_, fitted.suppressed_, qi, None
 
 
-def release_attacks(data, release: pd.DataFrame, *, anatomy=None, k=None, l=None) -> list[dict]:
+def risk_attacks(data, release: pd.DataFrame, *, anatomy=None, k=None, l=None) -> list[dict]:
     """The attacks privnb runs on this kind of release, each as ``attack``, ``success``, ``baseline``,
     ``advantage`` and ``n_targets``: anatomy's de Finetti attack (:func:`privnb.attacks.definetti_disclosure`),
     a generalized or aggregated table's prosecutor re-identification and homogeneity attack.
@@ -216,7 +216,7 @@ def make_release(data, mechanism: str, *, l: int | None = None, k: int | None = 
         "target": data.target,
         "target_labels": list(data.target_names),
         "utility": {c: _plain(v) for c, v in utility.iloc[0].items()},
-        "attacks": release_attacks(data, released, anatomy=anatomy, k=k, l=l),
+        "attacks": risk_attacks(data, released, anatomy=anatomy, k=k, l=l),
     }
     owner = _labelled(data.frame.loc[suppressed], data)
     owner = owner.rename_axis("row").reset_index()
