@@ -305,8 +305,8 @@ def run_sweeps(
     if scheduler is None:
         _check_kernel(kernel_name)
     out = Path(out).resolve()
-    check_out(out, [s.name for s in specs])
     plan = {s.name: s.points(out) for s in specs}
+    check_out(out, {name: [p.point_id for p in points] for name, points in plan.items()})
     stop = StopFlag()
     with lock_results(out) as owner, catch_signals(stop, serial=scheduler is None and workers == 1):
         records, todo, notes = _plan(specs, plan, force)

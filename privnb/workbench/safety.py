@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,21 +52,21 @@ class StopFlag:
         return self.signum is not None
 
 
-def check_out(out: Path, sweeps: Sequence[str] = ()) -> None:
+def check_out(out: Path, sweeps: Mapping[str, Sequence[str]] | None = None) -> None:
     """Refuse an ``out`` that is a file, cannot be created or written, or holds files privnb did not write.
 
     privnb writes ``report.md``, ``report.html``, ``results.parquet`` and ``_static`` (:data:`OUTPUT_NAMES`)
     in a results folder it owns: a new or empty one, or one holding its lock file (:data:`LOCK_NAME`, left by
     every earlier sweep). A folder without it that holds any of these names is refused, as is a sweep's folder
-    (``out/<sweep>``) that is not empty and holds no ``points.json``; other files are left alone beside the
-    results.
+    (``out/<sweep>``) without ``points.json`` that holds anything but the folders of its points (which a run
+    cut short leaves); other files are left alone beside the results.
 
     Parameters
     ----------
     out : Path
         The results folder (created if missing).
-    sweeps : sequence of str
-        The names of the sweeps about to write ``out/<sweep>/``.
+    sweeps : mapping, optional
+        The sweeps about to write ``out/<sweep>/``: sweep name -> its point ids.
 
     Raises
     ------
@@ -88,9 +88,12 @@ def check_out(out: Path, sweeps: Sequence[str] = ()) -> None:
                 f"--out {out} holds {', '.join(foreign)}, which privnb did not write (it has no {LOCK_NAME}); "
                 "privnb would replace them: choose another --out or move them"
             )
-    for name in sweeps:
+    for name, points in (sweeps or {}).items():
         folder = out / name
-        if folder.is_dir() and any(folder.iterdir()) and not (folder / "points.json").exists():
+        if not folder.is_dir() or (folder / "points.json").exists():
+            continue
+        ours = {*points, *(f"{point}.previous" for point in points)}
+        if any(p.name not in ours or not p.is_dir() for p in folder.iterdir()):
             raise SweepError(
                 f"--out {out}: the sweep folder {folder} holds files privnb did not write (it has no points.json); "
                 "choose another --out or move them"
