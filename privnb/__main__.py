@@ -17,6 +17,7 @@ it runs (``python -m privnb`` runs it too).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import traceback
@@ -217,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(130, f"privnb {args.command}: interrupted\n")
     except Exception as error:
         _debug()
+        if isinstance(error, OSError) and error.errno in _DISK_FULL:  # no bug: what could be written was
+            parser.exit(1, f"privnb {args.command}: error: {_one_line(error)}\n")
         parser.exit(
             3,
             f"privnb {args.command}: internal error: {type(error).__name__}: {_one_line(error)} "
@@ -224,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
 
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 _MAX_MESSAGE = 1000  # characters of an error shown on the terminal (a full disk's errors can be megabytes)
 
 

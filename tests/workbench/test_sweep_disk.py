@@ -222,3 +222,14 @@ def test_waits_follow_the_machines_load(monkeypatch):
     assert load_factor() == 15.0 and patience(180) >= 180 * 15
     monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.1, 0.1))
     assert patience(180) >= 180 and cores() >= 1
+
+
+def test_a_full_disk_outside_a_point_stops_the_sweep_with_status_1_in_one_line(project, monkeypatch, capsys):
+    """ENOSPC where no point is to blame (writing points.json before anything runs): status 1, not an
+    internal error (3)."""
+    from privnb.workbench import runner
+
+    monkeypatch.setattr(runner, "_write_points_json", enospc)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    code, err = run_cli(["sweep", str(spec), "--out", str(project / "results"), "--no-progress"], capsys)
+    assert code == 1 and err.strip() == "privnb sweep: error: [Errno 28] No space left on device"
