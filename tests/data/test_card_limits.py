@@ -124,13 +124,15 @@ def test_column_names_are_normalised_too(tmp_path):
 
 
 def test_terminal_escape_codes_in_names_are_shown_as_escapes(tmp_path, capsys):
+    """A quasi-identifier named with escape codes (YAML's ``\\e``): the check's tables show it as ``\\x1b``."""
     evil = "\x1b[2J\x1b]0;owned\x07age"
     pd.DataFrame({evil: [30, 40], "diagnosis": ["flu", "hiv"], "y": ["a", "b"]}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "own.yaml").write_text(CARD.format(file="d.csv"))
-    _, out, err = check(tmp_path / "own.yaml", capsys)
+    (tmp_path / "own.yaml").write_text(CARD.format(file="d.csv").replace("[age]", '["\\e[2J\\e]0;owned\\aage"]'))
+    status, out, err = check(tmp_path / "own.yaml", capsys)
     shown = out + err
+    assert status == 0 and "quasi-identifier" in out
     assert "\x1b" not in shown and "\x07" not in shown
-    assert "\\x1b[2J" in shown
+    assert "\\x1b[2J\\x1b]0;owned\\x07age" in out
     assert not [c for c in shown if unicodedata.category(c) == "Cc" and c not in "\n\t"]
 
 
