@@ -17,9 +17,11 @@ it runs (``python -m privnb`` runs it too).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import traceback
+import unicodedata
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -136,7 +138,7 @@ def _sweep(args) -> int:
         )
         return 128 + stopped.signum
     _print_summary(summary)
-    return int(summary.n_failed > 0)
+    return int(summary.n_failed > 0 or bool(summary.unwritten))
 
 
 def _dry_run(args) -> int:
@@ -162,6 +164,8 @@ def _print_summary(summary) -> None:
         for record in records:
             if record["status"] in ("failed", "skipped"):
                 print(f"  {record['status']} {name}/{record['point']}: {record['error']}", file=sys.stderr)
+    for line in summary.unwritten:
+        print(f"  not written: {line}", file=sys.stderr)
 
 
 def _report(args) -> int:
@@ -182,14 +186,16 @@ def _check_cards(cards: list[str]) -> int:
     failed = False
     for card in cards:
         try:
-            print(card_check(card, notebook_defaults() or None).to_string(), end="\n\n")
+            print(_printable(card_check(card, notebook_defaults() or None).to_string()), end="
+
+")
         except CardError as error:
             failed = True
             for problem in error.problems:
-                print(f"privnb data check: {problem}", file=sys.stderr)
+                print(_printable(f"privnb data check: {problem}"), file=sys.stderr)
         except DataUnavailableError as error:
             failed = True
-            print(f"privnb data check: {card}: {_one_line(error)}", file=sys.stderr)
+            print(_printable(f"privnb data check: {card}: {_one_line(error)}"), file=sys.stderr)
     return 2 if failed else 0
 
 
@@ -254,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(130, f"privnb {args.command}: interrupted\n")
     except Exception as error:
         _debug()
+        if isinstance(error, OSError) and error.errno in _DISK_FULL:  # no bug: what could be written was
+            parser.exit(1, f"privnb {args.command}: error: {_one_line(error)}\n")
         parser.exit(
             3,
             f"privnb {args.command}: internal error: {type(error).__name__}: {_one_line(error)} "
@@ -261,8 +269,21 @@ def main(argv: list[str] | None = None) -> int:
         )
 
 
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_MAX_MESSAGE = 1000  # characters of an error shown on the terminal (a full disk's errors can be megabytes)
+
+
 def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
+    text = " ".join(str(error).split()) or type(error).__name__
+    return _printable(text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}")
+
+
+def _printable(text: str) -> str:
+    """``text`` with its control and format characters (terminal escape codes, bidi overrides) shown as escapes
+    (ESC as the four characters backslash, x, 1, b), so that names read from a data file cannot drive the
+    terminal; new lines and tabs kept.
+    """
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf") else ascii(c)[1:-1] for c in text)
 
 
 def _debug() -> None:

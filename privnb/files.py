@@ -1,4 +1,6 @@
-"""Files written whole or not at all: a temporary file beside the target, then ``os.replace``."""
+"""Files written whole or not at all: a temporary file beside the target, then ``os.replace``; a file that
+cannot be written (a full disk, a read-only folder) named in one :class:`WriteError`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_bytes", "write_text"]
+__all__ = ["WriteError", "atomic_path", "naming_write_errors", "write_bytes", "write_text"]
+
+
+class WriteError(ValueError):
+    """A file that cannot be written (a full disk, a read-only folder), named with the system's reason."""
+
+
+@contextmanager
+def naming_write_errors(path: str | os.PathLike) -> Iterator[None]:
+    """Turn a failure to write ``path`` (a read-only folder, a full disk) into a :class:`WriteError` naming it.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file or folder being written.
+    """
+    try:
+        yield
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 @contextmanager

@@ -19,6 +19,7 @@ import pandas as pd
 
 from privnb.data.card_values import closest
 from privnb.data.hierarchy import Hierarchy, HierarchyError
+from privnb.data.read_limits import size_problem
 from privnb.data.sources import DataUnavailableError
 
 __all__ = ["DATA_PREFIX", "build_card_hierarchies", "card_file"]
@@ -125,6 +126,9 @@ def _arx(card: Path, column, ref, data_home) -> Hierarchy:
     path = card_file(card, ref, data_home)
     if not path.is_file():
         raise HierarchyError(f"hierarchy file {ref!r} not found at {path}; fix the path (it is relative to the card)")
+    too_large = size_problem(path)
+    if too_large:
+        raise HierarchyError(f"hierarchy file {path} is not read: {too_large}")
     try:
         return Hierarchy.from_arx(path, name=str(column))
     except HierarchyError as error:

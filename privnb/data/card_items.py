@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from privnb.data.card_columns import positive_labels
 from privnb.data.containers import TokenCorpus
+from privnb.data.read_limits import size_problem
 
 ITEM_KEYS = ("file", "format", "label", "positive", "folds", "sep", "n_folds")
 ITEM_FORMATS = ("matrix", "transactions")
@@ -75,8 +76,9 @@ def load_items(card: Path, raw: dict) -> tuple[TokenCorpus, list[str]]:
         problems.append(f"{card}: items.n_folds {n_folds!r} must be a whole number of folds, at least 1 (default 10)")
     if fmt == "matrix" and spec.get("label") is None:
         problems.append(f"{card}: items.label is missing; name the label column of {spec.get('file')}")
-    if problems:
-        raise ItemProblems(problems)
+    too_large = problems or size_problem(path)
+    if too_large:
+        raise ItemProblems(problems or [f"{card}: items.file {path.name} is not read: {too_large}"])
     try:
         if fmt == "matrix":
             X, labels, folds, tokens = _matrix(card, path, spec, problems)

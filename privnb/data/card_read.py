@@ -1,5 +1,6 @@
 """Reading a data card's YAML and its table: the pandas options of ``read:`` checked one by one, duplicated
-header names refused, surrounding white space stripped from text cells (``read: {strip: false}`` keeps it), and
+header names refused, text cells and column names in Unicode NFKC without format characters (U+200B...),
+surrounding white space stripped from text cells (``read: {strip: false}`` keeps it), and
 the missing-value markers applied the same way to every format (a numeric marker matches numeric cells, a text
 marker the text of a cell). Every problem is appended to ``problems``, one line naming the card and what to do.
 """
@@ -9,12 +10,14 @@ from __future__ import annotations
 import codecs
 import numbers
 import re
+import unicodedata
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
 from privnb.data.card_values import matching
+from privnb.data.read_limits import size_problem
 
 READ_KEYS = (
     "sep",
@@ -32,6 +35,32 @@ TEXT_OPTIONS = ("sep", "encoding", "comment", "decimal", "thousands")
 BOOLEAN_OPTIONS = ("skipinitialspace", "strip")
 YAML_BOOL = "tag:yaml.org,2002:bool"
 BOOLEAN_SECTIONS = ("read", "options")
+
+
+class CardLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases: ``*name`` in a card is refused, so that a few hundred bytes of nested
+    aliases (an alias bomb) cannot expand into billions of nodes. A card writes each value out.
+    """
+
+    def compose_node(self, parent, index):
+        """Compose a node, refusing an alias (see the class docstring).
+
+        Parameters
+        ----------
+        parent : yaml.Node or None
+            The node being composed around it.
+        index : object
+            Its key or position in ``parent``.
+        """
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"an alias (*{event.anchor}) is not allowed in a data card: write the value out",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
 
 
 def yaml_booleans(card, text: str) -> list[str]:
@@ -54,7 +83,7 @@ def yaml_booleans(card, text: str) -> list[str]:
         One line per boolean outside ``read:`` and ``options:``.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=CardLoader)
     except yaml.YAMLError:
         return []
     found: list[tuple[str, str]] = []
@@ -177,6 +206,10 @@ def read_frame(card, path: Path, read: dict, markers: list, problems: list[str])
     options = dict(read)
     strip = options.pop("strip", True)
     csv = path.suffix.lower() != ".parquet"
+    too_large = size_problem(path)
+    if too_large:
+        problems.append(f"{card}: file {path.name} is not read: {too_large}")
+        return None
     try:
         if csv:
             options.setdefault("sep", "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
@@ -192,9 +225,10 @@ def read_frame(card, path: Path, read: dict, markers: list, problems: list[str])
             f"{' '.join(str(error).split())[:200]}); {hint} or the read: options"
         )
         return None
-    frame.columns = [str(c) for c in frame.columns]
+    frame.columns = [normalized_text(str(c)) for c in frame.columns]
     for index in range(frame.shape[1]):
-        column = _stripped(frame.iloc[:, index]) if strip else frame.iloc[:, index]
+        column = _normalized(frame.iloc[:, index])
+        column = _stripped(column) if strip else column
         column = _without_markers(column, markers)
         frame.isetitem(index, _as_numbers(column) if csv else column)
     return frame
@@ -228,6 +262,32 @@ def _duplicated_header(card, path: Path, options: dict, columns, problems: list[
             "them all with read: {names: [...]} and header: 0"
         )
     return bool(twice)
+
+
+def normalized_text(text: str) -> str:
+    """``text`` in Unicode NFKC with its format characters (category Cf: U+200B zero-width space, U+00AD soft
+    hyphen, U+FEFF, ...) removed: spellings that look alike read alike, so a hidden U+200B cannot make ``hiv``
+    a second value of a column.
+
+    Parameters
+    ----------
+    text : str
+        A cell or a column name.
+    """
+    if text.isascii():  # ASCII is NFKC already and holds no format character
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+
+
+def _normalized(column: pd.Series) -> pd.Series:
+    """A column's text cells through :func:`normalized_text` (each distinct value once)."""
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return column
+    changed = {}
+    for value in pd.unique(column.dropna()):
+        if isinstance(value, str) and (text := normalized_text(value)) != value:
+            changed[value] = text
+    return column.map(lambda v: changed.get(v, v) if isinstance(v, str) else v) if changed else column
 
 
 def _stripped(column: pd.Series) -> pd.Series:

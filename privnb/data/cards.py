@@ -48,7 +48,7 @@ import yaml
 from privnb.data.card_columns import binary_target, column_kinds, handle_missing, variant_warnings
 from privnb.data.card_hierarchies import build_card_hierarchies, card_file
 from privnb.data.card_items import ItemProblems, load_items
-from privnb.data.card_read import read_frame, read_options, yaml_booleans
+from privnb.data.card_read import CardLoader, read_frame, read_options, yaml_booleans
 from privnb.data.card_report import CardReport, table_report
 from privnb.data.card_values import closest
 from privnb.data.containers import Dataset, TokenCorpus
@@ -56,6 +56,7 @@ from privnb.data.hierarchy import Hierarchy
 from privnb.data.loaders import LOADERS
 
 CARD_SUFFIXES = (".yaml", ".yml")
+MAX_CARD_BYTES = 1 << 20  # a card is a page of YAML; its data lives in the files it names
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
 CARD_KEYS = (
     "name",
@@ -187,9 +188,11 @@ def read_card(card: str | os.PathLike) -> dict:
     card = Path(card)
     if not card.is_file():
         raise CardError([f"{card}: card not found; give the path of a .yaml data card"])
+    if card.stat().st_size > MAX_CARD_BYTES:
+        raise CardError([f"{card}: a card holds at most {MAX_CARD_BYTES} bytes; this one is not a data card"])
     try:
         text = card.read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=CardLoader)
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise CardError([f"{card}: not valid YAML ({' '.join(str(error).split())}); fix the syntax"]) from None
     if not isinstance(raw, dict):

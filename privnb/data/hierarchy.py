@@ -434,16 +434,16 @@ class Hierarchy:
         return (lo[c] + hi[c]) / 2.0
 
     def fingerprint(self) -> str:
-        """A digest of what the hierarchy maps (values, groups, labels, edges, domain), not of its name.
-
-        Equal for copies (``clone`` deep-copies them) and hierarchies built alike; computed at construction.
-
-        Returns
-        -------
-        str
-            A hexadecimal digest.
+        """A digest (hexadecimal str) of what the hierarchy maps (values, groups, labels, edges, domain), not of its
+        name: equal for copies (``clone`` deep-copies them) and hierarchies built alike; computed at construction.
         """
         return self._fingerprint
+
+    def __setstate__(self, state):
+        """Unpickle; a hierarchy pickled before fingerprints existed gets its fingerprint computed here."""
+        self.__dict__.update(state)
+        if "_fingerprint" not in state:
+            self._fingerprint = self._digest()
 
     def _digest(self) -> str:
         h = hashlib.blake2b(digest_size=20)

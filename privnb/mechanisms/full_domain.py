@@ -13,6 +13,7 @@ from sklearn.exceptions import NotFittedError
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
 from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
+from privnb.mechanisms.lattice_cache import forget_learned, matches_data
 from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
 from privnb.mechanisms.optimal_node import optimal_node
 from privnb.mechanisms.releases import GeneralizedRelease, row_classes
@@ -184,6 +185,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             judge = NodeJudge(lattice, check)
             nodes, ok, n_checks, search = search_with_models(lattice, judge)
         if not ok.any():
+            if judge is None and forget_learned(lattice):  # the top node always qualifies: a wrong cache entry
+                return self.fit(frame)
             with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
             raise ValueError(
                 f"no generalization makes these {lattice.n} rows {k}-anonymous{with_models} within the "
@@ -213,6 +216,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
         node = [self.node_[a] for a in qi]
         small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
+        offered = [*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]
+        if judge is None and not matches_data(lattice, k, *offered):
+            return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
         self.generalized_ = self.generalize(frame.loc[~small])
         self.release_ = GeneralizedRelease(

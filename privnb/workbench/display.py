@@ -236,11 +236,16 @@ def table(
         pd.util.hash_pandas_object(frame.reset_index(drop=True).astype(str), index=True).to_numpy().tobytes()
         + repr(list(frame.columns)).encode()
     ).hexdigest()[:8]
-    styler = frame.style.set_uuid(uuid).set_table_styles(_TABLE_STYLES)
-    styler = styler.format(precision=precision, na_rep=na_rep, thousands=None)
+    # every text from the data (cells, labels, the axes' names) reaches the HTML escaped: a card's values are untrusted
+    shown = frame.copy(deep=False)
+    shown.index = shown.index.set_names([_escaped(n) for n in shown.index.names])
+    shown.columns = shown.columns.set_names([_escaped(n) for n in shown.columns.names])
+    styler = shown.style.set_uuid(uuid).set_table_styles(_TABLE_STYLES)
+    styler = styler.format(precision=precision, na_rep=na_rep, thousands=None, escape="html")
+    styler = styler.format_index(escape="html", axis=1)
     whole = [c for c in frame.columns if _integral(frame[c])]
     if whole:  # counts stored as floats (a mean over folds of equal sizes) read as counts
-        styler = styler.format("{:.0f}", subset=whole, na_rep=na_rep)
+        styler = styler.format("{:.0f}", subset=whole, na_rep=na_rep, escape="html")
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     numbers = [c for c in frame.columns if c not in text]
     # per column by selector (td.colN), not set_properties: that looks rows up and fails on a NaN index label
@@ -248,19 +253,24 @@ def table(
     align |= {c: [{"selector": "", "props": "text-align: right;"}] for c in numbers}
     if align:
         styler = styler.set_table_styles(align, overwrite=False)
-    styler = styler.format_index(precision=precision, na_rep=na_rep)
+    styler = styler.format_index(precision=precision, na_rep=na_rep, escape="html")
     for level in range(frame.index.nlevels):
         values = frame.index.get_level_values(level)
         if _integral(pd.Series(values)):
-            styler = styler.format_index("{:.0f}", level=level, na_rep=na_rep)
+            styler = styler.format_index("{:.0f}", level=level, na_rep=na_rep, escape="html")
     if percent:
-        styler = styler.format("{:.1%}", subset=list(percent), na_rep=na_rep)
+        styler = styler.format("{:.1%}", subset=list(percent), na_rep=na_rep, escape="html")
     if formats:
         for column, fmt in formats.items():
-            styler = styler.format(fmt, subset=[column], na_rep=na_rep)
+            styler = styler.format(fmt, subset=[column], na_rep=na_rep, escape="html")
     if not index:
         styler = styler.hide(axis="index")
     return Table(frame, styler, caption, precision)
+
+
+def _escaped(name):
+    """An axis name as HTML text (None stays None: no name)."""
+    return None if name is None else html.escape(str(name))
 
 
 def _integral(values: pd.Series) -> bool:

@@ -33,6 +33,7 @@ which is why the static copy is written to the cell itself.
 
 from __future__ import annotations
 
+import html
 import uuid
 from dataclasses import dataclass
 
@@ -174,7 +175,7 @@ class TourState:
         for title, tables in self.tables().items():
             cells = "".join(f'<div style="margin: 0 24px 8px 0;">{_html(t)}</div>' for t in tables)
             sections.append(
-                f'<h4 style="margin: 12px 0 4px 0;">{title}</h4>'
+                f'<h4 style="margin: 12px 0 4px 0;">{html.escape(title)}</h4>'
                 f'<div style="display: flex; flex-wrap: wrap; align-items: flex-start;">{cells}</div>'
             )
         return "\n".join(sections)
@@ -193,7 +194,7 @@ def _html(shown) -> str:
     """A table's HTML, or a skipped line as an HTML paragraph."""
     if hasattr(shown, "_repr_html_"):
         return shown._repr_html_()
-    return f"<p><b>{shown.prefix}</b> <i>{shown.text}</i></p>"
+    return f"<p><b>{html.escape(shown.prefix)}</b> <i>{html.escape(shown.text)}</i></p>"
 
 
 def _count(n: int, noun: str) -> str:

@@ -5,8 +5,14 @@ is there, its results.parquet (if any) can be read, and the record was made for 
 parameters (the whole dict papermill received, but for the injected ``output_dir``; a value compared with
 its JSON spelling, so ``1`` and ``1.0`` differ), the same notebook (its path relative to ``notebooks/``)
 and the same code in it (:func:`privnb.workbench.spec.notebook_fingerprint`: its code cells' sources; an edit
-to a markdown cell does not run a point again). Anything else runs the point again; its last good results
-wait in ``<point>.previous`` meanwhile.
+to a markdown cell does not run a point again), and the same content of every file it reads through a data
+card (``inputs``: the sha256 of the card, its data file, its hierarchy and item files,
+:func:`privnb.data.card_inputs.input_digests`): editing the CSV, the card or a hierarchy file runs the point
+again. Anything else runs the point again; its last good results wait in ``<point>.previous`` meanwhile.
+
+Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench.provenance`): privnb's
+version and git commit. A change to privnb's own code, to an installed package or to an environment variable
+the notebook reads does not run a point again: ``--force`` does.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from privnb.data.card_inputs import input_digests
+from privnb.workbench.provenance import privnb_provenance
 from privnb.workbench.spec import Point, read_json
 
 
@@ -31,14 +39,21 @@ class PointState:
 
 
 def point_identity(point: Point) -> dict:
-    """What a point's record says about the notebook it ran: its relative name and code fingerprint.
+    """What a point's record says about what it ran: the notebook's relative name and code fingerprint, the
+    digests of the files it reads through data cards (``inputs``), and privnb's version and commit (``privnb``,
+    recorded only).
 
     Parameters
     ----------
     point : Point
         The point.
     """
-    return {"notebook": point.notebook_name, "notebook_sha256": point.notebook_sha256}
+    return {
+        "notebook": point.notebook_name,
+        "notebook_sha256": point.notebook_sha256,
+        "inputs": input_digests(point.parameters.values()),
+        "privnb": privnb_provenance(),
+    }
 
 
 def point_state(point: Point) -> PointState:
@@ -67,6 +82,9 @@ def point_state(point: Point) -> PointState:
         return PointState(False, f"notebook changed: {record.get('notebook')} -> {point.notebook_name}")
     if record.get("notebook_sha256") != point.notebook_sha256:
         return PointState(False, "notebook changed: its code differs from the run recorded")
+    changed = _input_changes(record.get("inputs"), input_digests(point.parameters.values()))
+    if changed:
+        return PointState(False, f"inputs changed: {changed}")
     unreadable = _unreadable_results(folder)
     if unreadable:
         return PointState(False, f"results.parquet is unreadable ({unreadable})", damaged=True)
@@ -86,6 +104,16 @@ def _parameter_changes(old: dict, new: dict) -> str:
         for key in keys
         if key not in old or key not in new or _spelling(old[key]) != _spelling(new[key])
     ]
+    return ", ".join(changes)
+
+
+def _input_changes(old: dict | None, new: dict) -> str:
+    """``"ward.csv edited, hier.csv new"``: the card-read files whose content differs from the record's."""
+    if old is None:  # a record made before inputs were recorded
+        return "not recorded" if new else ""
+    names = {path: Path(path).name for path in [*old, *new]}
+    changes = [f"{names[p]} {'edited' if p in old else 'new'}" for p in new if old.get(p) != new[p]]
+    changes += [f"{names[p]} no longer read" for p in old if p not in new]
     return ", ".join(changes)
 
 

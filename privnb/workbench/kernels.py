@@ -10,6 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
+from privnb.workbench.kernel_log import bounded_log
+
 _UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 _SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
 _KERNEL_MANAGERS: dict[bool, type] = {}
@@ -68,7 +70,7 @@ def _kernel_manager_class(ipc: bool) -> type:
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
             if self.kernel_log is None:
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
-            with open(self.kernel_log, "ab") as log:  # the kernel keeps its own copy of the descriptor
+            with bounded_log(self.kernel_log) as log:  # the kernel keeps its own copy of the descriptor
                 await super()._async_launch_kernel(kernel_cmd, **{"stdout": log, "stderr": log, **kw})
 
         _launch_kernel = _async_launch_kernel

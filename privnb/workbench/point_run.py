@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from privnb.workbench.freshness import point_identity
+from privnb.workbench.kernel_log import log_finished
 from privnb.workbench.kernels import kernel_options
 from privnb.workbench.safety import RunOwner
 from privnb.workbench.spec import INJECTED, Point, read_json, write_json
@@ -24,6 +25,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 _SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
 KERNEL_LOG = "kernel.log"  # the point's kernel process's own output, kept when it wrote any
+_MAX_ERROR = 500  # characters of a point's error line
 
 
 def previous_dir(folder: str | os.PathLike) -> Path:
@@ -141,6 +143,7 @@ def run_point(
 
 
 def _keep_if_written(log: Path) -> None:
+    log_finished(log)
     if log.exists() and log.stat().st_size == 0:
         log.unlink()
 
@@ -150,21 +153,25 @@ def _finish(folder: Path, record: dict) -> None:
     own output, when it wrote any).
     """
     previous = previous_dir(folder)
-    if record["status"] == "ok":
+    if record["status"] != "ok":
+        if (folder / KERNEL_LOG).exists():
+            record["error"] += f" (the kernel's own output is in {folder / KERNEL_LOG})"
+        if _is_good(previous):
+            record["error"] += f" (the last good results of this point are kept in {previous})"
+    try:
         write_json(folder / "point.json", record)
-        if previous.exists():
-            shutil.rmtree(previous)
+    except OSError as error:  # a full disk fails this point, not the sweep: its record lives on in points.json
+        record.update(status="failed", error=f"its point.json cannot be written ({error.strerror or error})")
         return
-    if (folder / KERNEL_LOG).exists():
-        record["error"] += f" (the kernel's own output is in {folder / KERNEL_LOG})"
-    if _is_good(previous):
-        record["error"] += f" (the last good results of this point are kept in {previous})"
-    write_json(folder / "point.json", record)
+    if record["status"] == "ok" and previous.exists():
+        shutil.rmtree(previous)
 
 
 def _failure(error: BaseException) -> dict:
     ename, evalue = getattr(error, "ename", None), getattr(error, "evalue", None)
-    message = f"{ename}: {evalue}" if ename else f"{type(error).__name__}: {error}"
+    message = " ".join((f"{ename}: {evalue}" if ename else f"{type(error).__name__}: {error}").split())
+    if len(message) > _MAX_ERROR:  # one short line; the traceback keeps more
+        message = message[: _MAX_ERROR - 1] + "\N{HORIZONTAL ELLIPSIS}"
     if getattr(error, "exec_count", None) is not None:
         message += f" (in cell [{error.exec_count}])"
     # a notebook's error carries the cell's own traceback; anything else, the runner's

@@ -11,19 +11,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from privnb.files import atomic_path, write_text
+from privnb.files import WriteError, atomic_path, naming_write_errors, write_text
 from privnb.workbench.notebooks import HEADLINE_KEY
+from privnb.workbench.provenance import provenance_text
 from privnb.workbench.report_pages import (
     Link,
     export_notebook_html,
     mathjax_url,
-    naming_write_errors,
     render_html,
     render_markdown,
 )
 from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8
+_MADE_WITH = "made with (privnb; inputs' sha256)"
 
 
 _MAX_MEAN_ROWS = 200
@@ -115,6 +116,28 @@ def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
     for notebook in sorted(sweep_dir.glob("*/notebook.ipynb")):
         export_notebook_html(notebook, sweep_dir.parent)
     _write_report(sweep_dir, _sweep_report(sweep_dir, results), mathjax_url(sweep_dir.parent, sweep_dir))
+
+
+def unwritten(write, *args) -> list[str]:
+    """Call ``write(*args)``; return ``[]``, or one short line naming what could not be written (a full disk, a
+    read-only folder), so that a sweep that cannot write one report still writes the others and ends cleanly.
+
+    Parameters
+    ----------
+    write : callable
+        A writer (:func:`write_sweep_outputs`, :func:`write_index`, ...).
+    *args
+        Its arguments.
+    """
+    try:
+        write(*args)
+    except (OSError, WriteError) as error:
+        text = " ".join(str(error).split())
+        return [text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "\N{HORIZONTAL ELLIPSIS}"]
+    return []
+
+
+_MAX_LINE = 300
 
 
 def sweep_folders(out: str | os.PathLike) -> list[Path]:
@@ -317,12 +340,13 @@ def _headline_blocks(spec: dict, records: list[dict], metrics: dict, claims: dic
             *(_fmt(r["parameters"].get(k)) for k in spec["grid"]),
             *(_fmt(metrics[r["point"]].get(k)) for k in shown),
             *([_verdicts(claims[r["point"]]) if r["point"] in claims else ""] if claims else []),
+            provenance_text(r),
         ]
         for r in records
     ]
     blocks = [
         ("h2", "Headline numbers"),
-        ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else [])], rows),
+        ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else []), _MADE_WITH], rows),
     ]
     if len(keys) > len(shown):
         blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}."))
@@ -358,6 +382,7 @@ def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tupl
             _fmt(r.get("duration_s")),
             Link("notebook.ipynb", f"{r['point']}/notebook.ipynb"),
             Link("html", f"{r['point']}/notebook.html"),
+            provenance_text(r),
         ]
         for r in records
     ]
@@ -371,7 +396,7 @@ def _about_blocks(spec: dict, records: list[dict], sweep_dir: Path) -> list[tupl
         ),
         ("p", f"Fixed parameters: {json.dumps(spec['parameters'])}. Grid: {json.dumps(spec['grid'])}."),
         ("h2", "Points"),
-        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook", "page"], rows),
+        ("table", ["point", *spec["grid"], "status", "time (s)", "notebook", "page", _MADE_WITH], rows),
     ]
 
 

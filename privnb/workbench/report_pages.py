@@ -6,27 +6,11 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from privnb.files import write_text
-
-
-@contextmanager
-def naming_write_errors(path: Path) -> Iterator[None]:
-    """Turn a failure to write ``path`` (a read-only folder, a full disk) into a ValueError naming it.
-
-    Parameters
-    ----------
-    path : Path
-        The file or folder being written.
-    """
-    try:
-        yield
-    except OSError as error:
-        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+from privnb.files import naming_write_errors, write_text
 
 
 @dataclass(frozen=True)
@@ -162,7 +146,8 @@ def mathjax_source() -> Path | None:
 def mathjax_url(out: str | os.PathLike, folder: str | os.PathLike) -> str | None:
     """The URL of a local MathJax for the HTML pages in ``folder``: copied once into
     ``out/_static/mathjax`` (the results folder) and linked relative to the page, so that reports render
-    their maths offline. None when no MathJax is installed (:func:`mathjax_source`).
+    their maths offline. None when no MathJax is installed (:func:`mathjax_source`) or it cannot be copied
+    (a full disk: a partial copy is never left, and one left by an earlier run is replaced).
 
     Parameters
     ----------
@@ -175,12 +160,36 @@ def mathjax_url(out: str | os.PathLike, folder: str | os.PathLike) -> str | None
     if source is None:
         return None
     target = Path(out) / MATHJAX_FOLDER
-    if not (target / "MathJax.js").is_file():
-        import shutil
-
-        with naming_write_errors(target):
-            shutil.copytree(source, target, dirs_exist_ok=True)
+    if not (target / _COPIED).is_file() and not _copy_mathjax(source, target):
+        return None
     return Path(os.path.relpath(target / "MathJax.js", Path(folder))).as_posix()
+
+
+_COPIED = ".privnb-copied"  # written last in a complete copy of MathJax
+
+
+def _copy_mathjax(source: Path, target: Path) -> bool:
+    """Copy MathJax into ``target`` whole or not at all (a copy cut short, by a full disk say, is replaced);
+    False when it cannot be written: the pages then show their maths as TeX source.
+    """
+    import shutil
+    import tempfile
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = Path(tempfile.mkdtemp(dir=target.parent, prefix=".mathjax.", suffix=".part"))
+    except OSError:
+        return False
+    try:
+        shutil.copytree(source, part, dirs_exist_ok=True)
+        (part / _COPIED).write_text("a complete copy of MathJax, written by privnb\n", encoding="utf-8")
+        if target.exists():  # a partial copy (no marker): replaced
+            shutil.rmtree(target)
+        os.replace(part, target)
+    except OSError:
+        shutil.rmtree(part, ignore_errors=True)
+        return False
+    return True
 
 
 def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) -> Path | None:

@@ -45,7 +45,7 @@ from pathlib import Path
 from privnb.workbench.freshness import point_state
 from privnb.workbench.kernels import die_with_parent, limit_threads
 from privnb.workbench.point_run import lost_record, previous_dir, run_point
-from privnb.workbench.report import write_index, write_sweep_outputs
+from privnb.workbench.report import unwritten, write_index, write_sweep_outputs
 from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
     LOCK_NAME,
     STOP_SIGNALS,
@@ -226,6 +226,7 @@ class SweepSummary:
     out: str
     records: dict[str, list[dict]]
     notes: list[str] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)  # tables and reports that could not be written, one line each
 
     @property
     def n_skipped(self) -> int:
@@ -304,8 +305,8 @@ def run_sweeps(
     if scheduler is None:
         _check_kernel(kernel_name)
     out = Path(out).resolve()
-    check_out(out)
     plan = {s.name: s.points(out) for s in specs}
+    check_out(out, {name: [p.point_id for p in points] for name, points in plan.items()})
     stop = StopFlag()
     with lock_results(out) as owner, catch_signals(stop, serial=scheduler is None and workers == 1):
         records, todo, notes = _plan(specs, plan, force)
@@ -316,12 +317,13 @@ def run_sweeps(
         )
         if stop:
             _mark_not_run(records)
+        missing = []  # what a full disk (or a read-only folder) kept from being written; the rest is written
         for spec in specs:
-            _write_points_json(spec, plan[spec.name], records[spec.name])
-            write_sweep_outputs(out / spec.name)
-        write_index(out)
+            missing += unwritten(_write_points_json, spec, plan[spec.name], records[spec.name])
+            missing += unwritten(write_sweep_outputs, out / spec.name)
+        missing += unwritten(write_index, out)
     summary = SweepSummary(
-        str(out), {s.name: [records[s.name][p.point_id] for p in plan[s.name]] for s in specs}, notes
+        str(out), {s.name: [records[s.name][p.point_id] for p in plan[s.name]] for s in specs}, notes, missing
     )
     if stop:
         raise SweepInterrupted(stop.signum, summary)

@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,13 +52,21 @@ class StopFlag:
         return self.signum is not None
 
 
-def check_out(out: Path) -> None:
-    """Refuse an ``out`` that is a file or cannot be created or written.
+def check_out(out: Path, sweeps: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Refuse an ``out`` that is a file, cannot be created or written, or holds files privnb did not write.
+
+    privnb writes ``report.md``, ``report.html``, ``results.parquet`` and ``_static`` (:data:`OUTPUT_NAMES`)
+    in a results folder it owns: a new or empty one, or one holding its lock file (:data:`LOCK_NAME`, left by
+    every earlier sweep). A folder without it that holds any of these names is refused, as is a sweep's folder
+    (``out/<sweep>``) without ``points.json`` that holds anything but the folders of its points (which a run
+    cut short leaves); other files are left alone beside the results.
 
     Parameters
     ----------
     out : Path
         The results folder (created if missing).
+    sweeps : mapping, optional
+        The sweeps about to write ``out/<sweep>/``: sweep name -> its point ids.
 
     Raises
     ------
@@ -73,9 +81,28 @@ def check_out(out: Path) -> None:
         raise SweepError(f"cannot create the results folder {out}: {error.strerror or error}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise SweepError(f"cannot write to the results folder {out} (permission denied); choose another --out")
+    if not (out / LOCK_NAME).exists():
+        foreign = [name for name in OUTPUT_NAMES if (out / name).exists()]
+        if foreign:
+            raise SweepError(
+                f"--out {out} holds {', '.join(foreign)}, which privnb did not write (it has no {LOCK_NAME}); "
+                "privnb would replace them: choose another --out or move them"
+            )
+    for name, points in (sweeps or {}).items():
+        folder = out / name
+        if not folder.is_dir() or (folder / "points.json").exists():
+            continue
+        ours = {*points, *(f"{point}.previous" for point in points)}
+        if any(p.name not in ours or not p.is_dir() for p in folder.iterdir()):
+            raise SweepError(
+                f"--out {out}: the sweep folder {folder} holds files privnb did not write (it has no points.json); "
+                "choose another --out or move them"
+            )
 
 
 LOCK_NAME = ".privnb-sweep.lock"
+#: What a sweep writes at the top of its results folder (besides the lock and the sweeps' folders).
+OUTPUT_NAMES = ("report.md", "report.html", "results.parquet", "_static")
 
 
 @dataclass(frozen=True)
@@ -126,11 +153,14 @@ def lock_results(out: Path) -> Iterator[RunOwner]:
                 f"another sweep ({holder}) is writing to {out}; wait for it to finish, or use another --out"
             ) from None
         owner = RunOwner(str(path), uuid.uuid4().hex[:12])
-        handle.seek(0)
-        handle.truncate()
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        handle.write(f"pid {os.getpid()}, run {owner.run_id}, started {started}")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            os.write(handle.fileno(), f"pid {os.getpid()}, run {owner.run_id}, started {started}".encode())
+        except OSError as error:  # a full disk
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            raise SweepError(f"cannot write the lock file {path}: {error.strerror or error}") from None
         try:
             yield owner
         finally:

@@ -4,13 +4,14 @@ import copy
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from small_hierarchies import LETTERS, small_hierarchies
 
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, Hierarchy
-from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned
+from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned, save_learned
 
 QI = ["num", "let"]
 
@@ -55,7 +56,7 @@ def test_disk_cache_serves_a_new_process_the_same_results(tmp_path, monkeypatch)
     FullDomainLattice.clear_cache()
     rows, h = frame(200, seed=3), small_hierarchies(QI)
     fitted = {k: FullDomainGeneralizer(QI, k, h, max_suppression=0.05).fit(rows) for k in (2, 3)}
-    assert list(tmp_path.glob("*.npz"))
+    assert list((tmp_path / "privnb-lattices").glob("*.npz"))
     FullDomainLattice.clear_cache()  # as a new kernel: nothing in memory
     for k in (2, 3):
         gen = FullDomainGeneralizer(QI, k, copy.deepcopy(h), max_suppression=0.05).fit(rows)
@@ -91,7 +92,7 @@ def test_disk_cache_keeps_at_most_max_files(tmp_path, monkeypatch):
     FullDomainLattice.clear_cache()
     for seed in range(4):
         FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(frame(seed=seed))
-    assert len(list(tmp_path.glob("*.npz"))) == 2
+    assert len(list((tmp_path / "privnb-lattices").glob("*.npz"))) == 2
 
 
 def key_of(rows, h, max_suppression=0.02):
@@ -145,3 +146,92 @@ def test_searches_seeded_from_disk_match_fresh_ones(tmp_path, monkeypatch, rows,
             except ValueError as error:
                 got.append(str(error))
         assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("value", ["no", "disabled", "false", "0", "OFF", " None "])
+def test_cache_off_values_make_no_folder(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PRIVNB_CACHE", value)
+    FullDomainLattice.clear_cache()
+    assert cache_dir() is None
+    FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(frame())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cache_never_touches_the_users_files(tmp_path, monkeypatch):
+    """PRIVNB_CACHE naming a folder of the user's own .npz files: the cache writes and prunes only its subfolder."""
+    from privnb.mechanisms import lattice_cache
+
+    own = {tmp_path / f"{i:040x}.npz": f"user file {i}".encode() for i in range(30)}
+    own[tmp_path / "notes.npz"] = b"mine"
+    for path, content in own.items():
+        path.write_bytes(content)
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    monkeypatch.setattr(lattice_cache, "MAX_FILES", 2)
+    FullDomainLattice.clear_cache()
+    for seed in range(4):
+        FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(frame(seed=seed))
+    assert {p: p.read_bytes() for p in tmp_path.glob("*.npz")} == own
+    assert cache_dir() == tmp_path / "privnb-lattices" and (cache_dir() / "CACHEDIR.TAG").is_file()
+    assert len(list(cache_dir().glob("*.npz"))) == 2
+
+
+def test_a_subfolder_privnb_did_not_create_is_left_alone(tmp_path, monkeypatch):
+    theirs = tmp_path / "privnb-lattices"
+    theirs.mkdir()
+    (theirs / f"{0:040x}.npz").write_bytes(b"theirs")
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    FullDomainLattice.clear_cache()
+    FullDomainGeneralizer(QI, 2, small_hierarchies(QI), max_suppression=0.1).fit(frame())
+    assert [p.name for p in theirs.iterdir()] == [f"{0:040x}.npz"]
+
+
+def fresh(k, rows, h, max_suppression, monkeypatch):
+    monkeypatch.setenv("PRIVNB_CACHE", "off")
+    FullDomainLattice.clear_cache()
+    return result(FullDomainGeneralizer(QI, k, h, max_suppression=max_suppression).fit(rows))
+
+
+def test_a_foreign_entry_under_this_key_is_ignored(tmp_path, monkeypatch):
+    """Another table's valid entry renamed to this table's key: its stored key differs, it is not read."""
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
+    FullDomainLattice.clear_cache()
+    h = small_hierarchies(QI)
+    other, rows = frame(200, seed=1), frame(200, seed=2)
+    FullDomainGeneralizer(QI, 2, h, max_suppression=0.05).fit(other)
+    source = FullDomainLattice.of(other, QI, h, 0.05)
+    target = FullDomainLattice.of(rows, QI, h, 0.05)
+    (cache_dir() / f"{target.key}.npz").write_bytes((cache_dir() / f"{source.key}.npz").read_bytes())
+    assert load_learned(target.key, target.heights) == ({}, {})
+    path = cache_dir() / f"{source.key}.npz"
+    with np.load(path) as f:
+        arrays = dict(f)
+    arrays["caps"] = arrays["caps"] + 0  # the same content, one summary's count edited, the digest left
+    arrays["groups"][0, 0] += 1
+    np.savez(path.with_suffix(""), **arrays)
+    assert load_learned(source.key, source.heights) == ({}, {})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(frames, st.sampled_from([2, 3, 5]), st.sampled_from([0.0, 0.1]), st.booleans())
+def test_a_wrong_but_valid_entry_never_changes_a_release(tmp_path, monkeypatch, rows, k, max_suppression, claim):
+    """An entry written with privnb's own digest but lying (every node anonymous with nothing suppressed, or
+    none anonymous) is caught on the rows before the release: the result is the fresh search's."""
+    h = small_hierarchies(QI)
+    try:
+        expected = fresh(k, rows, h, max_suppression, monkeypatch)
+    except ValueError as error:
+        expected = str(error)
+    monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path / str(abs(hash((rows.to_json(), k, max_suppression, claim))))))
+    FullDomainLattice.clear_cache()
+    lattice = FullDomainLattice.of(rows, QI, h, max_suppression)
+    size = int(np.prod(lattice.heights))
+    lie = {kk: np.full(size, claim) for kk in (1, 2, 3, 5, 8)}
+    nodes = [tuple(int(c) for c in np.unravel_index(i, lattice.heights)) for i in range(size)]
+    save_learned(lattice.key, lattice.heights, lie, {n: (16, np.zeros(16), 0.0) for n in nodes})
+    FullDomainLattice.clear_cache()
+    try:
+        got = result(FullDomainGeneralizer(QI, k, h, max_suppression=max_suppression).fit(rows))
+    except ValueError as error:
+        got = str(error)
+    assert got == expected

@@ -2,7 +2,8 @@
 and write its report, a dead worker loses only its own point, damaged results are redone, clear errors.
 
 Most tests stand papermill in with a fake (no kernel); the signal and dead-worker tests run real kernels on a
-tiny notebook and wait for files with bounded waits that fail with a message, never a time limit on the test.
+tiny notebook and wait for files with bounded waits that follow the machine's load (tests/machine.py) and fail
+with a message, never a time limit on the test.
 """
 
 import json
@@ -10,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pandas as pd
 import pytest
-from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
+from machine import patience, wait_for  # tests/ is on sys.path under pytest
+from test_sweep import write_notebook, write_spec
 
 from privnb import __main__ as cli
 from privnb import workbench as sweep
@@ -264,17 +265,6 @@ def write_hold_notebook(folder: Path) -> None:
     nbformat.write(nb, folder / "hold.ipynb")
 
 
-def wait_for(condition, what: str, limit_s: float = 180.0):
-    """Poll ``condition`` until it holds; fail with ``what`` after ``limit_s`` (a bounded wait, not a timeout)."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"gave up waiting for {what} after {limit_s:.0f} s")
-
-
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -322,7 +312,7 @@ def test_a_signal_stops_the_sweep_keeps_finished_points_and_writes_the_report(tm
             wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "point x=2 to start").split()[0]
         )
         process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=120)  # a bounded wait: the sweep must stop promptly
+        stdout, stderr = process.communicate(timeout=patience(120))  # a bounded wait: the sweep must stop promptly
     finally:
         hold.unlink(missing_ok=True)
         if process.poll() is None:
@@ -335,7 +325,7 @@ def test_a_signal_stops_the_sweep_keeps_finished_points_and_writes_the_report(tm
     assert not (out / "hold.quick" / "x=3").exists() or workers > 1  # queued points never started
     assert "1 ok, 0 failed" in (out / "hold.quick" / "report.md").read_text() and (out / "report.md").exists()
     rerun = sweep_process(spec, out, workers)
-    stdout, stderr = rerun.communicate(timeout=300)
+    stdout, stderr = rerun.communicate(timeout=patience(300))
     assert rerun.returncode == 0, stderr
     assert "3 points (2 run, 1 already done), 0 failed" in stdout
     assert not list(out.rglob("*.previous"))
@@ -359,7 +349,7 @@ def test_a_worker_killed_from_outside_fails_only_its_own_point(tmp_path):
         )
         wait_for(lambda: (out / "hold.quick" / "x=2" / "point.json").exists(), "point x=2 to finish")
         os.kill(worker, signal.SIGKILL)
-        stdout, stderr = process.communicate(timeout=300)
+        stdout, stderr = process.communicate(timeout=patience(300))
     finally:
         hold.unlink(missing_ok=True)
         if process.poll() is None:
@@ -390,7 +380,7 @@ def test_killing_the_sweep_kills_its_workers_and_kernels_and_a_new_run_owns_the_
             int, wait_for(lambda: (held / "pids").exists() and (held / "pids").read_text(), "x=1 to start").split()
         )
         process.kill()
-        process.wait(timeout=60)
+        process.wait(timeout=patience(60))
         wait_for(lambda: not alive(worker), "the killed sweep's worker to die", 30)
         wait_for(lambda: not alive(kernel), "the killed sweep's kernel to die", 30)
     finally:
