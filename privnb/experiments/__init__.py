@@ -12,7 +12,19 @@ Each paper's experiments are a subpackage, imported by name (this package face s
 """
 
 from .card_check import CardCheck, card_check
-from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
+from .claims import (
+    CLAIM_COLUMNS,
+    REASON_KINDS,
+    VERDICTS,
+    Claim,
+    Reason,
+    count_verdicts,
+    evaluate,
+    reason_counts,
+    scale_reason,
+    unexplained,
+    verdict,
+)
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .folds import (
     COLUMNS,
@@ -38,6 +50,7 @@ __all__ = [
     "COLUMNS",
     "NEEDS",
     "NOTEBOOKS",
+    "REASON_KINDS",
     "VERDICTS",
     "CardCheck",
     "Claim",
@@ -45,6 +58,7 @@ __all__ = [
     "DataUnsupportedError",
     "FoldData",
     "PredictionScorer",
+    "Reason",
     "ResultRow",
     "Score",
     "TTestResult",
@@ -62,10 +76,13 @@ __all__ = [
     "method_sort_key",
     "notebook_requirements",
     "paired_t_test",
+    "reason_counts",
     "run_folds",
+    "scale_reason",
     "section_needs",
     "t_test_table",
     "tidy_frame",
+    "unexplained",
     "unpaired_t_test",
     "verdict",
 ]
