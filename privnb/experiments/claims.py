@@ -25,7 +25,10 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+
+from privnb.experiments.ttest import paired_t_test, unpaired_t_test
 
 #: Verdicts, in the order :func:`count_verdicts` reports them.
 VERDICTS = ("agree", "differ", "both N/A", "n/a")
@@ -106,32 +109,92 @@ class Reason:
         return self.kind, self.text, str(found)
 
 
-def scale_reason(rows: int, paper_rows: int, *, folds: int | None = None, paper_folds: int | None = None):
-    """The "noise" reason of a run smaller than the paper's, or None at the paper's scale.
+def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> Reason:
+    """Why a t-test cell of the papers' tables ("P"/"F", original against a private view) differs from the
+    paper's, read from the per-fold errors of the two views.
+
+    - "ambiguous" when the two readings of the paper's "Student's t-test" (paired, unpaired) disagree on the cell;
+    - "noise" when the mean difference is within two standard errors of one run's error rate on ``rows`` rows
+      (``sqrt(e (1 - e) / rows)``): another draw of folds or rows, such as the paper's, can flip the cell;
+    - "data" otherwise: a difference beyond that sampling error, which the paper's rows or preprocessing (not
+      privnb's) must explain.
+
+    Parameters
+    ----------
+    original, private : array-like of float
+        The two views' per-fold errors, paired by fold.
+    rows : int
+        The rows the folds cover (the data set's size).
+    confidence : float
+        The t-tests' confidence.
+
+    Returns
+    -------
+    Reason
+    """
+    original, private = np.asarray(original, dtype=float), np.asarray(private, dtype=float)
+    paired = paired_t_test(original, private, confidence=confidence)
+    unpaired = unpaired_t_test(original, private, confidence=confidence)
+    error = float(original.mean())
+    effect = float(private.mean() - original.mean())
+    se = float(np.sqrt(max(error * (1 - error), 0.0) / max(int(rows), 1)))
+    evidence = (
+        f"p = {paired.pvalue:.3g} paired, {unpaired.pvalue:.3g} unpaired; difference {100 * effect:+.2f} points, "
+        f"standard error of one run {100 * se:.2f} points ({int(rows)} rows)"
+    )
+    if paired.significant != unpaired.significant:
+        return Reason(
+            "ambiguous",
+            'the paper says only "Student\'s t-test": its paired and unpaired readings split here',
+            evidence,
+        )
+    if abs(effect) < 2 * se:
+        why = "the difference is within two standard errors of one run's error: other folds or rows can flip the cell"
+        return Reason("noise", why, evidence)
+    why = "the difference exceeds two standard errors of one run's error: the paper's rows or preprocessing differ"
+    return Reason("data", why, evidence)
+
+
+def fold_rows(results: pd.DataFrame) -> int:
+    """The rows the folds of tidy ``results`` cover: one fold's training rows over its share, (k - 1) / k.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows with ``fold`` and ``n_train`` (of one data set).
+
+    Returns
+    -------
+    int
+    """
+    folds = results["fold"].nunique()
+    n_train = float(results["n_train"].max())
+    return round(n_train * folds / (folds - 1)) if folds > 1 else int(n_train)
+
+
+def scale_reason(rows: int, *, sampled: bool, folds: int, paper_folds: int) -> Reason | None:
+    """The "noise" reason of a run below the paper's scale (a sample of the rows, or fewer folds), else None.
 
     Parameters
     ----------
     rows : int
         The rows the run used.
-    paper_rows : int
-        The rows the paper used.
-    folds, paper_folds : int, optional
-        The folds of the run and of the paper.
+    sampled : bool
+        Whether they are a sample of the data set (the paper uses every row).
+    folds : int
+        The run's folds.
+    paper_folds : int
+        The paper's folds.
 
     Returns
     -------
     Reason or None
     """
-    smaller = rows < paper_rows or (folds is not None and paper_folds is not None and folds < paper_folds)
-    if not smaller:
+    if not sampled and folds >= paper_folds:
         return None
-    run = f"{rows} rows" + (f", {folds} folds" if folds is not None else "")
-    paper = f"{paper_rows} rows" + (f", {paper_folds} folds" if paper_folds is not None else "")
-    return Reason(
-        "noise",
-        "this run is smaller than the paper's; run the paper sweep to judge the claim",
-        f"{run} (paper: {paper})",
-    )
+    why = "this run is smaller than the paper's: run the paper sweep to judge the claim"
+    run = f"{rows} rows{' (a sample)' if sampled else ''}, {folds} folds"
+    return Reason("noise", why, f"{run}; the paper: every row, {paper_folds} folds")
 
 
 @dataclass(frozen=True)

@@ -78,11 +78,11 @@ def test_a_reason_picked_from_the_evidence_and_the_scale_fallback():
     pick = lambda evidence: Reason("noise" if evidence["p"] > 0.01 else "departure", "p-value", str(evidence["p"]))  # noqa: E731
     table = evaluate([_claim("P", "f", reason=pick)], {"f": "F", "p": 0.03})
     assert table.loc[0, "reason"] == "noise" and table.loc[0, "evidence"] == "0.03"
-    fallback = scale_reason(3000, 32561, folds=2, paper_folds=10)
-    assert fallback.kind == "noise" and "3000 rows, 2 folds" in fallback.evidence
+    fallback = scale_reason(3000, sampled=True, folds=2, paper_folds=10)
+    assert fallback.kind == "noise" and "3000 rows (a sample), 2 folds" in fallback.evidence
     table = evaluate([_claim("P", "f"), _claim("P", "f", reason=pick)], {"f": "F", "p": 0.0}, fallback=fallback)
     assert table["reason"].tolist() == ["noise", "departure"] and unexplained(table).empty
-    assert scale_reason(32561, 32561, folds=10, paper_folds=10) is None
+    assert scale_reason(32561, sampled=False, folds=10, paper_folds=10) is None
 
 
 def test_reason_kinds_are_checked_and_counted():
