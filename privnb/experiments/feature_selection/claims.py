@@ -101,7 +101,7 @@ def _rf_readings(dataset_name: str, k: int):
         base = summary["method"].str.partition("@")
         part = summary[(summary["dataset"] == dataset_name) & (base[0] == "rf") & np.isclose(summary["param"], k)]
         part = part[~part["method"].str.contains("C=")]
-        readings = [(m.partition("@")[2] or "first reading", auc) for m, auc in zip(part["method"], part["auc"])]
+        readings = [(m.partition("@")[2] or "train-fold", auc) for m, auc in zip(part["method"], part["auc"])]
         return ", ".join(f"{reading} {auc:.3f}" for reading, auc in readings)
 
     return show
