@@ -18,6 +18,7 @@ from privnb.learn import (
     greedy_distcnt,
     greedy_hamdist,
     maximal,
+    maximal_feasible,
     maximal_itemsets,
 )
 from privnb.mechanisms import (
@@ -292,3 +293,28 @@ def test_bad_arguments(table1):
         hamdist(X, np.ones(6))
     with pytest.raises(ValueError, match="miner"):
         maximal_itemsets(X, 2, miner="lcm")
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.integers(0, 1000), st.integers(1, 3))
+def test_maximal_feasible_is_feasible_and_maximal_in_any_order(X, seed, k):
+    """Definition 6: the set keeps k-AC and no feature can be added; in HamDist order it is the skipping greedy."""
+    k = min(k, X.shape[0])
+    order = np.random.default_rng(seed).permutation(X.shape[1])
+    chosen = maximal_feasible(X, k, order)
+    assert brute_entity_ac(X, chosen.features.tolist()).min() >= k if chosen.features.size else True
+    for f in set(range(X.shape[1])) - set(chosen.features.tolist()):
+        assert brute_entity_ac(X, chosen.features.tolist() + [f]).min() < k  # nothing can be added
+    y = labels_for(X, seed)
+    h = feature_hamdist(X, y)
+    by_hamdist = [f for f in np.lexsort((np.arange(h.size), -h)) if h[f] > 1e-15]
+    assert (
+        maximal_feasible(X, k, by_hamdist).order.tolist()
+        == greedy_hamdist(X, y, k, stop="best-feasible").order.tolist()
+    )
+
+
+def test_maximal_feasible_refuses_a_bad_order(table1):
+    X, _ = table1
+    with pytest.raises(ValueError, match="order must list distinct column indices"):
+        maximal_feasible(X, 2, [0, 0, 1])
