@@ -114,10 +114,11 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
     paper's, read from the per-fold errors of the two views.
 
     - "ambiguous" when the two readings of the paper's "Student's t-test" (paired, unpaired) disagree on the cell;
-    - "noise" when the mean difference is within two standard errors of one run's error rate on ``rows`` rows
-      (``sqrt(e (1 - e) / rows)``): another draw of folds or rows, such as the paper's, can flip the cell;
-    - "data" otherwise: a difference beyond that sampling error, which the paper's rows or preprocessing (not
-      privnb's) must explain.
+    - "noise" when the cell is near the test's threshold (a p-value between 0.01 and 0.2) or the mean difference
+      is within two standard errors of one run's error rate on ``rows`` rows (``sqrt(e (1 - e) / rows)``):
+      another draw of folds or rows, such as the paper's, can flip the cell;
+    - "data" otherwise: a clear-cut difference beyond that sampling error, which the paper's rows or
+      preprocessing (not privnb's) must explain.
 
     Parameters
     ----------
@@ -148,10 +149,16 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
             'the paper says only "Student\'s t-test": its paired and unpaired readings split here',
             evidence,
         )
-    if abs(effect) < 2 * se:
-        why = "the difference is within two standard errors of one run's error: other folds or rows can flip the cell"
+    near = any(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue))
+    if near or abs(effect) < 2 * se:
+        why = (
+            "the cell is near the 0.05 threshold or the difference within two standard errors of one run's error: "
+            "other folds or rows can flip it"
+        )
         return Reason("noise", why, evidence)
-    why = "the difference exceeds two standard errors of one run's error: the paper's rows or preprocessing differ"
+    why = (
+        "a clear-cut difference beyond two standard errors of one run's error: the paper's rows or preprocessing differ"
+    )
     return Reason("data", why, evidence)
 
 

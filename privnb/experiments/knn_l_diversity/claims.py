@@ -375,7 +375,7 @@ def _cell_reason(k: int, l: int):
         if len(original) < 2 or private.isna().any():
             why = f"privnb cannot build the anatomized view at l = {l} in every fold (fewer than l sensitive values)"
             return Reason("data", why, f"{int(private.isna().sum())} of {len(original)} folds N/A")
-        return t_test_reason(original, private, rows=fold_rows(errors))
+        return t_test_reason(original, private, rows=fold_rows(errors[errors["method"] == "original"]))
 
     return reason
 

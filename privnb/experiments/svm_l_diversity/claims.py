@@ -171,7 +171,7 @@ def _cells_reason(classifier: str, ls: Sequence[int]):
             pruned = errors[(errors["method"] == "pruned") & (errors["param"] == l)].set_index("fold")["value"]
             pruned = pruned.reindex(original.index)
             if len(original) >= 2 and pruned.notna().all():
-                cells[l] = t_test_reason(original, pruned, rows=fold_rows(errors))
+                cells[l] = t_test_reason(original, pruned, rows=fold_rows(errors[errors["method"] == "original"]))
             else:
                 why = f"privnb cannot build the pruned view at l = {l} in every fold (fewer than l sensitive values)"
                 cells[l] = Reason("data", why, f"{int(pruned.isna().sum())} of {len(original)} folds N/A")
@@ -203,7 +203,7 @@ def _gap_reason(classifier: str, column: str, mode: int | str):
             worst = max((abs(v) for v in shown.values()), default=0.0)
         errors = evidence.errors[evidence.errors["classifier"] == classifier]
         error = float(errors.loc[errors["method"] == "original", "value"].mean())
-        rows = fold_rows(errors)
+        rows = fold_rows(errors[errors["method"] == "original"])
         se = float(np.sqrt(error * (1 - error) / rows))
         gaps = ", ".join(f"L={l}: {100 * v:+.2f}" for l, v in shown.items())
         evidence_text = f"{column} (points) {gaps}; standard error of one run {100 * se:.2f} points ({rows} rows)"
