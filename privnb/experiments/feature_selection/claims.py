@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.claims import Claim, Reason, evaluate
+from privnb.experiments.feature_selection.runner import READINGS
 from privnb.experiments.feature_selection.tables import PAPER_TABLES, method_label
 from privnb.experiments.feature_selection.views import LABELS
 
@@ -102,6 +103,7 @@ def _rf_readings(dataset_name: str, k: int):
         part = summary[(summary["dataset"] == dataset_name) & (base[0] == "rf") & np.isclose(summary["param"], k)]
         part = part[~part["method"].str.contains("C=")]
         readings = [(m.partition("@")[2] or "train-fold", auc) for m, auc in zip(part["method"], part["auc"])]
+        readings.sort(key=lambda ra: READINGS.index(ra[0]) if ra[0] in READINGS else len(READINGS))
         return ", ".join(f"{reading} {auc:.3f}" for reading, auc in readings)
 
     return show
