@@ -323,8 +323,9 @@ def evaluate(claims: Iterable[Claim], evidence, *, fallback: Reason | None = Non
     for claim in claims:
         measured = claim.measure(evidence)
         judged = claim.verdict(measured)
-        reason = claim.reason(evidence) if callable(claim.reason) else claim.reason
-        reason = (reason or fallback) if judged == "differ" else None
+        reason = None
+        if judged == "differ":  # a reason is read from the evidence only where it is shown
+            reason = (claim.reason(evidence) if callable(claim.reason) else claim.reason) or fallback
         rows.append(
             (
                 claim.paper,
