@@ -12,7 +12,21 @@ Each paper's experiments are a subpackage, imported by name (this package face s
 """
 
 from .card_check import CardCheck, card_check
-from .claims import CLAIM_COLUMNS, VERDICTS, Claim, count_verdicts, evaluate, verdict
+from .claims import (
+    CLAIM_COLUMNS,
+    REASON_KINDS,
+    VERDICTS,
+    Claim,
+    Reason,
+    count_verdicts,
+    evaluate,
+    fold_rows,
+    reason_counts,
+    scale_reason,
+    t_test_reason,
+    unexplained,
+    verdict,
+)
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .folds import (
     COLUMNS,
@@ -39,6 +53,7 @@ __all__ = [
     "COLUMNS",
     "NEEDS",
     "NOTEBOOKS",
+    "REASON_KINDS",
     "VERDICTS",
     "CardCheck",
     "Claim",
@@ -46,6 +61,7 @@ __all__ = [
     "DataUnsupportedError",
     "FoldData",
     "PredictionScorer",
+    "Reason",
     "ResultRow",
     "Score",
     "TTestResult",
@@ -57,6 +73,7 @@ __all__ = [
     "data_support",
     "error_rate",
     "evaluate",
+    "fold_rows",
     "folds_and_seeds",
     "frontier_nbc_plan",
     "frontier_sizes",
@@ -68,10 +85,14 @@ __all__ = [
     "notebook_requirements",
     "tour_audits",
     "paired_t_test",
+    "reason_counts",
     "run_folds",
+    "scale_reason",
     "section_needs",
+    "t_test_reason",
     "t_test_table",
     "tidy_frame",
+    "unexplained",
     "unpaired_t_test",
     "verdict",
 ]

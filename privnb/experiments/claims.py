@@ -10,6 +10,13 @@ A claim the paper marks N/A (no l = 5 on Fatality: its sensitive attribute has 4
 cannot measure is no agreement: it is counted apart, as "both N/A". A claim privnb cannot measure in the
 run (a view or a k that did not run) is "n/a". Where the paper leaves a reading open (its "Student's t-test
 at 0.95" does not say paired or not), one claim per reading is evaluated, and ``reading`` says which.
+
+A "differ" verdict is never left bare: each carries a :class:`Reason` of one of :data:`REASON_KINDS` (the data
+differ from the paper's, the paper is ambiguous and privnb chose, the paper's number is not reachable, sampling
+noise at this scale, a privnb departure) and its evidence, a number computed from the run's evidence or the
+test that shows it. A claim names its reason (``Claim.reason``); a run below the paper's scale can give one
+reason for every differing claim that names none (:func:`evaluate`'s ``fallback``, :func:`scale_reason`);
+:func:`unexplained` lists the "differ" rows that still have none (the notebooks' tests require none).
 """
 
 from __future__ import annotations
@@ -18,13 +25,37 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+
+from privnb.experiments.ttest import paired_t_test, unpaired_t_test
 
 #: Verdicts, in the order :func:`count_verdicts` reports them.
 VERDICTS = ("agree", "differ", "both N/A", "n/a")
 
+#: The kinds of reason a "differ" verdict carries: kind -> what it means.
+REASON_KINDS = {
+    "data": "the data differ from the paper's",
+    "ambiguous": "the paper is ambiguous and privnb chose",
+    "unreachable": "the paper's number is not reachable",
+    "noise": "sampling noise at this scale",
+    "departure": "a privnb departure",
+}
+
 #: The columns of every claims table (``claims.csv`` of each notebook).
-CLAIM_COLUMNS = ("paper", "dataset", "source", "claim", "reading", "paper value", "privnb value", "verdict")
+CLAIM_COLUMNS = (
+    "paper",
+    "dataset",
+    "source",
+    "claim",
+    "reading",
+    "paper value",
+    "privnb value",
+    "verdict",
+    "reason",
+    "why",
+    "evidence",
+)
 
 #: What a measurement reads when privnb cannot measure the claim in this run.
 NOT_MEASURED = "n/a"
@@ -32,6 +63,145 @@ NOT_MEASURED = "n/a"
 
 def _equals_paper(paper_value):
     return lambda measured: str(measured) == str(paper_value)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why privnb's measurement of a claim differs from the paper's, and the evidence that shows it.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`REASON_KINDS`.
+    text : str
+        The reason in words ("Adult's rows differ: ...").
+    evidence : str or callable
+        ``evidence(claims_evidence) -> str``: a number computed from the run's evidence (what the claims'
+        ``measure`` functions read), or a fixed pointer to the test that shows it
+        ("tests/learn/test_feature_selection_pu1.py::test_...").
+    """
+
+    kind: str
+    text: str
+    evidence: str | Callable[[object], str]
+
+    def __post_init__(self):
+        if self.kind not in REASON_KINDS:
+            raise ValueError(f"a reason's kind must be one of {sorted(REASON_KINDS)}; got {self.kind!r}")
+        if not str(self.text).strip():
+            raise ValueError("a reason needs its text: say why the measurement differs from the paper's")
+        if not callable(self.evidence) and not str(self.evidence).strip():
+            raise ValueError("a reason needs its evidence: a function of the run's evidence, or the test that shows it")
+
+    def shown(self, evidence) -> tuple[str, str, str]:
+        """(kind, text, evidence) as the claims table writes them, the evidence computed on ``evidence``.
+
+        Parameters
+        ----------
+        evidence : object
+            What the claims' ``measure`` functions read.
+
+        Returns
+        -------
+        tuple of str
+        """
+        found = self.evidence(evidence) if callable(self.evidence) else self.evidence
+        return self.kind, self.text, str(found)
+
+
+def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> Reason:
+    """Why a t-test cell of the papers' tables ("P"/"F", original against a private view) differs from the
+    paper's, read from the per-fold errors of the two views.
+
+    - "ambiguous" when the two readings of the paper's "Student's t-test" (paired, unpaired) disagree on the cell;
+    - "noise" when the cell is near the test's threshold (a p-value between 0.01 and 0.2) or the mean difference
+      is within two standard errors of one run's error rate on ``rows`` rows (``sqrt(e (1 - e) / rows)``):
+      another draw of folds or rows, such as the paper's, can flip the cell;
+    - "data" otherwise: a clear-cut difference beyond that sampling error, which the paper's rows or
+      preprocessing (not privnb's) must explain.
+
+    Parameters
+    ----------
+    original, private : array-like of float
+        The two views' per-fold errors, paired by fold.
+    rows : int
+        The rows the folds cover (the data set's size).
+    confidence : float
+        The t-tests' confidence.
+
+    Returns
+    -------
+    Reason
+    """
+    original, private = np.asarray(original, dtype=float), np.asarray(private, dtype=float)
+    paired = paired_t_test(original, private, confidence=confidence)
+    unpaired = unpaired_t_test(original, private, confidence=confidence)
+    error = float(original.mean())
+    effect = float(private.mean() - original.mean())
+    se = float(np.sqrt(max(error * (1 - error), 0.0) / max(int(rows), 1)))
+    evidence = (
+        f"p = {paired.pvalue:.3g} paired, {unpaired.pvalue:.3g} unpaired; difference {100 * effect:+.2f} points, "
+        f"standard error of one run {100 * se:.2f} points ({int(rows)} rows)"
+    )
+    if paired.significant != unpaired.significant:
+        return Reason(
+            "ambiguous",
+            'the paper says only "Student\'s t-test": its paired and unpaired readings split here',
+            evidence,
+        )
+    near = any(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue))
+    if near or abs(effect) < 2 * se:
+        why = (
+            "the cell is near the 0.05 threshold or the difference within two standard errors of one run's error: "
+            "other folds or rows can flip it"
+        )
+        return Reason("noise", why, evidence)
+    why = (
+        "a clear-cut difference beyond two standard errors of one run's error: the paper's rows or preprocessing differ"
+    )
+    return Reason("data", why, evidence)
+
+
+def fold_rows(results: pd.DataFrame) -> int:
+    """The rows the folds of tidy ``results`` cover: one fold's training rows over its share, (k - 1) / k.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows with ``fold`` and ``n_train`` (of one data set).
+
+    Returns
+    -------
+    int
+    """
+    folds = results["fold"].nunique()
+    n_train = float(results["n_train"].max())
+    return round(n_train * folds / (folds - 1)) if folds > 1 else int(n_train)
+
+
+def scale_reason(rows: int, *, sampled: bool, folds: int, paper_folds: int) -> Reason | None:
+    """The "noise" reason of a run below the paper's scale (a sample of the rows, or fewer folds), else None.
+
+    Parameters
+    ----------
+    rows : int
+        The rows the run used.
+    sampled : bool
+        Whether they are a sample of the data set (the paper uses every row).
+    folds : int
+        The run's folds.
+    paper_folds : int
+        The paper's folds.
+
+    Returns
+    -------
+    Reason or None
+    """
+    if not sampled and folds >= paper_folds:
+        return None
+    why = "this run is smaller than the paper's: run the paper sweep to judge the claim"
+    run = f"{rows} rows{' (a sample)' if sampled else ''}, {folds} folds"
+    return Reason("noise", why, f"{run}; the paper: every row, {paper_folds} folds")
 
 
 @dataclass(frozen=True)
@@ -61,6 +231,9 @@ class Claim:
     show : callable, optional
         ``show(value) -> str``: how the value is written in the table (default ``str``; floats with 4
         decimals).
+    reason : Reason or callable, optional
+        Why privnb's value differs from the paper's where it does (shown only on a "differ" verdict); a callable
+        ``reason(evidence) -> Reason`` picks it from the run's evidence (an AUC tie is noise, a loss is not).
     """
 
     paper: str
@@ -72,6 +245,7 @@ class Claim:
     dataset: str = ""
     reading: str = ""
     show: Callable[[object], str] | None = None
+    reason: Reason | Callable[[object], Reason | None] | None = None
 
     def verdict(self, measured) -> str:
         """The verdict: "agree", "differ", "both N/A" (paper and privnb say N/A) or "n/a" (not measured).
@@ -125,8 +299,11 @@ def verdict(paper, measured) -> str:
     return Claim("", "", "", paper, lambda evidence: measured).verdict(measured)
 
 
-def evaluate(claims: Iterable[Claim], evidence) -> pd.DataFrame:
+def evaluate(claims: Iterable[Claim], evidence, *, fallback: Reason | None = None) -> pd.DataFrame:
     """Every claim measured on ``evidence`` and judged: one row per claim, the columns :data:`CLAIM_COLUMNS`.
+
+    A "differ" row carries its claim's :class:`Reason` (kind, why, evidence computed on ``evidence``), or
+    ``fallback`` where the claim names none; other rows leave the three columns empty.
 
     Parameters
     ----------
@@ -134,6 +311,9 @@ def evaluate(claims: Iterable[Claim], evidence) -> pd.DataFrame:
         The paper's claims (for one or several data sets and readings).
     evidence : object
         What the claims' ``measure`` functions read.
+    fallback : Reason, optional
+        The reason of a differing claim that names none (:func:`scale_reason` of a run below the paper's
+        scale); None leaves such a row unexplained (:func:`unexplained`).
 
     Returns
     -------
@@ -142,6 +322,10 @@ def evaluate(claims: Iterable[Claim], evidence) -> pd.DataFrame:
     rows = []
     for claim in claims:
         measured = claim.measure(evidence)
+        judged = claim.verdict(measured)
+        reason = None
+        if judged == "differ":  # a reason is read from the evidence only where it is shown
+            reason = (claim.reason(evidence) if callable(claim.reason) else claim.reason) or fallback
         rows.append(
             (
                 claim.paper,
@@ -151,10 +335,49 @@ def evaluate(claims: Iterable[Claim], evidence) -> pd.DataFrame:
                 claim.reading,
                 str(claim.paper_value),
                 claim.shown(measured),
-                claim.verdict(measured),
+                judged,
+                *(reason.shown(evidence) if reason is not None else ("", "", "")),
             )
         )
     return pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+
+
+def unexplained(claims: pd.DataFrame) -> pd.DataFrame:
+    """The "differ" rows of a claims table that carry no reason (every differing claim must carry one).
+
+    Parameters
+    ----------
+    claims : DataFrame
+        A table of :func:`evaluate`.
+
+    Returns
+    -------
+    DataFrame
+    """
+    reason = claims["reason"].fillna("").astype(str) if "reason" in claims else pd.Series("", index=claims.index)
+    return claims[(claims["verdict"] == "differ") & (reason.str.strip() == "")]
+
+
+def reason_counts(claims: pd.DataFrame) -> pd.DataFrame:
+    """Per data set: the claims agreeing, and the differing ones by reason kind (:data:`REASON_KINDS`).
+
+    Parameters
+    ----------
+    claims : DataFrame
+        A table of :func:`evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        Index ``dataset``; columns "agree", then "differ: <kind>" per kind found ("differ: none" for rows
+        without a reason).
+    """
+    differ = claims[claims["verdict"] == "differ"]
+    kinds = differ["reason"].replace("", "none") if "reason" in differ else pd.Series("none", index=differ.index)
+    counts = pd.crosstab(differ["dataset"], "differ: " + kinds) if len(differ) else pd.DataFrame()
+    agree = claims[claims["verdict"] == "agree"].groupby("dataset").size().rename("agree")
+    table = pd.concat([agree, counts], axis=1).reindex(sorted(set(claims["dataset"]))).fillna(0).astype(int)
+    return table.rename_axis("dataset")
 
 
 def count_verdicts(claims: pd.DataFrame) -> pd.DataFrame:

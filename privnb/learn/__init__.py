@@ -5,21 +5,21 @@ and the feature selectors.
 from .encoding import KINDS, SCHEMES, FrameEncoder, generalized_kinds
 from .feature_selection import (
     CONTAINMENT_SELECTORS,
-    MAXIMAL_SEARCHES,
+    STOP_RULES,
     ContainmentSelector,
     GreedyState,
+    check_stop,
     cm_gains,
     distcnt_gains,
     greedy_cm,
     greedy_distcnt,
     greedy_hamdist,
     greedy_submodular,
-    maximal,
-    maximal_itemsets,
-    transactions,
+    maximal_feasible,
 )
 from .knn import IBkClassifier, vote
 from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
+from .maximal_selection import MAXIMAL_SEARCHES, maximal, maximal_itemsets, selection_of, transactions
 from .neighbors import kneighbors, kneighbors_factored, nearest_per_part, tied_counts_per_part
 from .svm import (
     CLASSIFIER_NAMES,
@@ -58,7 +58,11 @@ __all__ = [
     "transactions",
     "maximal_itemsets",
     "maximal",
+    "maximal_feasible",
+    "selection_of",
+    "check_stop",
     "MAXIMAL_SEARCHES",
+    "STOP_RULES",
     "SearchBudgetExceeded",
     "largest_itemsets",
     "largest_itemsets_stats",

@@ -8,26 +8,33 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from privnb.learn.largest_itemsets import largest_itemsets
+from privnb.learn.maximal_selection import maximal, selection_of
 from privnb.mechanisms.containment import (
     Patterns,
     Selection,
     check_binary,
     check_constraint,
     check_labels,
-    dataset_ac,
-    distcnt,
     feature_hamdist,
 )
 from privnb.validation import check_int
 
 _FEASIBILITY_BATCH = 64  # candidate features checked together by the greedy selectors
+
+STOP_RULES = ("first-infeasible", "best-feasible")
+"""How a greedy selector of FSAC ends (Algorithms 2 and 3, CM greedy and the k-anonymity baselines):
+
+- "first-infeasible" (default, the paper's rule): the best remaining feature (largest gain, ties: lowest index)
+  is added while the selection stays feasible; the first best feature that breaks the constraint ends the
+  selection (the ``break`` of Algorithm 2, "the terminating condition ... identical" of Algorithm 3). On PU1
+  (bare bodies, all 1,099 messages) it gives Table 6's counts exactly;
+- "best-feasible": an infeasible feature is skipped and the best feasible one is added, until no feasible
+  feature has a positive gain (privnb's earlier reading for Greedy-DistCnt and CM greedy: larger selections)."""
 
 
 class GreedyState:
@@ -102,14 +109,36 @@ def distcnt_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
     return n_neg @ a + n_pos @ b - 2.0 * np.asarray(a.multiply(b).sum(axis=0)).ravel()
 
 
-def greedy_submodular(
-    X, y, k: int, gains: Callable[[GreedyState, np.ndarray], np.ndarray], *, constraint: str = "k-ac"
-) -> Selection:
-    """Algorithm 3 of FSAC for any marginal-gain function: add the feasible feature of largest gain.
+def check_stop(stop: str) -> str:
+    """``stop`` if it is one of :data:`STOP_RULES`, else a ValueError saying which are.
 
-    Features are tried in decreasing gain, in batches; a feature found infeasible is dropped for good
-    (Lemma 2: a superset of an infeasible set is infeasible), so the pick is the exact feasible argmax.
-    The selection stops when no feasible feature has a positive gain (ties: the lowest index).
+    Parameters
+    ----------
+    stop : str
+        A stopping rule.
+    """
+    if stop not in STOP_RULES:
+        raise ValueError(f"stop must be one of {STOP_RULES}; got {stop!r}")
+    return stop
+
+
+def greedy_submodular(
+    X,
+    y,
+    k: int,
+    gains: Callable[[GreedyState, np.ndarray], np.ndarray],
+    *,
+    constraint: str = "k-ac",
+    stop: str = "first-infeasible",
+) -> Selection:
+    """Algorithm 3 of FSAC for any marginal-gain function: add the feature of largest gain while feasible.
+
+    ``stop="first-infeasible"`` (the paper's rule, :data:`STOP_RULES`): each step takes the feature of largest
+    marginal gain among all features not selected (ties: the lowest index); the selection ends when that
+    feature breaks the constraint or no feature has a positive gain. ``stop="best-feasible"``: features are
+    tried in decreasing gain, in batches; a feature found infeasible is dropped for good (Lemma 2: a superset of
+    an infeasible set is infeasible), so each pick is the exact feasible argmax, and the selection ends when no
+    feasible feature has a positive gain.
 
     Parameters
     ----------
@@ -123,6 +152,8 @@ def greedy_submodular(
         ``gains(state, candidates)``: the marginal gain of each candidate (e.g. :func:`distcnt_gains`).
     constraint : {"k-ac", "k-anonymity"}
         "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline).
+    stop : {"first-infeasible", "best-feasible"}
+        The stopping rule (:data:`STOP_RULES`).
 
     Returns
     -------
@@ -134,7 +165,13 @@ def greedy_submodular(
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
     state = GreedyState(X, positive, k, check_constraint(constraint))
     support = np.asarray(X.sum(axis=0)).ravel()
-    alive = np.flatnonzero(support >= k)
+    if check_stop(stop) == "first-infeasible":
+        return _greedy_first_infeasible(state, np.flatnonzero(support > 0), gains)
+    return _greedy_best_feasible(state, np.flatnonzero(support >= k), gains)  # support < k: never feasible
+
+
+def _greedy_best_feasible(state: GreedyState, alive: np.ndarray, gains) -> Selection:
+    """Algorithm 3's loop taking the feasible feature of largest gain, in batches (infeasible ones dropped)."""
     while alive.size:
         gain = gains(state, alive)
         order = np.lexsort((alive, -gain))
@@ -153,19 +190,28 @@ def greedy_submodular(
             break
         state.add(chosen)
         alive = np.setdiff1d(alive, np.array(dead + [chosen], dtype=np.int64), assume_unique=True)
-    return _selection(X, state.selected)
+    return selection_of(state.X, state.selected)
 
 
-def _selection(X: sp.csr_array, selected) -> Selection:
-    order = np.asarray(selected, dtype=np.int64)
-    return Selection(np.sort(order), dataset_ac(X, order), order)
+def _greedy_first_infeasible(state: GreedyState, alive: np.ndarray, gains) -> Selection:
+    """Algorithm 3's loop under the paper's rule: add the best feature until it is infeasible or gains nothing."""
+    while alive.size:
+        gain = gains(state, alive)
+        best = int(np.argmax(gain))  # the first maximum: the lowest index among ties (alive is sorted)
+        if gain[best] <= 1e-12 or not state.feasible(alive[best : best + 1])[0]:
+            break
+        state.add(alive[best])
+        alive = np.delete(alive, best)
+    return selection_of(state.X, state.selected)
 
 
-def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
-    """Greedy with DistCnt (Algorithm 3 of FSAC): best marginal DistCnt among feasible features.
+def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first-infeasible") -> Selection:
+    """Greedy with DistCnt (Algorithm 3 of FSAC): the feature of best marginal DistCnt, while feasible.
 
-    DistCnt is monotone submodular (Theorem 4.2.2), so each step is the (1 - 1/e) greedy step. A
-    selector that finds no feasible feature returns the empty set with ``ac = N``.
+    DistCnt is monotone submodular (Theorem 4.2.2), so each step is the (1 - 1/e) greedy step. ``stop``
+    says whether the first infeasible best feature ends the selection (the paper's rule) or the best
+    feasible feature is taken instead (:data:`STOP_RULES`). A selector that finds no feasible feature
+    returns the empty set with ``ac = N``.
 
     Parameters
     ----------
@@ -177,6 +223,8 @@ def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
         The anonymity parameter, 1 <= k <= n_rows.
     constraint : {"k-ac", "k-anonymity"}
         "k-ac" (the paper's method) or "k-anonymity" (its k-anonymity baseline).
+    stop : {"first-infeasible", "best-feasible"}
+        The stopping rule (:data:`STOP_RULES`).
 
     Returns
     -------
@@ -188,20 +236,21 @@ def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
        no authors, venue or year.
     """
-    return greedy_submodular(X, y, k, distcnt_gains, constraint=constraint)
+    return greedy_submodular(X, y, k, distcnt_gains, constraint=constraint, stop=stop)
 
 
-def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
+def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first-infeasible") -> Selection:
     """Greedy with HamDist (Algorithm 2 of FSAC).
 
     HamDist is modular, so features are sorted once by decreasing HamDist (ties: lowest index) and
-    added while the projection stays feasible; the first feature that breaks the constraint ends the
-    selection, as in the paper's pseudo-code. Features with zero HamDist (constant columns) are never
-    added. No feasible first feature gives the empty set with ``ac = N``.
+    added while the projection stays feasible; under ``stop="first-infeasible"`` the first feature that
+    breaks the constraint ends the selection, as in the paper's pseudo-code; under "best-feasible" it is
+    skipped and the next one tried (:data:`STOP_RULES`). Features with zero HamDist (constant columns) are
+    never added. No feasible first feature gives the empty set with ``ac = N``.
 
     Parameters
     ----------
-    X, y, k, constraint
+    X, y, k, constraint, stop
         As in :func:`greedy_distcnt`.
 
     References
@@ -213,160 +262,58 @@ def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
     h = feature_hamdist(X, y)
     k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
     state = GreedyState(X, check_labels(y, X.shape[0]), k, check_constraint(constraint))
+    if check_stop(stop) == "best-feasible":  # the same order, infeasible features skipped (checked in batches)
+        support = np.asarray(X.sum(axis=0)).ravel()
+        return _greedy_best_feasible(state, np.flatnonzero((h > 1e-15) & (support >= k)), lambda _s, c: h[c])
     order = np.lexsort((np.arange(h.size), -h))
     for feature in order[h[order] > 1e-15]:
         if not state.feasible(np.array([feature]))[0]:
             break
         state.add(feature)
-    return _selection(X, state.selected)
+    return selection_of(X, state.selected)
 
 
-def transactions(X) -> list[np.ndarray]:
-    """Containment sets of the rows as item lists: the transaction view of Lemma 3 of FSAC."""
-    X = check_binary(X)
-    return np.split(X.indices, X.indptr[1:-1])
+def maximal_feasible(X, k: int, order, *, constraint: str = "k-ac") -> Selection:
+    """A maximal feasible feature set (Definition 6 of FSAC: the projection is k-AC, and no feature can be added)
+    built by trying the features in ``order``: each is added when the selection stays feasible.
 
-
-def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]]:
-    """Maximal frequent itemsets of the transaction view with minimum support ``k`` (Lemma 3).
-
-    ``miner="pyfim"`` runs Borgelt's FP-growth (``fim.fpgrowth(target="m")``, C code);
-    ``miner="mlxtend"`` runs mlxtend's ``fpmax`` (pure Python, for comparison). Both give the same sets.
+    Which maximal set comes out depends on the order: on PU1 these sets span from a few dozen to hundreds of
+    tokens, the range Table 6's Maximal sizes fall in. Features left out of ``order`` are never tried, so the
+    set is maximal only when ``order`` holds every feature.
 
     Parameters
     ----------
     X : binary matrix (n_rows, n_features), dense or scipy.sparse
         The rows' 0/1 features.
-    k : int
-        The minimum support, 1 <= k <= n_rows.
-    miner : {"pyfim", "mlxtend"}
-        The miner, as above.
-
-    Returns
-    -------
-    list of tuple of int
-        Each maximal itemset's column indices (sorted), the list in lexicographic order.
-    """
-    X = check_binary(X)
-    k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
-    if miner == "pyfim":
-        import fim
-
-        found = fim.fpgrowth([t.tolist() for t in transactions(X)], target="m", supp=-k, report="")
-        return sorted(tuple(sorted(int(i) for i in items)) for items, *_ in found)
-    if miner == "mlxtend":
-        from mlxtend.frequent_patterns import fpmax
-
-        keep = np.flatnonzero(np.asarray(X.sum(axis=0)).ravel() >= k)
-        if keep.size == 0:
-            return []
-        frame = pd.DataFrame(X[:, keep].toarray().astype(bool), columns=keep)
-        found = fpmax(frame, min_support=(k - 0.5) / X.shape[0], use_colnames=True)
-        return sorted(tuple(sorted(int(i) for i in items)) for items in found["itemsets"])
-    raise ValueError(f"miner must be 'pyfim' or 'mlxtend'; got {miner!r}")
-
-
-MAXIMAL_SEARCHES = ("auto", "largest", "mine-all")
-"""How :func:`maximal` finds its candidates: by the data's shape, the exact largest-itemsets search, or mining
-every maximal itemset."""
-
-
-def maximal(
-    X,
-    y,
-    k: int,
-    *,
-    score: str = "hamdist",
-    n_candidates: int = 50,
-    miner: str = "pyfim",
-    max_items: int | None = None,
-    search: str = "auto",
-) -> Selection:
-    """Maximal (Algorithm 1 of FSAC): the best of the largest maximal frequent itemsets.
-
-    Scores the ``n_candidates`` largest maximal itemsets with support ``>= k`` (feasible by Lemma 3;
-    ties: lexicographic order) and returns the one of highest ``score`` ("hamdist" or "distcnt"). The
-    paper mines every token and limits only the candidates it scores; its value of that budget was lost
-    in the text we have, 50 is our default. No feature with support ``k`` gives the empty set with
-    ``ac = N``.
-
-    Both searches below are exact; they differ in what they enumerate. ``search="auto"`` (default) takes
-    the one suited to the data's shape: "largest" when the searched features outnumber the rows (PU1's
-    tokens), "mine-all" otherwise (Adult's 19 features, where enumerating rows would be slow).
-    ``search="largest"`` finds those candidates exactly with
-    :func:`privnb.learn.largest_itemsets.largest_itemsets` (row pruning, then branch and bound over the
-    itemset size), without enumerating every maximal itemset: on all of PU1's tokens it takes seconds.
-    ``search="mine-all"`` mines every maximal itemset with ``miner`` (pyfim or mlxtend) and sorts them:
-    the same candidates where it finishes, but on PU1 it does not finish within minutes over all tokens.
-
-    ``max_items`` (default None: all features) restricts the search to that many features of highest
-    HamDist (ties: lowest index), the earlier reading that capped PU1 at 20 tokens; its itemsets are
-    frequent, hence feasible, and maximal within that universe only.
-
-    Parameters
-    ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
-    y : array-like
-        Two-class labels, one per row (the larger value is positive).
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
-    score : {"hamdist", "distcnt"}
-        How a candidate itemset is scored.
-    n_candidates : int, default 50
-        How many of the largest maximal itemsets are scored.
-    miner : {"pyfim", "mlxtend"}
-        The miner of ``search="mine-all"`` (:func:`maximal_itemsets`).
-    max_items : int or None
-        Restrict the search to this many features of highest HamDist, as above.
-    search : {"auto", "largest", "mine-all"}
-        How the candidates are found, as above.
+    order : sequence of int
+        The column indices in the order they are tried (each at most once).
+    constraint : {"k-ac", "k-anonymity"}
+        The constraint the selection keeps.
 
     Returns
     -------
     Selection
         The selected features (sorted; ``order``: as added) and ``AC`` of the projection.
-
-    References
-    ----------
-    .. [1] "Feature Selection for Classification under Anonymity Constraint" (FSAC); the text names
-       no authors, venue or year.
     """
-    if score not in ("hamdist", "distcnt"):
-        raise ValueError(f"score must be 'hamdist' or 'distcnt'; got {score!r}")
-    if search not in MAXIMAL_SEARCHES:
-        raise ValueError(f"search must be one of {MAXIMAL_SEARCHES}; got {search!r}")
-    if int(n_candidates) < 1:
-        raise ValueError(f"n_candidates must be a positive integer; got {n_candidates!r}")
     X = check_binary(X)
-    h = feature_hamdist(X, y)
-    items = np.arange(X.shape[1])
-    if max_items is not None:
-        if int(max_items) < 1:
-            raise ValueError(f"max_items must be a positive integer or None; got {max_items!r}")
-        items = np.sort(np.lexsort((items, -h))[: int(max_items)])
-    if search == "auto":
-        search = "largest" if len(items) > X.shape[0] else "mine-all"
-    if search == "largest":
-        found = largest_itemsets(X[:, items], k, int(n_candidates))
-    else:
-        found = sorted(maximal_itemsets(X[:, items], k, miner=miner), key=lambda s: (-len(s), s))
-    candidates = [tuple(items[list(s)]) for s in found][: int(n_candidates)]
-    if not candidates:
-        return _selection(X, [])
-    if score == "hamdist":
-        values = [h[list(c)].sum() for c in candidates]
-    else:
-        values = [distcnt(X, y, list(c)) for c in candidates]
-    return _selection(X, list(candidates[int(np.argmax(values))]))
+    k = check_int(k, "k", high=X.shape[0], high_name="the number of rows")
+    order = np.asarray(order, dtype=np.int64)
+    if order.ndim != 1 or np.unique(order).size != order.size or ((order < 0) | (order >= X.shape[1])).any():
+        raise ValueError(f"order must list distinct column indices of X (0..{X.shape[1] - 1}); got {order!r}")
+    priority = np.zeros(X.shape[1])
+    priority[order] = np.arange(order.size, 0, -1, dtype=np.float64)  # the first tried has the largest "gain"
+    state = GreedyState(X, np.zeros(X.shape[0], dtype=bool), k, check_constraint(constraint))  # no class is read
+    return _greedy_best_feasible(state, np.sort(order), lambda _state, candidates: priority[candidates])
 
 
 CONTAINMENT_SELECTORS = {
     "maximal": lambda X, y, s: maximal(
         X, y, s.k, score=s.score, n_candidates=s.n_candidates, miner=s.miner, max_items=s.max_items, search=s.search
     ),
-    "greedy-hamdist": lambda X, y, s: greedy_hamdist(X, y, s.k, constraint=s.constraint),
-    "greedy-distcnt": lambda X, y, s: greedy_distcnt(X, y, s.k, constraint=s.constraint),
+    "greedy-hamdist": lambda X, y, s: greedy_hamdist(X, y, s.k, constraint=s.constraint, stop=s.stop),
+    "greedy-distcnt": lambda X, y, s: greedy_distcnt(X, y, s.k, constraint=s.constraint, stop=s.stop),
 }
 """The selectors :class:`ContainmentSelector` runs, by name."""
 
@@ -382,6 +329,8 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         The selector (:data:`CONTAINMENT_SELECTORS`).
     constraint : {"k-ac", "k-anonymity"}
         The constraint of the greedy methods.
+    stop : {"first-infeasible", "best-feasible"}
+        The stopping rule of the greedy methods (:data:`STOP_RULES`).
     score, n_candidates, miner, max_items, search
         Passed to :func:`maximal` (here ``search`` defaults to "largest").
 
@@ -403,6 +352,7 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         method: str = "greedy-distcnt",
         *,
         constraint: str = "k-ac",
+        stop: str = "first-infeasible",
         score: str = "hamdist",
         n_candidates: int = 50,
         miner: str = "pyfim",
@@ -412,6 +362,7 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         self.k = k
         self.method = method
         self.constraint = constraint
+        self.stop = stop
         self.score = score
         self.n_candidates = n_candidates
         self.miner = miner
@@ -472,15 +423,16 @@ def cm_gains(state: GreedyState, candidates: np.ndarray) -> np.ndarray:
     return np.bincount(diff.col, weights=saved, minlength=candidates.size) / 2.0
 
 
-def greedy_cm(X, y, k: int, *, constraint: str = "k-ac") -> Selection:
+def greedy_cm(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first-infeasible") -> Selection:
     """CM greedy of FSAC (Section 5.2): Algorithm 3 with the decrease of Iyengar's CM as the gain.
 
-    CM never grows when groups split, so the gain is non-negative; the selection stops when no
-    feasible feature lowers CM, which is why this baseline keeps few features.
+    CM never grows when groups split, so the gain is non-negative; the selection stops when no feature
+    lowers CM, or (``stop``, :data:`STOP_RULES`) at the first infeasible best feature (the paper's rule) or
+    when no feasible feature lowers CM ("best-feasible"), which is why this baseline keeps few features.
 
     Parameters
     ----------
-    X, y, k, constraint
+    X, y, k, constraint, stop
         As in :func:`greedy_distcnt`.
     """
-    return greedy_submodular(X, y, k, cm_gains, constraint=constraint)
+    return greedy_submodular(X, y, k, cm_gains, constraint=constraint, stop=stop)

@@ -6,7 +6,7 @@ import pytest
 
 from privnb.bounds import expected_rho_squared
 from privnb.experiments import tidy_frame
-from privnb.experiments.claims import CLAIM_COLUMNS
+from privnb.experiments.claims import CLAIM_COLUMNS, unexplained
 from privnb.experiments.knn_l_diversity import (
     catalan_values,
     chain_holds,
@@ -91,10 +91,15 @@ def test_adult_claims_and_t_test_cells():
 
 def test_verdicts_follow_the_measurements():
     worse = {**ERRORS, ("1-NN", "identifying", None): [0.40] * 3, ("1-NN", "generalized", 2): [0.10] * 3}
-    got = verdicts(knn_claims(results_table(worse), "adult"))
+    table = knn_claims(results_table(worse), "adult")
+    got = verdicts(table)
     assert got["1-NN: identifying beats original (sensitive a bad predictor)"] == "no"
     assert got["anatomized 1-NN beats the anonymized 1-NN (k = l)"] == "no"
     assert got["1-NN: original beats anatomized, l = 2..5"] == "yes"
+    # every differing claim carries a reason read from the errors, without a fallback
+    assert unexplained(table).empty and (table["verdict"] == "differ").any()
+    why = table.set_index("claim").loc["1-NN: identifying beats original (sensitive a bad predictor)"]
+    assert why["reason"] in {"noise", "data"} and "1-NN identifying - original" in why["evidence"]
 
 
 def test_convergence_claims_read_the_incremental_rows():

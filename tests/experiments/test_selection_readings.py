@@ -6,17 +6,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.experiments import CLAIM_COLUMNS, Claim
+from privnb.experiments import CLAIM_COLUMNS, Claim, unexplained
 from privnb.experiments.feature_selection import (
     READINGS,
     evaluate_methods,
+    maximal_order_range,
     reading_table,
     selection_claims,
     selection_claims_table,
+    selection_counts,
     selection_metrics,
     summary_table,
     svm_setting_table,
 )
+from privnb.learn import greedy_cm, greedy_distcnt
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +133,41 @@ def test_rank_correlation_leaves_out_the_full_feature_set():
     metrics = selection_metrics(pd.DataFrame(columns=["dataset", "method", "param", "auc", "n_features"]), side, {})
     assert metrics["pu1_k5_rank_spearman"] == pytest.approx(-1.0)
     assert metrics["pu1_k5_rank_spearman_with_full"] == pytest.approx(0.2)
+
+
+def test_selection_counts_per_stopping_rule_and_maximal_orders():
+    rng = np.random.default_rng(3)
+    X = (rng.random((60, 9)) < 0.35).astype(int)
+    y = (X[:, 0] ^ (rng.random(60) < 0.2)).astype(int)
+    counts = selection_counts({"toy": (X, y, None)}, [2])
+    assert len(counts) == 1 + 5 * 2 and counts["paper"].isna().all() and counts["training folds"].isna().all()
+    rules = counts.set_index(["method", "stop rule"])["whole data"]
+    assert rules["Greedy-DistCnt", "first-infeasible"] == greedy_distcnt(X, y, 2).features.size
+    assert rules["CM Greedy", "best-feasible"] == greedy_cm(X, y, 2, stop="best-feasible").features.size
+    assert ("Maximal", "") in rules.index
+    summary = pd.DataFrame(
+        {"dataset": "toy", "method": ["greedy-distcnt@best-feasible"], "param": [2.0], "n_features": [4.5]}
+    )
+    with_folds = selection_counts({"toy": (X, y, None)}, [2], summary=summary).set_index(["method", "stop rule"])
+    assert with_folds.loc[("Greedy-DistCnt", "best-feasible"), "training folds"] == 4.5
+    ranges = maximal_order_range(X, y, [2, 3], n_orders=3, random_state=0)
+    assert ranges["orders"].tolist() == [4 + 3, 4 + 3] and (ranges["smallest"] <= ranges["largest"]).all()
+
+
+def test_adult_rf_claim_takes_section_5_4_and_every_differing_claim_has_a_reason():
+    methods = ["maximal", "greedy-hamdist", "greedy-distcnt", "cm-greedy", "k-anonymity-hamdist"]
+    methods += ["k-anonymity-distcnt", "rf", "rf@whole", "laplace-dp"]
+    auc = [0.74, 0.77, 0.78, 0.71, 0.775, 0.73, 0.80, 0.70, 0.6]
+    params = [5.0] * 8 + [1.0]
+    summary = pd.DataFrame({"dataset": "adult", "method": methods, "param": params, "auc": auc, "n_features": 3.0})
+    table = selection_claims_table(summary)
+    claims = table.assign(claim=table["claim"].str.partition(" at k = 5")[0]).set_index("claim")
+    rf = claims.loc["Greedy-DistCnt beats RF"]
+    assert rf["source"] == "Section 5.4, FSAC:356" and rf["paper value"] == "no" and rf["verdict"] == "agree"
+    assert rf["privnb value"] == "no (AUC -0.020); RF by reading: train-fold 0.800, whole 0.700"
+    assert claims.loc["Maximal beats CM greedy", "source"] == "Section 5.3, FSAC:324"
+    assert claims.loc["Greedy-DistCnt beats Laplace-DP (eps = 1)", "source"] == "Section 5.5, FSAC:360"
+    assert unexplained(table).empty and (table["verdict"] == "differ").any()
+    twin = claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin"]  # AUC -0.005: within the margin
+    assert twin["verdict"] == "differ" and twin["reason"] == "noise" and "margin 0.01" in twin["evidence"]
+    assert claims.loc["Greedy-DistCnt beats CM greedy", "reason"] == ""  # agrees: no reason shown

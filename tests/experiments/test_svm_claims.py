@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
-from privnb.experiments import CLAIM_COLUMNS, COLUMNS, Claim, count_verdicts, tidy_frame
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, Claim, count_verdicts, tidy_frame, unexplained
 from privnb.experiments.svm_l_diversity import (
     AT_MAJORITY,
     SVM_CLAIMS,
@@ -108,6 +108,10 @@ def test_verdicts_follow_the_measurements():
         claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)", "privnb value"] == "0 of 3 l values"
     )
     assert claims.loc["pruned SVC beats original SVC for several l (Fig. 5, C.1)", "verdict"] == "differ"
+    # every differing claim carries a reason read from the errors, without a fallback
+    assert unexplained(claims.reset_index()).empty
+    why = claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)"]
+    assert why["reason"] in {"noise", "data"} and "pruned - identifying" in why["evidence"]
 
 
 def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():

@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from privnb.data import feature_selection_table1
-from privnb.learn import ContainmentSelector, greedy_distcnt, greedy_hamdist, maximal, maximal_itemsets
+from privnb.learn import (
+    STOP_RULES,
+    ContainmentSelector,
+    greedy_cm,
+    greedy_distcnt,
+    greedy_hamdist,
+    maximal,
+    maximal_feasible,
+    maximal_itemsets,
+)
 from privnb.mechanisms import (
     CONSTRAINTS,
     classification_metric,
@@ -158,48 +167,65 @@ def test_utilities_closed_form_and_set_function_properties(X, seed):
 # ------------------------------------------------------------------ selectors
 
 
-def brute_greedy_distcnt(X, y, k, constraint):
+def brute_greedy_distcnt(X, y, k, constraint, stop):
+    """Algorithm 3 with DistCnt by brute force: the best gain over every feature ("first-infeasible": stop when
+    it is infeasible) or over the feasible ones ("best-feasible")."""
     check = brute_entity_ac if constraint == "k-ac" else brute_anonymity
     S = []
     while True:
         best, gain_best = None, 0
         for f in sorted(set(range(X.shape[1])) - set(S)):
-            if check(X, S + [f]).min() < k:
+            if stop == "best-feasible" and check(X, S + [f]).min() < k:
                 continue
             _distances, apart = brute_pairs(X, y, S + [f])
             _, before = brute_pairs(X, y, S)
             gain = apart.sum() - before.sum()
             if gain > gain_best:
                 best, gain_best = f, gain
-        if best is None:
+        if best is None or check(X, S + [best]).min() < k:
             return S
         S.append(best)
 
 
 @settings(max_examples=40, deadline=None)
-@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(CONSTRAINTS))
-def test_greedy_distcnt_is_the_exact_greedy(X, seed, k, constraint):
+@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(CONSTRAINTS), st.sampled_from(STOP_RULES))
+def test_greedy_distcnt_is_the_exact_greedy(X, seed, k, constraint, stop):
     y = labels_for(X, seed)
     k = min(k, X.shape[0])
-    sel = greedy_distcnt(X, y, k, constraint=constraint)
-    assert sel.order.tolist() == brute_greedy_distcnt(X, y, k, constraint)
+    sel = greedy_distcnt(X, y, k, constraint=constraint, stop=stop)
+    assert sel.order.tolist() == brute_greedy_distcnt(X, y, k, constraint, stop)
     check = dataset_ac if constraint == "k-ac" else dataset_anonymity
     assert check(X, sel.features) >= k and sel.ac == dataset_ac(X, sel.features)
 
 
 @settings(max_examples=40, deadline=None)
-@given(matrices, st.integers(0, 1000), st.integers(1, 3))
-def test_greedy_hamdist_follows_algorithm_2(X, seed, k):
+@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(CONSTRAINTS), st.sampled_from(STOP_RULES))
+def test_greedy_hamdist_follows_algorithm_2(X, seed, k, constraint, stop):
     y = labels_for(X, seed)
     k = min(k, X.shape[0])
+    check = brute_entity_ac if constraint == "k-ac" else brute_anonymity
     h = feature_hamdist(X, y)
     order = [f for f in np.lexsort((np.arange(h.size), -h)) if h[f] > 1e-15]
     expected = []
     for f in order:
-        if brute_entity_ac(X, expected + [f]).min() < k:
+        if check(X, expected + [f]).min() >= k:
+            expected.append(int(f))
+        elif stop == "first-infeasible":
             break
-        expected.append(int(f))
-    assert greedy_hamdist(X, y, k).order.tolist() == expected
+    assert greedy_hamdist(X, y, k, constraint=constraint, stop=stop).order.tolist() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(CONSTRAINTS))
+def test_the_papers_rule_is_a_prefix_of_the_best_feasible_greedy(X, seed, k, constraint):
+    """Until the best feature is first infeasible both rules pick the same features (Lemma 2: an infeasible
+    feature stays infeasible), so the paper's selection is a prefix of the best-feasible one."""
+    y = labels_for(X, seed)
+    k = min(k, X.shape[0])
+    for select in (greedy_distcnt, greedy_hamdist, greedy_cm):
+        first = select(X, y, k, constraint=constraint).order.tolist()
+        best = select(X, y, k, constraint=constraint, stop="best-feasible").order.tolist()
+        assert best[: len(first)] == first
 
 
 def test_miners_agree_on_a_random_matrix():
@@ -260,7 +286,35 @@ def test_bad_arguments(table1):
     X, y = table1
     with pytest.raises(ValueError, match="constraint"):
         greedy_hamdist(X, y, 2, constraint="l-diversity")
+    for select in (greedy_hamdist, greedy_distcnt, greedy_cm):
+        with pytest.raises(ValueError, match="stop must be one of"):
+            select(X, y, 2, stop="first-feasible")
     with pytest.raises(ValueError, match="two classes"):
         hamdist(X, np.ones(6))
     with pytest.raises(ValueError, match="miner"):
         maximal_itemsets(X, 2, miner="lcm")
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.integers(0, 1000), st.integers(1, 3))
+def test_maximal_feasible_is_feasible_and_maximal_in_any_order(X, seed, k):
+    """Definition 6: the set keeps k-AC and no feature can be added; in HamDist order it is the skipping greedy."""
+    k = min(k, X.shape[0])
+    order = np.random.default_rng(seed).permutation(X.shape[1])
+    chosen = maximal_feasible(X, k, order)
+    assert brute_entity_ac(X, chosen.features.tolist()).min() >= k if chosen.features.size else True
+    for f in set(range(X.shape[1])) - set(chosen.features.tolist()):
+        assert brute_entity_ac(X, chosen.features.tolist() + [f]).min() < k  # nothing can be added
+    y = labels_for(X, seed)
+    h = feature_hamdist(X, y)
+    by_hamdist = [f for f in np.lexsort((np.arange(h.size), -h)) if h[f] > 1e-15]
+    assert (
+        maximal_feasible(X, k, by_hamdist).order.tolist()
+        == greedy_hamdist(X, y, k, stop="best-feasible").order.tolist()
+    )
+
+
+def test_maximal_feasible_refuses_a_bad_order(table1):
+    X, _ = table1
+    with pytest.raises(ValueError, match="order must list distinct column indices"):
+        maximal_feasible(X, 2, [0, 0, 1])

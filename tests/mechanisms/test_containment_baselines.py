@@ -13,7 +13,7 @@ from hypothesis.extra.numpy import arrays
 from privnb.data import binarize_adult, density
 from privnb.experiments import COLUMNS
 from privnb.experiments.feature_selection import METHODS, evaluate_methods, side_by_side, summary_table
-from privnb.learn import greedy_cm
+from privnb.learn import STOP_RULES, greedy_cm
 from privnb.mechanisms import (
     DP_MECHANISMS,
     classification_metric,
@@ -44,8 +44,8 @@ def brute_cm(X, y, S):
 
 
 @settings(max_examples=40, deadline=None)
-@given(matrices, st.integers(0, 1000), st.integers(1, 3))
-def test_cm_greedy_is_the_exact_greedy_on_cm(X, seed, k):
+@given(matrices, st.integers(0, 1000), st.integers(1, 3), st.sampled_from(STOP_RULES))
+def test_cm_greedy_is_the_exact_greedy_on_cm(X, seed, k, stop):
     y = labels_for(X, seed)
     k = min(k, X.shape[0])
     for r in range(X.shape[1] + 1):
@@ -55,15 +55,15 @@ def test_cm_greedy_is_the_exact_greedy_on_cm(X, seed, k):
     while True:
         best, saved = None, 0
         for f in sorted(set(range(X.shape[1])) - set(selected)):
-            if dataset_ac(X, selected + [f]) < k:
+            if stop == "best-feasible" and dataset_ac(X, selected + [f]) < k:
                 continue
             gain = brute_cm(X, y, selected) - brute_cm(X, y, selected + [f])
             if gain > saved:
                 best, saved = f, gain
-        if best is None:
+        if best is None or dataset_ac(X, selected + [best]) < k:
             break
         selected.append(best)
-    assert greedy_cm(X, y, k).order.tolist() == selected
+    assert greedy_cm(X, y, k, stop=stop).order.tolist() == selected
 
 
 @settings(max_examples=40, deadline=None)

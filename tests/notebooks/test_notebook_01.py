@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import CLAIM_COLUMNS, COLUMNS, VERDICTS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, VERDICTS, unexplained
 from privnb.learn import DEFAULT_SPACE
 from privnb.workbench import parameter_defaults
 
@@ -46,6 +46,7 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
     assert list(claims.columns) == list(CLAIM_COLUMNS) and set(claims["verdict"]) <= set(VERDICTS)
     assert set(claims["reading"]) == {"", "paired t-test", "unpaired t-test"}
+    assert unexplained(claims).empty  # every differing claim carries its reason (this sample: at least "noise")
     by_space = pd.read_csv(out / "claims_by_space.csv", keep_default_na=False)
     assert {"appendix_b_svm_scale", "one_hot", "verdict changes", "value (one_hot)"} <= set(by_space.columns)
     for name in ("toy_figures_1_4", "theorem_4_1", "errors_SVC", "errors_SVM"):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import COLUMNS
+from privnb.experiments import COLUMNS, unexplained
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_knn_l_diversity.ipynb"
 TINY = {
@@ -37,8 +37,9 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert set(results["metric"]) == {"error", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "adult" and metrics["claims"] >= metrics["claims_agreeing"] >= 0
-    claims = pd.read_csv(out / "claims.csv")
+    claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
     assert len(claims) == metrics["claims"] and set(claims["verdict"]) <= {"agree", "differ", "both N/A", "n/a"}
+    assert unexplained(claims).empty  # every differing claim carries its reason (this sample: at least "noise")
     assert metrics["rho2_simulation_all_within_4se"] is True  # E{rho^2} of (19) against the seeded simulation
     headline = metrics.pop("headline")
     assert headline[0] == "mean_error_majority_Majority" and set(headline) <= set(

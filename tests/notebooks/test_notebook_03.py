@@ -9,7 +9,7 @@ import nbformat
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import CLAIM_COLUMNS, COLUMNS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, unexplained
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "03_feature_selection_k_ac.ipynb"
 TINY = {
@@ -73,8 +73,19 @@ def test_runs_with_tiny_parameters(run_notebook):
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
     assert tuple(claims.columns) == CLAIM_COLUMNS and set(claims["paper"]) == {"FSAC"}
     assert set(claims["verdict"]) <= {"agree", "differ", "n/a"} and set(claims["dataset"]) == {"adult", "pu1"}
+    assert unexplained(claims).empty  # every differing claim carries its reason
+    assert claims.loc[claims["claim"].str.startswith("Greedy-DistCnt beats RF"), "paper value"].tolist() == [
+        "no",
+        "yes",
+    ]
+    rf = claims.loc[claims["claim"].str.startswith("Greedy-DistCnt beats RF"), "privnb value"]
+    assert rf.str.contains("RF by reading: train-fold [0-9.]+, whole [0-9.]+, both-folds [0-9.]+").all()  # each one
+    counts = pd.read_csv(out / "selection_counts.csv", keep_default_na=False)
+    assert set(counts["stop rule"]) == {"first-infeasible", "best-feasible", ""}  # Maximal has no rule
+    assert {"whole data", "training folds", "paper"} <= set(counts.columns)
     metrics = json.loads((out / "metrics.json").read_text())
     assert 0.27 < metrics["adult_density"] < 0.28 and metrics["adult_ac_all_features"] == 1
+    assert metrics["pu1_k5_maximal_order_smallest"] <= metrics["pu1_k5_maximal_order_largest"]
     assert {p.name for p in (out / "figures").glob("*.png")} == {"figure1_dp.png"}
     side = pd.read_csv(out / "paper_vs_ours.csv")
     assert {"auc_paper", "auc_ours", "rank_paper", "rank_ours"} <= set(side.columns)

@@ -8,12 +8,15 @@ judges the paper's claims (:class:`privnb.experiments.Claim` records).
 
 from .claims import (
     KAC_SELECTORS,
+    SECTIONS_BY_LINE,
     SELECTION_CLAIMS,
     reading_table,
     selection_claims,
     selection_claims_table,
+    selection_reason,
     svm_setting_table,
 )
+from .counts import COUNT_READINGS, maximal_order_range, maximal_order_sizes, selection_counts
 from .figures import dp_figure
 from .inputs import (
     SECTIONS,
@@ -52,6 +55,7 @@ from .tables import (
 )
 from .views import (
     DP_METHODS,
+    GREEDY_SELECTORS,
     LABELS,
     METHODS,
     SELECTORS,
@@ -67,9 +71,11 @@ __all__ = [
     "C_GRID",
     "CLASSIFIER",
     "CONSTANT_AUC",
+    "COUNT_READINGS",
     "DPReleaseSVM",
     "DP_METHODS",
     "FlippedSVM",
+    "GREEDY_SELECTORS",
     "KAC_SELECTORS",
     "LABELS",
     "METHODS",
@@ -79,6 +85,7 @@ __all__ = [
     "READINGS",
     "RunStream",
     "SECTIONS",
+    "SECTIONS_BY_LINE",
     "SELECTION_CLAIMS",
     "SELECTORS",
     "SVM_SETTINGS",
@@ -100,6 +107,8 @@ __all__ = [
     "frequent_columns",
     "itemset_growth",
     "itemset_tables",
+    "maximal_order_range",
+    "maximal_order_sizes",
     "method_label",
     "randomized_views",
     "reading_table",
@@ -108,10 +117,12 @@ __all__ = [
     "run_seeds",
     "selection_claims",
     "selection_claims_table",
+    "selection_counts",
     "selection_example",
     "selection_folds",
     "selection_inputs",
     "selection_metrics",
+    "selection_reason",
     "side_by_side",
     "summary_table",
     "svm_auc",

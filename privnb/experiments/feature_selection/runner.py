@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 from privnb.experiments.feature_selection.svm import C_GRID, auc_or_nan
 from privnb.experiments.feature_selection.views import (
     DP_METHODS,
+    GREEDY_SELECTORS,
     METHODS,
     SELECTORS,
     AllFeaturesSVM,
@@ -33,7 +34,7 @@ from privnb.experiments.feature_selection.views import (
     auc_scores,
 )
 from privnb.experiments.folds import View, majority_view, run_folds, tidy_frame
-from privnb.learn.feature_selection import greedy_hamdist
+from privnb.learn.feature_selection import STOP_RULES, greedy_hamdist
 from privnb.mechanisms.containment import check_binary
 from privnb.mechanisms.dp_release import dp_select_release
 from privnb.mechanisms.flipping import randomized_flipping
@@ -133,9 +134,18 @@ def _name(method: str, reading: str, readings: Sequence[str], setting: str = "tu
 
 
 def fixed_views(
-    methods: Sequence[str], k_ac: Sequence[int], *, max_items=None, c_grid=C_GRID, svm_settings=("tuned",)
+    methods: Sequence[str],
+    k_ac: Sequence[int],
+    *,
+    max_items=None,
+    c_grid=C_GRID,
+    svm_settings=("tuned",),
+    stop_rules=STOP_RULES[:1],
 ) -> list[View]:
     """The deterministic views: each selector at each k, the full feature set per SVM setting, the majority.
+
+    A greedy selector runs once per stopping rule of ``stop_rules``: the first gives the plain method name, the
+    others append "@<rule>" ("greedy-distcnt@best-feasible"); Maximal has no stopping rule and runs once.
 
     Parameters
     ----------
@@ -149,6 +159,8 @@ def fixed_views(
         The tuned SVM's values of C.
     svm_settings : sequence of str
         :data:`SVM_SETTINGS` of the full feature set.
+    stop_rules : sequence of str
+        :data:`privnb.learn.STOP_RULES` the greedy selectors run with, the first one named plainly.
 
     Returns
     -------
@@ -156,9 +168,17 @@ def fixed_views(
     """
     views = []
     for method in methods:
+        rules = stop_rules if method in GREEDY_SELECTORS else stop_rules[:1]
         if method in SELECTORS:
             views += [
-                View(method, k, SelectorSVM(method, k, max_items=max_items, c_grid=c_grid), auc_scores) for k in k_ac
+                View(
+                    _name(method, rule, stop_rules),
+                    k,
+                    SelectorSVM(method, k, max_items=max_items, stop=rule, c_grid=c_grid),
+                    auc_scores,
+                )
+                for rule in rules
+                for k in k_ac
             ]
         elif method == "full":
             views += [
@@ -309,10 +329,14 @@ def _release_folds(y, n_splits, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return list(KFold(n_splits, shuffle=True, random_state=rng).split(index))
 
 
-def _check_options(methods, readings, svm_settings) -> None:
+def _check_options(methods, readings, svm_settings, stop_rules=STOP_RULES[:1]) -> None:
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {METHODS}")
+    if not stop_rules or not set(stop_rules) <= set(STOP_RULES) or len(set(stop_rules)) < len(stop_rules):
+        raise ValueError(
+            f"stop_rules must be distinct rules of {STOP_RULES}, the first named plainly; got {stop_rules}"
+        )
     bad = sorted(set(readings) - set(READINGS)) + sorted(set(svm_settings) - set(SVM_SETTINGS))
     if bad or not readings or "tuned" not in svm_settings:
         raise ValueError(
@@ -336,6 +360,7 @@ def evaluate_methods(
     c_grid: Sequence[float] = C_GRID,
     readings: Sequence[str] = ("train-fold",),
     svm_settings: Sequence[str] = ("tuned",),
+    stop_rules: Sequence[str] = STOP_RULES[:1],
     random_state=None,
 ) -> pd.DataFrame:
     """Run the paper's protocol (Section 5.2 of FSAC) and return tidy rows (:data:`privnb.experiments.COLUMNS`).
@@ -373,6 +398,8 @@ def evaluate_methods(
         :data:`READINGS`: how RF and the DP methods are tested; the first gives the plain method names.
     svm_settings : sequence of str
         :data:`SVM_SETTINGS`: whether the full feature set and RF are also scored with LIBLINEAR's C = 1.
+    stop_rules : sequence of str
+        The greedy selectors' stopping rules (:func:`fixed_views`); default the paper's "first-infeasible".
     random_state : int, RandomState or None
         Seeds the folds and every randomized method (:func:`selection_folds`).
 
@@ -380,12 +407,14 @@ def evaluate_methods(
     -------
     DataFrame
     """
-    _check_options(methods, readings, svm_settings)
+    _check_options(methods, readings, svm_settings, stop_rules)
     data = ProtectedData(dataset_name, check_binary(X), np.asarray(y).astype(np.int64))
     splits, whole_seed, seeds = selection_folds(data.y, n_splits, random_state, whole="whole" in readings)
     options = dict(dp_k=dp_k, c_grid=c_grid, readings=readings, svm_settings=svm_settings)
     frames = []
-    fixed = fixed_views(methods, k_ac, max_items=max_items, c_grid=c_grid, svm_settings=svm_settings)
+    fixed = fixed_views(
+        methods, k_ac, max_items=max_items, c_grid=c_grid, svm_settings=svm_settings, stop_rules=stop_rules
+    )
     if fixed:
         frames.append(run_folds(data, fixed, splits=(splits, seeds), progress=False))
     for run in range(n_runs):
@@ -409,6 +438,7 @@ def evaluate_datasets(
     n_runs: int = 10,
     readings: Sequence[str] = ("train-fold",),
     svm_settings: Sequence[str] = ("tuned",),
+    stop_rules: Sequence[str] = STOP_RULES[:1],
     random_state=None,
 ) -> tuple[pd.DataFrame, dict[str, float]]:
     """:func:`evaluate_methods` on each named data set (Section 5.2 of FSAC, Tables 5-6 and Figure 1).
@@ -419,7 +449,7 @@ def evaluate_datasets(
         Name -> ``(X, y, max_items)``, ``max_items`` going to Maximal.
     datasets : sequence of str
         The names of ``inputs`` to run, in order.
-    k_ac, epsilons, n_splits, n_runs, readings, svm_settings
+    k_ac, epsilons, n_splits, n_runs, readings, svm_settings, stop_rules
         As in :func:`evaluate_methods`.
     random_state : int, RandomState or None
         Given as is to every data set's :func:`evaluate_methods` (an int seeds each the same way).
@@ -447,6 +477,7 @@ def evaluate_datasets(
                 max_items=max_items,
                 readings=readings,
                 svm_settings=svm_settings,
+                stop_rules=stop_rules,
                 random_state=random_state,
             )
         )

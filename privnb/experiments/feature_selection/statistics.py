@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.data.binarize import density
-from privnb.learn.feature_selection import maximal_itemsets
+from privnb.learn.maximal_selection import maximal_itemsets
 from privnb.mechanisms.containment import dataset_ac, feature_hamdist
 
 PAPER_DATA = {"adult": ("Adult", 27.9, 19), "pu1": ("Email (PU1)", 0.9, 24604)}

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.feature_selection.views import LABELS, METHODS, SELECTORS
-from privnb.learn.feature_selection import maximal_itemsets
+from privnb.learn.maximal_selection import maximal_itemsets
 from privnb.mechanisms.containment import (
     classification_metric,
     dataset_ac,

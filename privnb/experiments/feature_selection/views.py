@@ -30,19 +30,29 @@ from privnb.experiments.feature_selection.svm import (
     untrainable,
 )
 from privnb.experiments.folds import FoldData, Score
-from privnb.learn.feature_selection import greedy_cm, greedy_distcnt, greedy_hamdist, maximal
+from privnb.learn.feature_selection import STOP_RULES, greedy_cm, greedy_distcnt, greedy_hamdist
+from privnb.learn.maximal_selection import maximal
 from privnb.mechanisms.dp_release import dp_select_release, dp_table_release
 from privnb.mechanisms.flipping import randomized_flipping
 
 SELECTORS = {
     "maximal": lambda X, y, k, o: maximal(X, y, k, max_items=o.get("max_items")),
-    "greedy-hamdist": lambda X, y, k, o: greedy_hamdist(X, y, k),
-    "greedy-distcnt": lambda X, y, k, o: greedy_distcnt(X, y, k),
-    "cm-greedy": lambda X, y, k, o: greedy_cm(X, y, k),
-    "k-anonymity-hamdist": lambda X, y, k, o: greedy_hamdist(X, y, k, constraint="k-anonymity"),
-    "k-anonymity-distcnt": lambda X, y, k, o: greedy_distcnt(X, y, k, constraint="k-anonymity"),
+    "greedy-hamdist": lambda X, y, k, o: greedy_hamdist(X, y, k, stop=o.get("stop", STOP_RULES[0])),
+    "greedy-distcnt": lambda X, y, k, o: greedy_distcnt(X, y, k, stop=o.get("stop", STOP_RULES[0])),
+    "cm-greedy": lambda X, y, k, o: greedy_cm(X, y, k, stop=o.get("stop", STOP_RULES[0])),
+    "k-anonymity-hamdist": lambda X, y, k, o: greedy_hamdist(
+        X, y, k, constraint="k-anonymity", stop=o.get("stop", STOP_RULES[0])
+    ),
+    "k-anonymity-distcnt": lambda X, y, k, o: greedy_distcnt(
+        X, y, k, constraint="k-anonymity", stop=o.get("stop", STOP_RULES[0])
+    ),
 }
-"""Deterministic selectors by method name (the rows of Tables 4-6 of FSAC): ``(X, y, k, options)``."""
+"""Deterministic selectors by method name (the rows of Tables 4-6 of FSAC): ``(X, y, k, options)``; options
+``max_items`` (Maximal's budget) and ``stop`` (the greedy selectors' rule, :data:`privnb.learn.STOP_RULES`; default
+the paper's "first-infeasible")."""
+
+GREEDY_SELECTORS = tuple(m for m in SELECTORS if m != "maximal")
+"""The selectors a stopping rule applies to: both greedies, CM greedy and the two k-anonymity baselines."""
 
 DP_METHODS = {"laplace-dp": "laplace", "exponential-dp": "exponential", "laplace-dp-paper": "laplace-paper"}
 """DP method names and the selection mechanism of :func:`privnb.mechanisms.dp_select_release` they run.
@@ -195,16 +205,19 @@ class SelectorSVM(_SVMView):
         The anonymity level (k-AC, or k-anonymity for the twins).
     max_items : int or None
         Maximal's budget (None: every feature).
+    stop : {"first-infeasible", "best-feasible"}
+        The greedy selectors' stopping rule (:data:`privnb.learn.STOP_RULES`; Maximal has none).
     c_grid : sequence of float
         The SVM's values of C.
     random_state : int, RandomState or None
         Draws the SVM's validation split.
     """
 
-    def __init__(self, method, k, *, max_items=None, c_grid=C_GRID, random_state=None):
+    def __init__(self, method, k, *, max_items=None, stop=STOP_RULES[0], c_grid=C_GRID, random_state=None):
         self.method = method
         self.k = k
         self.max_items = max_items
+        self.stop = stop
         self.c_grid = c_grid
         self.random_state = random_state
 
@@ -222,7 +235,7 @@ class SelectorSVM(_SVMView):
         -------
         self
         """
-        selection = SELECTORS[self.method](X, y, self.k, {"max_items": self.max_items})
+        selection = SELECTORS[self.method](X, y, self.k, {"max_items": self.max_items, "stop": self.stop})
         self.selection_, self.columns_ = selection, selection.features
         self.facts_ = {"n_features": selection.features.size, "ac": selection.ac}
         self._fit_svm(X[:, selection.features], y, self.random_state)

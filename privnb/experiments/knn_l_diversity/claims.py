@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.claims import NOT_MEASURED, Claim, evaluate
+from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_rows, t_test_reason
 from privnb.experiments.labels import method_label, method_sort_key
 from privnb.experiments.ttest import t_test_table
 
@@ -136,6 +136,7 @@ class _Measures:
         self.aspects = _aspects(self.err, self.ks, self.ls)
         self.drops = convergence_drops(curves) if len(curves) else None
         self.results, self._t_tests = results, {}
+        self.against: list[tuple[str, float]] = []  # the comparisons a check found against its claim (label, gap)
 
     def t_tests(self, paired: bool) -> pd.DataFrame:
         """:func:`knn_t_tests` of the results (paired or not), computed once."""
@@ -154,15 +155,19 @@ class _Measures:
         return matches[0] if matches else np.nan
 
     def lower(self, a, b, k_list, l_list=(None,)):
-        """Mean error of view a < view b for every k and l listed (views: original, identifying, anatomized)."""
-        return _all(
-            [
-                self.err(a, k, l if a == "anatomized" else None) < self.err(b, k, l if b == "anatomized" else None)
-                for k in k_list
-                for l in l_list
-                if k in self.ks and (l is None or l in self.ls)
-            ]
-        )
+        """Mean error of view a < view b for every k and l listed (views: original, identifying, anatomized);
+        each comparison that fails is kept in ``against`` with its error gap.
+        """
+        found = []
+        for k in (k for k in k_list if k in self.ks):
+            for l in (l for l in l_list if l is None or l in self.ls):
+                gap = self.err(a, k, l if a == "anatomized" else None) - self.err(
+                    b, k, l if b == "anatomized" else None
+                )
+                found.append(gap < 0 if not np.isnan(gap) else None)
+                if gap >= 0:
+                    self.against.append((f"{k}-NN {a} - {b}" + (f" (L={l})" if l is not None else ""), gap))
+        return _all(found)
 
     def faster(self, l_list, expected=True):
         """Whether the anatomized 1-NN's error drops more than the original's (``expected``), every l listed;
@@ -171,18 +176,22 @@ class _Measures:
         if self.drops is None:
             return None
         drops = self.drops
-        return _all(
-            [
-                (drops.get(f"L={l}", np.nan) > drops["Org."]) == expected
-                for l in l_list
-                if f"L={l}" in drops and not np.isnan(drops[f"L={l}"])
-            ]
-        )
+        found = []
+        for l in (l for l in l_list if f"L={l}" in drops and not np.isnan(drops[f"L={l}"])):
+            found.append((drops[f"L={l}"] > drops["Org."]) == expected)
+            if not found[-1]:
+                self.against.append((f"error drop L={l} - Org.", drops[f"L={l}"] - drops["Org."]))
+        return _all(found)
 
     def beats_anonymized(self):
         """Aspect 3: the anatomized 1-NN beats the anonymized 1-NN (k = l) for every l measured."""
-        column = self.aspects.loc[self.aspects["k"] == 1, ASPECT_COLUMNS[3]]
-        return _all(column.dropna().tolist())
+        rows = self.aspects[(self.aspects["k"] == 1) & self.aspects[ASPECT_COLUMNS[3]].notna()]
+        for l, anatomized, beaten in zip(rows["l"], rows["L"], rows[ASPECT_COLUMNS[3]]):
+            if not beaten:
+                self.against.append(
+                    (f"1-NN anatomized - anonymized (L={l})", anatomized - self.err("generalized", 1, l))
+                )
+        return _all(rows[ASPECT_COLUMNS[3]].tolist())
 
 
 def _all(values):
@@ -295,6 +304,40 @@ def knn_t_tests(
     return table.reindex([f"{k}-NN" for k in ks])
 
 
+def _aspect_reason(check):
+    """Why an aspect claim differs: the error gaps its check found against the claim, against the standard
+    error of one run's error rate (original 1-NN) on the data set's rows: "noise" when every gap is within two
+    standard errors, "data" when some gap exceeds them (the paper's rows or preprocessing differ).
+    """
+
+    def reason(measures) -> Reason | None:
+        measures.against = []
+        check(measures)
+        gaps, measures.against = measures.against, []
+        if not gaps:
+            return None
+        errors, _ = _split(measures.results)
+        rows = fold_rows(errors[errors["method"] == "original"])
+        error = measures.err("original", 1)
+        se = float(np.sqrt(error * (1 - error) / rows))
+        worst = max(abs(gap) for _, gap in gaps)
+        shown = "; ".join(f"{label} {100 * gap:+.2f}" for label, gap in gaps[:6]) + ("; ..." if len(gaps) > 6 else "")
+        evidence = (
+            f"gaps against the claim (points): {shown}; standard error of one run {100 * se:.2f} points ({rows} rows)"
+        )
+        if worst < 2 * se:
+            return Reason(
+                "noise", "every gap against the claim is within two standard errors of one run's error", evidence
+            )
+        why = (
+            "a gap against the claim exceeds two standard errors of one run's error: the paper's rows or "
+            "preprocessing differ"
+        )
+        return Reason("data", why, evidence)
+
+    return reason
+
+
 def _answer(check):
     """A claim's measure from a check of the measurements (True, False or None) as "yes", "no" or "n/a"."""
     return lambda measures: {True: "yes", False: "no", None: NOT_MEASURED}[check(measures)]
@@ -302,7 +345,8 @@ def _answer(check):
 
 def _aspect_claims(dataset_name: str, rows) -> tuple[Claim, ...]:
     return tuple(
-        Claim("MC17", source, text, "yes", _answer(check), dataset=dataset_name) for source, text, check in rows
+        Claim("MC17", source, text, "yes", _answer(check), dataset=dataset_name, reason=_aspect_reason(check))
+        for source, text, check in rows
     )
 
 
@@ -319,6 +363,23 @@ def _cell(k: int, l: int, paired: bool):
     return measure
 
 
+def _cell_reason(k: int, l: int):
+    """Why a t-test cell differs (:func:`~privnb.experiments.claims.t_test_reason` of its fold errors)."""
+
+    def reason(measures):
+        errors, _ = _split(measures.results)
+        errors = errors[(errors["classifier"] == f"{k}-NN") & (errors["note"] == "")]
+        original = errors[errors["method"] == "original"].set_index("fold")["value"].sort_index()
+        private = errors[(errors["method"] == "anatomized") & (errors["param"] == l)].set_index("fold")["value"]
+        private = private.reindex(original.index)
+        if len(original) < 2 or private.isna().any():
+            why = f"privnb cannot build the anatomized view at l = {l} in every fold (fewer than l sensitive values)"
+            return Reason("data", why, f"{int(private.isna().sum())} of {len(original)} folds N/A")
+        return t_test_reason(original, private, rows=fold_rows(errors[errors["method"] == "original"]))
+
+    return reason
+
+
 def _ttest_claims(dataset_name: str) -> tuple[Claim, ...]:
     """One claim per cell of the paper's t-test table for ``dataset_name`` and per reading (paired, unpaired)."""
     table = PAPER_TTESTS[dataset_name]
@@ -331,6 +392,7 @@ def _ttest_claims(dataset_name: str) -> tuple[Claim, ...]:
             _cell(k, l, paired),
             dataset=dataset_name,
             reading=reading,
+            reason=_cell_reason(k, l),
         )
         for row, k in enumerate((1, 3, 5, 7, 9))
         for col, l in enumerate((2, 3, 4, 5))
@@ -444,7 +506,12 @@ KNN_CLAIMS = {name: _aspect_claims(name, rows) + _ttest_claims(name) for name, r
 
 
 def knn_claims(
-    results: pd.DataFrame, dataset: str, *, n_neighbors: Sequence[int] | None = None, ls: Sequence[int] | None = None
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    n_neighbors: Sequence[int] | None = None,
+    ls: Sequence[int] | None = None,
+    fallback: Reason | None = None,
 ) -> pd.DataFrame:
     """The claims of MC17 for ``dataset`` (:data:`KNN_CLAIMS`) evaluated on the results.
 
@@ -463,12 +530,15 @@ def knn_claims(
         The paper's data set whose claims apply; another name gives an empty table.
     n_neighbors, ls : sequences of int, optional
         The k and l that ran; default those in ``results``.
+    fallback : Reason, optional
+        The reason of a differing claim that names none (:func:`privnb.experiments.scale_reason` of a run below
+        the paper's scale); a differing t-test cell carries the reason its fold errors give.
 
     Returns
     -------
     DataFrame
         Columns :data:`privnb.experiments.claims.CLAIM_COLUMNS`.
     """
-    table = evaluate(KNN_CLAIMS.get(dataset, ()), _Measures(results, n_neighbors, ls))
+    table = evaluate(KNN_CLAIMS.get(dataset, ()), _Measures(results, n_neighbors, ls), fallback=fallback)
     not_run = (table["source"] == TTEST_SOURCE) & (table["verdict"] == NOT_MEASURED)
     return table[~not_run].reset_index(drop=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.claims import NOT_MEASURED, Claim, evaluate
+from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_rows, t_test_reason
 from privnb.experiments.svm_l_diversity.tables import error_rows, svm_aspects
 from privnb.experiments.ttest import t_test_table
 
@@ -54,10 +54,13 @@ class SvmEvidence:
     ttests : mapping of str to DataFrame
         Reading (:data:`T_TEST_READINGS`) -> :func:`~privnb.experiments.t_test_table` of the original view
         against each pruned one, rows per classifier.
+    errors : DataFrame, optional
+        The run's error rows (:func:`error_rows`): the per-fold errors a differing t-test claim's reason reads.
     """
 
     aspects: pd.DataFrame
     ttests: Mapping[str, pd.DataFrame]
+    errors: pd.DataFrame | None = None
 
 
 def svm_evidence(results: pd.DataFrame, **aspects) -> SvmEvidence:
@@ -81,6 +84,7 @@ def svm_evidence(results: pd.DataFrame, **aspects) -> SvmEvidence:
             reading: t_test_table(errors, against="pruned", rows="classifier", paired=paired)
             for reading, paired in T_TEST_READINGS.items()
         },
+        errors,
     )
 
 
@@ -148,15 +152,83 @@ def _reader(measure: Callable, reading: str) -> Callable[[SvmEvidence], object]:
     return read
 
 
+_KIND_ORDER = ("data", "ambiguous", "noise")  # a claim over several cells takes the first kind one of them has
+
+
+def _cells_reason(classifier: str, ls: Sequence[int]):
+    """Why a t-test claim over the cells ``ls`` differs: :func:`~privnb.experiments.claims.t_test_reason` of each
+    cell's fold errors (original against pruned), the claim taking the first of "data", "ambiguous", "noise"
+    that a cell has.
+    """
+
+    def reason(evidence: SvmEvidence) -> Reason | None:
+        if evidence.errors is None:
+            return None
+        errors = evidence.errors[(evidence.errors["classifier"] == classifier) & (evidence.errors["note"] == "")]
+        original = errors[errors["method"] == "original"].set_index("fold")["value"].sort_index()
+        cells = {}
+        for l in ls:
+            pruned = errors[(errors["method"] == "pruned") & (errors["param"] == l)].set_index("fold")["value"]
+            pruned = pruned.reindex(original.index)
+            if len(original) >= 2 and pruned.notna().all():
+                cells[l] = t_test_reason(original, pruned, rows=fold_rows(errors[errors["method"] == "original"]))
+            else:
+                why = f"privnb cannot build the pruned view at l = {l} in every fold (fewer than l sensitive values)"
+                cells[l] = Reason("data", why, f"{int(pruned.isna().sum())} of {len(original)} folds N/A")
+        if not cells:
+            return None
+        kind = next(k for k in _KIND_ORDER if any(r.kind == k for r in cells.values()))
+        why = next(r.text for r in cells.values() if r.kind == kind)
+        return Reason(kind, why, "; ".join(f"L={l}: {r.evidence}" for l, r in cells.items()))
+
+    return reason
+
+
+def _gap_reason(classifier: str, column: str, mode: int | str):
+    """Why an aspect claim differs: the gaps of ``column`` (:func:`svm_aspects`) against it, beside the standard
+    error of one run's error rate (the original view's, on the data set's rows). ``mode``: -1 or +1, the gaps of
+    the wrong sign; "magnitude", every gap; "spread", the range of the column over l. "noise" when the largest is
+    within two standard errors, "data" otherwise (the paper's rows or preprocessing differ).
+    """
+
+    def reason(evidence: SvmEvidence) -> Reason | None:
+        part = evidence.aspects[evidence.aspects["classifier"] == classifier].dropna(subset=[column])
+        if evidence.errors is None or part.empty:
+            return None
+        values = dict(zip(part["l"], part[column]))
+        if mode == "spread":
+            worst, shown = max(values.values()) - min(values.values()), values
+        else:
+            shown = values if mode == "magnitude" else {l: v for l, v in values.items() if np.sign(v) != mode}
+            worst = max((abs(v) for v in shown.values()), default=0.0)
+        errors = evidence.errors[evidence.errors["classifier"] == classifier]
+        error = float(errors.loc[errors["method"] == "original", "value"].mean())
+        rows = fold_rows(errors[errors["method"] == "original"])
+        se = float(np.sqrt(error * (1 - error) / rows))
+        gaps = ", ".join(f"L={l}: {100 * v:+.2f}" for l, v in shown.items())
+        evidence_text = f"{column} (points) {gaps}; standard error of one run {100 * se:.2f} points ({rows} rows)"
+        if worst < 2 * se:
+            why = "the gaps against the claim are within two standard errors of one run's error"
+            return Reason("noise", why, evidence_text)
+        why = (
+            "a gap against the claim exceeds two standard errors of one run's error: the paper's rows or "
+            "preprocessing differ"
+        )
+        return Reason("data", why, evidence_text)
+
+    return reason
+
+
 def _claims(dataset_name: str, *specs) -> tuple[SvmClaim, ...]:
     """Claim records of ``dataset_name`` from ``(classifier, aspect, line, text, paper value, measure, agrees,
     t-test)``.
 
     ``line`` is the line of the paper's text ("MC16:296" of MC16's, "MC16a:1031" of MC16a's); ``measure(aspects,
-    ttests)`` reads the measurements; a claim read from a t-test gives one record per reading.
+    ttests)`` reads the measurements; a claim read from a t-test (``t-test``: the l of its cells) gives one record
+    per reading, with the reason :func:`_cells_reason` should it differ.
     """
     claims = []
-    for classifier, aspect, line, text, paper_value, measure, agrees, ttest in specs:
+    for classifier, aspect, line, text, paper_value, measure, agrees, ttest, *gap in specs:
         paper = "MC16" if line.startswith("003:") else "MC16a"
         for reading in T_TEST_READINGS if ttest else ("",):
             claims.append(
@@ -171,6 +243,7 @@ def _claims(dataset_name: str, *specs) -> tuple[SvmClaim, ...]:
                     reading=reading,
                     show=_shown,
                     classifier=classifier,
+                    reason=_cells_reason(classifier, ttest) if ttest else _gap_reason(classifier, *gap[0]),
                 )
             )
     return tuple(claims)
@@ -187,19 +260,19 @@ def _is(expected):
 def _table1_claim(classifier, l, expected, line, text=None):
     significant = "significant" if expected == "P" else "not significant"
     text = text or f"Table 1 ({classifier}): Org. vs L={l} {significant} ({expected})"
-    return (classifier, 1, line, text, expected, lambda a, t: _table1(t, classifier, l), _is(expected), True)
+    return (classifier, 1, line, text, expected, lambda a, t: _table1(t, classifier, l), _is(expected), (l,))
 
 
 def _table2_svm(ls):
     """Appendix C.3's statement on every data set: pruned vs original SVM significant (P) for several of ``ls``."""
     text = "Table 2 (C.3 text): pruned vs original SVM significant (P) for several l"
-    return ("SVM", 1, "MC16a:1058", text, _FEW, lambda a, t: _cells(t, "SVM", ls), _at_least("P", 2), True)
+    return ("SVM", 1, "MC16a:1058", text, _FEW, lambda a, t: _cells(t, "SVM", ls), _at_least("P", 2), tuple(ls))
 
 
 def _direction(classifier, aspect, line, text, column, sign, values=None):
     """A claim that the pruned view is below (sign -1) or above (+1) another for every l (of ``values``)."""
     count = lambda a, t: _count(a, classifier, column, sign, values)  # noqa: E731
-    return (classifier, aspect, line, text, "every l", count, _all_of, False)
+    return (classifier, aspect, line, text, "every l", count, _all_of, False, (column, sign))
 
 
 SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
@@ -214,6 +287,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _count(a, "SVC", "pruned - original", -1),
             lambda c: c[0] >= 2,
             False,
+            ("pruned - original", -1),
         ),
         (
             "SVC",
@@ -224,6 +298,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _slope(a, "SVC"),
             lambda s: s < 0,
             False,
+            ("pruned", "spread"),
         ),
         _table1_claim("SVC", 4, "F", "MC16a:1016"),
         _table1_claim("SVC", 5, "F", "MC16a:1023"),
@@ -235,7 +310,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             "F F F F",
             lambda a, t: _cells(t, "SVC", _L),
             _all_cells("F"),
-            True,
+            _L,
         ),
         _direction(
             "SVC",
@@ -265,6 +340,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _slope(a, "SVM"),
             lambda s: s > 0,
             False,
+            ("pruned", "spread"),
         ),
         _table2_svm(_L),
         _direction(
@@ -292,7 +368,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             "F F F",
             lambda a, t: _cells(t, "SVC", (3, 4, 5)),
             _all_cells("F"),
-            True,
+            (3, 4, 5),
         ),
         _direction(
             "SVC", 2, "MC16a:992", "identifying SVC beats pruned SVC (C.5: bad predictor)", "pruned - identifying", 1
@@ -319,6 +395,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _max_abs(a, "SVC", "pruned - original"),
             lambda m: m < 0.005,
             False,
+            ("pruned - original", "magnitude"),
         ),
         _table1_claim("SVC", 4, "F", "MC16a:1016"),
         _table1_claim("SVC", 5, "N/A", "MC16a:1023", "Table 1 (SVC): Org. vs L=5 N/A (4 alcohol values)"),
@@ -330,7 +407,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             "F F F",
             lambda a, t: _cells(t, "SVC", (2, 3, 4)),
             _all_cells("F"),
-            True,
+            (2, 3, 4),
         ),
         (
             "SVC",
@@ -341,6 +418,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
             lambda c: c[0] == 0,
             False,
+            ("pruned - identifying", 1),
         ),
         _direction("SVM", 1, "MC16a:1009", "original SVM beats pruned SVM (C.8)", "pruned - original", 1),
         _table2_svm((2, 3, 4)),
@@ -359,7 +437,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             "P for at least 3 l",
             lambda a, t: _cells(t, "SVC", _L),
             _at_least("P", 3),
-            True,
+            _L,
         ),
         (
             "SVC",
@@ -370,6 +448,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             lambda a, t: _count(a, "SVC", "pruned - identifying", -1),
             lambda c: c == (1, c[1]),
             False,
+            ("pruned - identifying", "magnitude"),
         ),
         (
             "SVM",
@@ -379,7 +458,7 @@ SVM_CLAIMS: dict[str, tuple[SvmClaim, ...]] = {
             "1 of 1 l values, t-test P",
             lambda a, t: (_count(a, "SVM", "pruned - original", -1, [2]), _table1(t, "SVM", 2)),
             lambda v: v[0] == (1, 1) and v[1] == "P",
-            True,
+            (2,),
         ),
     ),
 }
@@ -393,6 +472,7 @@ def svm_claims(
     classifiers: Sequence[str] | None = None,
     ls: Sequence[int] | None = None,
     k_anonymity: Sequence[int] | None = None,
+    fallback: Reason | None = None,
 ) -> pd.DataFrame:
     """The claims of MC16 (and of MC16a's Appendix C.2 and Table 1) for ``dataset``, with verdicts.
 
@@ -408,18 +488,22 @@ def svm_claims(
         The paper's data set whose claims apply; another name gives an empty table.
     classifiers, ls, k_anonymity
         As in :func:`svm_aspects` (defaults read from ``results``).
+    fallback : Reason, optional
+        The reason of a differing claim that names none (:func:`privnb.experiments.scale_reason` of a run below
+        the paper's scale).
 
     Returns
     -------
     DataFrame
-        The one claims schema, :data:`privnb.experiments.CLAIM_COLUMNS`.
+        The one claims schema, :data:`privnb.experiments.CLAIM_COLUMNS`; a t-test claim that differs carries
+        the reason its fold errors give (:func:`privnb.experiments.t_test_reason`).
     """
     present = set(results["classifier"])
     chosen = [claim for claim in SVM_CLAIMS.get(dataset, ()) if claim.classifier in present]
     if not chosen:
         return evaluate((), None)
     evidence = svm_evidence(results, classifiers=classifiers, ls=ls, k_anonymity=k_anonymity)
-    return evaluate(chosen, evidence)
+    return evaluate(chosen, evidence, fallback=fallback)
 
 
 def compare_space_claims(
