@@ -186,9 +186,7 @@ def _check_cards(cards: list[str]) -> int:
     failed = False
     for card in cards:
         try:
-            print(_printable(card_check(card, notebook_defaults() or None).to_string()), end="
-
-")
+            print(_printable(card_check(card, notebook_defaults() or None).to_string()), end="\n\n")
         except CardError as error:
             failed = True
             for problem in error.problems:
