@@ -20,12 +20,14 @@ which points are lost must not depend on where dask put them. A lost scheduler e
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from concurrent.futures import wait as wait_thread
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,14 +47,7 @@ class SchedulerLost(SweepError):
     """The connection to the dask scheduler broke while the sweep ran."""
 
 
-def connect(scheduler: str):
-    """A ``distributed.Client`` connected to ``scheduler``; a :class:`SweepError` when it cannot be reached.
-
-    Parameters
-    ----------
-    scheduler : str
-        The scheduler's address (``tcp://host:8786``).
-    """
+def _connect(scheduler: str):
     from distributed import Client
 
     try:
@@ -62,6 +57,37 @@ def connect(scheduler: str):
             f"cannot reach the dask scheduler at {scheduler!r} ({type(error).__name__}: "
             f"{error}); start it (dask scheduler) or check the address"
         ) from None
+
+
+@contextmanager
+def connect(scheduler: str, kernel_name: str) -> Iterator:
+    """A ``distributed.Client`` connected to ``scheduler`` whose workers all have the kernel; closed at the end.
+
+    While it is held, the client's own log stays quiet (a lost scheduler is reported once, by the sweep).
+
+    Parameters
+    ----------
+    scheduler : str
+        The scheduler's address (``tcp://host:8786``).
+    kernel_name : str
+        The kernel the points run in (:func:`check_workers`).
+
+    Raises
+    ------
+    SweepError
+        The scheduler cannot be reached, or a worker lacks the kernel.
+    """
+    client = _connect(scheduler)
+    log = logging.getLogger("distributed.client")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        check_workers(client, kernel_name)
+        yield client
+    finally:
+        with suppress(OSError, TimeoutError):
+            client.close(timeout=None if client.status == "running" else 1)
+        log.setLevel(level)
 
 
 def _worker_facts(kernel_name: str) -> dict:
@@ -196,7 +222,7 @@ def _checked(point: Point, record: dict) -> dict:
 
 
 def _scheduler_lost(client) -> bool:
-    return client.status not in ("running", "connecting", "newly-created")
+    return client.status != "running"  # "connecting" again, "closing", "closed": the scheduler went away
 
 
 def execute_dask(client, points: list[Point], options: dict, stop: StopFlag) -> Iterator[tuple[Point, dict]]:
@@ -224,16 +250,18 @@ def execute_dask(client, points: list[Point], options: dict, stop: StopFlag) -> 
     from distributed import Event
 
     stop_event = Event(f"privnb-stop-{options['owner'].run_id}", client=client)
-    futures = {
+    run_id = options["owner"].run_id
+    futures = {  # in spec order, as a local sweep runs them (dask alone would not keep it)
         client.submit(
             run_remote_point,
             p,
             options,
             stop_event.name,
             pure=False,
-            key=f"privnb {p.sweep}/{p.point_id} {options['owner'].run_id}",
+            key=f"privnb {p.sweep}/{p.point_id} {run_id}",
+            priority=len(points) - i,
         ): p
-        for p in points
+        for i, p in enumerate(points)
     }
     pending = set(futures)
     try:
@@ -246,8 +274,9 @@ def execute_dask(client, points: list[Point], options: dict, stop: StopFlag) -> 
             yield from _records(client, futures, done)
     finally:
         if not _scheduler_lost(client):
-            client.cancel(list(pending))
-            stop_event.clear()
+            with suppress(OSError):  # lost meanwhile
+                client.cancel(list(pending))
+                stop_event.clear()
 
 
 def _wait(client, pending: set, timeout: float, every: bool = False) -> tuple[set, set]:
@@ -258,7 +287,9 @@ def _wait(client, pending: set, timeout: float, every: bool = False) -> tuple[se
     except TimeoutError:
         done = {f for f in pending if f.done()}
         pending = pending - done
-    if _scheduler_lost(client):
+    except CancelledError:  # dask cancels every future of a client that lost its scheduler
+        pass
+    if _scheduler_lost(client) or any(f.cancelled() for f in pending):
         raise SchedulerLost(f"lost the dask scheduler at {client.scheduler.address}")
     return done, pending
 

@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench.dask_sweep import SchedulerLost, check_workers, connect, execute_dask
+from privnb.workbench.dask_sweep import SchedulerLost, connect, execute_dask
 from privnb.workbench.freshness import point_state
 from privnb.workbench.kernels import die_with_parent, kernel_problem, limit_threads
 from privnb.workbench.point_run import lost_record, previous_dir, run_point
@@ -354,8 +354,7 @@ def _backend(scheduler, kernel_name: str) -> Iterator:
         check_kernel(kernel_name)
         yield None
         return
-    with connect(scheduler) as client:
-        check_workers(client, kernel_name)
+    with connect(scheduler, kernel_name) as client:
         yield client
 
 
