@@ -340,3 +340,19 @@ def test_the_one_point_options_are_checked(tmp_path, capsys):
     assert code == 2 and "['x=1', 'x=2']" in err
     code, err = cli_error(["sweep", spec, spec, "--out", out, "--point", "0"], capsys)
     assert code == 2 and "give one SPEC" in err
+
+
+def test_a_point_run_again_after_its_worker_died_is_told_in_the_terminal(tmp_path, monkeypatch, capsys):
+    from privnb.workbench import runner
+
+    def retried(point, **options):  # the record of a point dask ran again after its first worker died
+        first = {"worker": "tcp://10.0.0.1:4000", "host": "node1", "pid": 7, "started": "2026-11-27T10:00:00+00:00"}
+        return {"point": point.point_id, "parameters": point.parameters, "status": "ok", "error": "",
+                "worker": "tcp://10.0.0.2:4000", "host": "node2", "retries": [first]}  # fmt: skip
+
+    monkeypatch.setattr(runner, "run_point", retried)
+    spec = hold_spec(tmp_path, tmp_path / "hold", "[1]")
+    sweep.run_sweeps([spec], out=tmp_path / "results", progress=False)
+    out = capsys.readouterr().out
+    assert "hold.quick/x=1: ran again on dask worker tcp://10.0.0.2:4000 (host node2)" in out
+    assert "tcp://10.0.0.1:4000 (host node1, 2026-11-27T10:00:00+00:00)" in out
