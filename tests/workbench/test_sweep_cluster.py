@@ -183,10 +183,9 @@ def test_ctrl_c_stops_the_remote_kernel_and_keeps_what_a_worker_finished(tmp_pat
         assert first["worker"].startswith("tcp://127.0.0.1:") and first["host"] == socket.gethostname()
         cap = str(max(1, len(os.sched_getaffinity(0))))  # a worker of one thread: its machine's cores
         assert set(json.loads((out / "hold.quick" / "x=1" / "threads.json").read_text()).values()) == {cap}
-        rerun = sweep_process(spec, out, "--scheduler", address)
-        stdout, stderr = rerun.communicate()
-    assert rerun.returncode == 0, stderr
-    assert "2 points (1 run, 1 already done), 0 failed" in stdout
+        rerun = sweep.run_sweeps([spec], out=out, scheduler=address, progress=False)
+    assert rerun.n_run == 1 and rerun.n_failed == 0 and not list(out.rglob("*.previous"))
+    assert json.loads((out / "hold.quick" / "x=2" / "point.json").read_text())["status"] == "ok"
 
 
 def test_killing_the_scheduler_keeps_finished_points_and_writes_the_report(tmp_path):
@@ -253,17 +252,20 @@ def test_workers_lacking_the_kernel_are_refused_before_anything_is_written(tmp_p
 # ---------------------------------------------------------------- one point at a time (job arrays)
 
 
-def test_one_point_runs_alone_and_another_runs_beside_it_on_the_same_out(tmp_path):
+def test_one_point_runs_alone_and_another_runs_beside_it_on_the_same_out(tmp_path, capsys):
+    """A held one-point process on x=2, and this test's own process as the others (the same command, no
+    interpreter start each).
+    """
+    from test_sweep_safety import cli_error
+
+    from privnb import __main__ as cli
+
     hold = tmp_path / "hold"
     hold.write_text("")
     spec, out = hold_spec(tmp_path, hold, "[1, 2, 3]"), tmp_path / "results"
-    listing = subprocess.run(
-        [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(out), "--list"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert [line.split("\t")[:2] for line in listing.stdout.splitlines()] == [
+    command = ["sweep", str(spec), "--out", str(out), "--no-progress"]
+    assert cli.main([*command, "--list"]) == 0
+    assert [line.split("\t")[:2] for line in capsys.readouterr().out.splitlines()] == [
         ["0", "hold.quick/x=1"],
         ["1", "hold.quick/x=2"],
         ["2", "hold.quick/x=3"],
@@ -271,17 +273,13 @@ def test_one_point_runs_alone_and_another_runs_beside_it_on_the_same_out(tmp_pat
     held = sweep_process(spec, out, "--point", "1")  # x=2 holds
     try:
         started(out / "hold.quick" / "x=2")
-        beside = sweep_process(spec, out, "--only", "x=1")
-        stdout, stderr = beside.communicate()
-        assert beside.returncode == 0, stderr
-        assert "hold.quick/x=1: ok" in stdout and set(listed(out)) == {"x=1", "x=2", "x=3"}
+        assert cli.main([*command, "--only", "x=1"]) == 0  # beside it
+        assert "hold.quick/x=1: ok" in capsys.readouterr().out and set(listed(out)) == {"x=1", "x=2", "x=3"}
         assert json.loads((out / "hold.quick" / "x=1" / "point.json").read_text())["status"] == "ok"
-        same = sweep_process(spec, out, "--point", "1")
-        _, stderr = same.communicate()
-        assert same.returncode == 2 and "point x=2 of sweep hold.quick is being run by pid" in stderr, stderr
-        whole = sweep_process(spec, out)
-        _, stderr = whole.communicate()
-        assert whole.returncode == 2 and "another sweep" in stderr, stderr
+        code, err = cli_error([*command, "--point", "1"], capsys)
+        assert code == 2 and f"point x=2 of sweep hold.quick is being run by pid {held.pid}" in err, err
+        code, err = cli_error(command, capsys)
+        assert code == 2 and "another sweep" in err, err
         hold.unlink()
         stdout, stderr = held.communicate()
     finally:
@@ -289,11 +287,9 @@ def test_one_point_runs_alone_and_another_runs_beside_it_on_the_same_out(tmp_pat
         stop_process(held)
     assert held.returncode == 0 and "hold.quick/x=2: ok" in stdout, stderr
     assert not (out / "hold.quick" / "x=3").exists()
-    subprocess.run([sys.executable, "-m", "privnb", "report", str(out)], check=True, capture_output=True)
+    assert cli.main(["report", str(out)]) == 0
     assert "2 ok, 0 failed" in (out / "hold.quick" / "report.md").read_text()
-    again = sweep_process(spec, out, "--point", "0")
-    stdout, _ = again.communicate()
-    assert again.returncode == 0 and "already done" in stdout
+    assert cli.main([*command, "--point", "0"]) == 0 and "already done" in capsys.readouterr().out
 
 
 def test_a_signal_stops_a_one_point_process_and_its_kernel(tmp_path):
