@@ -1,10 +1,12 @@
 """The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``, ``privnb notebooks``.
 
-Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), ``data`` found a
+Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed) or lost its dask
+scheduler (one line; finished points kept, reports written), ``data`` found a
 damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
 (argparse's usage errors, an invalid spec or data card (``data check``), a spec value whose type does not
 fit the notebook's parameter, a missing notebook, an unknown ``--kernel``, an ``--out`` that is a file or
-cannot be written or that another sweep holds, an unreachable ``--scheduler``, a folder that holds no sweep
+cannot be written or that another sweep holds, an unreachable ``--scheduler`` or a worker without the kernel, a
+point another process runs (``--point``), a folder that holds no sweep
 or whose reports cannot be written); 3 for an internal error; 130 / 143 / 129 when SIGINT / SIGTERM /
 SIGHUP stopped a sweep (the reports are written for what finished). Every error is one line on stderr
 (``PRIVNB_DEBUG=1`` adds the traceback).
@@ -42,6 +44,15 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--kernel", default="python3", help="Jupyter kernel (default python3: this environment)")
     sweep.add_argument("--cell-timeout", type=float, metavar="SECONDS", help="limit on one cell's run time")
     sweep.add_argument("--dry-run", action="store_true", help="list the points and whether they would run")
+    one = sweep.add_mutually_exclusive_group()
+    one.add_argument(
+        "--point",
+        type=int,
+        metavar="N",
+        help="run only point N of the one SPEC (numbered by --list): a job array's task",
+    )
+    one.add_argument("--only", metavar="NAME", help="run only the point named NAME (its folder's name)")
+    one.add_argument("--list", action="store_true", help="number the points of each SPEC (for --point) and exit")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     report = commands.add_parser(
@@ -114,10 +125,13 @@ def _release(args) -> int:
 def _sweep(args) -> int:
     from privnb.workbench.runner import run_sweeps
 
-    if args.dry_run:
+    if args.dry_run or args.list:
         return _dry_run(args)
+    from privnb.workbench.dask_sweep import SchedulerLost
     from privnb.workbench.runner import SweepInterrupted
 
+    if args.point is not None or args.only is not None:
+        return _one_point(args)
     try:
         summary = run_sweeps(
             args.specs,
@@ -137,21 +151,63 @@ def _sweep(args) -> int:
             file=sys.stderr,
         )
         return 128 + stopped.signum
+    except SchedulerLost as lost:
+        _print_summary(lost.summary)
+        print(
+            f"privnb sweep: {lost}: {lost.summary.n_pending} point(s) not run, finished ones kept; start the "
+            "scheduler and its workers again and run the same command to resume",
+            file=sys.stderr,
+        )
+        return 1
     _print_summary(summary)
     return int(summary.n_failed > 0 or bool(summary.unwritten))
 
 
+def _one_point(args) -> int:
+    """``--point N`` / ``--only NAME``: one point of one spec, beside other one-point processes."""
+    from privnb.workbench.one_point import run_one_point
+    from privnb.workbench.runner import SweepInterrupted
+    from privnb.workbench.spec import load_spec
+
+    if len(args.specs) != 1 or args.scheduler or args.workers != 1:
+        raise ValueError(
+            "--point and --only run one point of one SPEC in this process: give one SPEC, no --scheduler or --workers"
+        )
+    try:
+        summary = run_one_point(
+            load_spec(args.specs[0]),
+            out=args.out,
+            index=args.point,
+            name=args.only,
+            force=args.force,
+            kernel_name=args.kernel,
+            cell_timeout=args.cell_timeout,
+        )
+    except SweepInterrupted as stopped:
+        print(f"privnb sweep: {stopped}: the point was not recorded; run it again", file=sys.stderr)
+        return 128 + stopped.signum
+    ((name, (record,)),) = summary.records.items()
+    done = "already done" if record.get("cached") else f"{record['status']} in {record.get('duration_s')} s"
+    print(f"{name}/{record['point']}: {done}; `privnb report {summary.out}` writes the reports once every point ran")
+    if record["status"] in ("failed", "skipped"):
+        print(f"  {record['status']} {name}/{record['point']}: {record['error']}", file=sys.stderr)
+    return int(record["status"] == "failed")
+
+
 def _dry_run(args) -> int:
-    """Print each point, whether it would run and why (new, parameters differ, notebook changed...)."""
+    """Print each point, whether it would run and why (new, parameters differ, notebook changed...); with
+    ``--list``, each point's number first (what ``--point`` takes).
+    """
     from privnb.workbench.freshness import point_state
     from privnb.workbench.spec import load_spec
 
     for spec in map(load_spec, args.specs):
-        for point in spec.points(args.out):
+        for number, point in enumerate(spec.points(args.out)):
             state = point_state(point)
             verdict = "to run" if args.force or not state.done else "done"
             reason = "forced" if args.force else state.reason
-            print(f"{spec.name}/{point.point_id}\t{verdict}\t{reason}\t{point.parameters}")
+            first = f"{number}\t" if args.list else ""
+            print(f"{first}{spec.name}/{point.point_id}\t{verdict}\t{reason}\t{point.parameters}")
     return 0
 
 

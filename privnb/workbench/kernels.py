@@ -15,6 +15,7 @@ from privnb.workbench.kernel_log import bounded_log
 _UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 _SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
 _KERNEL_MANAGERS: dict[bool, type] = {}
+RUNNING_KERNELS: dict[str, int] = {}  # a running kernel's log file -> its pid (one kernel per point)
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -72,8 +73,15 @@ def _kernel_manager_class(ipc: bool) -> type:
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
             with bounded_log(self.kernel_log) as log:  # the kernel keeps its own copy of the descriptor
                 await super()._async_launch_kernel(kernel_cmd, **{"stdout": log, "stderr": log, **kw})
+            RUNNING_KERNELS[self.kernel_log] = self.provisioner.pid
 
         _launch_kernel = _async_launch_kernel
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            RUNNING_KERNELS.pop(self.kernel_log, None)
+            await super()._async_cleanup_resources(restart)
+
+        cleanup_resources = _async_cleanup_resources
 
     if not ipc:
         return SweepKernelManager
@@ -93,6 +101,49 @@ def _kernel_manager_class(ipc: bool) -> type:
             return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4()}-ipc")
 
     return IPCKernelManager
+
+
+def stop_kernel(log: str | os.PathLike) -> bool:
+    """Kill the kernel whose own output goes to ``log`` (one point's kernel), with whatever it started.
+
+    Returns whether such a kernel was running. Used to stop one point among several running in one process
+    (the threads of a dask worker), where :func:`privnb.workbench.safety.stop_kernels` would stop them all.
+
+    Parameters
+    ----------
+    log : path
+        The kernel's log file (the ``log`` given to :func:`kernel_options`).
+    """
+    pid = RUNNING_KERNELS.get(str(log))
+    if pid is None:
+        return False
+    try:
+        if os.getpgid(pid) == pid:  # jupyter starts each kernel in a session of its own
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:  # it ended meanwhile
+        pass
+    return True
+
+
+def kernel_problem(kernel_name: str) -> str | None:
+    """Why ``kernel_name`` cannot run here (``no Jupyter kernel named ...``), or None when it is installed.
+
+    Parameters
+    ----------
+    kernel_name : str
+        The Jupyter kernel's name.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    manager = KernelSpecManager()
+    try:
+        manager.get_kernel_spec(kernel_name)
+    except NoSuchKernel:
+        installed = ", ".join(sorted(manager.find_kernel_specs())) or "none"
+        return f"no Jupyter kernel named {kernel_name!r} (installed: {installed}); see `jupyter kernelspec list`"
+    return None
 
 
 def usable_cores() -> int:

@@ -70,7 +70,12 @@ def _set_aside(folder: Path) -> Path:
 
 
 def run_point(
-    point: Point, *, kernel_name: str = "python3", cell_timeout: float | None = None, owner: RunOwner | None = None
+    point: Point,
+    *,
+    kernel_name: str = "python3",
+    cell_timeout: float | None = None,
+    owner: RunOwner | None = None,
+    about: dict | None = None,
 ) -> dict:
     """Execute one point with papermill and record the outcome; never raises for a failing notebook.
 
@@ -94,6 +99,9 @@ def run_point(
     owner : RunOwner, optional
         The sweep run this point belongs to: when another run holds the results folder by the time the
         notebook ends (this process outlived a killed sweep), nothing more is written.
+    about : dict, optional
+        Where the point ran, added to its record: the dask worker and host, and the attempts before this one
+        when a worker running the point died (:mod:`privnb.workbench.dask_sweep`).
 
     Returns
     -------
@@ -106,7 +114,7 @@ def run_point(
     _set_aside(folder)
     partial, kernel_log = folder / ".notebook.part.ipynb", folder / KERNEL_LOG
     start = time.perf_counter()
-    record = {"point": point.point_id, "parameters": point.parameters, **point_identity(point)}
+    record = {"point": point.point_id, "parameters": point.parameters, **point_identity(point), **(about or {})}
     record.update(status="ok", error="", traceback="")
     try:
         # A fresh thread starts with empty contextvars, so nbclient makes its own event loop: jupyter_core

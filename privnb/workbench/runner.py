@@ -26,7 +26,8 @@ results.parquet (if any) can be read and the record was made with the parameters
 asks for now (:mod:`privnb.workbench.freshness`); any other point is run again. A point's last good results wait in
 ``<sweep>/<point>.previous`` while it runs again and survive every failing run. Points run serially, each
 in a process of its own (``workers`` at a time), or on a dask.distributed cluster (``scheduler``: the
-workers must see the same file system and have privnb installed). One sweep at a time writes to ``out``
+workers must see the same file system and have privnb installed; :mod:`privnb.workbench.dask_sweep`), or one
+point alone for a job array (:mod:`privnb.workbench.one_point`). One sweep at a time writes to ``out``
 (``out/.privnb-sweep.lock``, which names the run: a process left over from a killed sweep never records a
 point over a newer run's); a point's process dies with the sweep, and its kernel with it. SIGINT, SIGTERM
 and SIGHUP stop the running points and write the reports.
@@ -39,11 +40,14 @@ import shutil
 import signal
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
+from privnb.workbench.dask_sweep import SchedulerLost, connect, execute_dask
 from privnb.workbench.freshness import point_state
-from privnb.workbench.kernels import die_with_parent, limit_threads
+from privnb.workbench.kernels import die_with_parent, kernel_problem, limit_threads
 from privnb.workbench.point_run import lost_record, previous_dir, run_point
 from privnb.workbench.report import unwritten, write_index, write_sweep_outputs
 from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
@@ -100,13 +104,15 @@ def _worker_main(point: Point, options: dict, connection, parent_pid: int, worke
 
 
 def _execute(
-    points: list[Point], *, workers: int, scheduler, options: dict, stop: StopFlag
+    points: list[Point], *, workers: int, client, options: dict, stop: StopFlag
 ) -> Iterator[tuple[Point, dict]]:
-    """Run points serially, in processes of their own or on a dask cluster; yield them as they finish."""
+    """Run points serially, in processes of their own or on a dask cluster (``client``); yield them as they
+    finish.
+    """
     if not points:
         return
-    if scheduler is not None:
-        yield from _execute_dask(points, scheduler, options, stop)
+    if client is not None:
+        yield from execute_dask(client, points, options, stop)
     elif workers > 1:
         yield from _execute_processes(points, workers, options, stop)
     else:
@@ -176,40 +182,6 @@ def _receive(connection) -> dict | None:
         return connection.recv() if connection.poll() else None
     except (EOFError, OSError):
         return None
-
-
-_SCHEDULER_TIMEOUT = "10s"
-
-
-def _execute_dask(points, scheduler, options, stop) -> Iterator[tuple[Point, dict]]:
-    from distributed import Client, wait
-
-    try:
-        client = Client(scheduler, timeout=_SCHEDULER_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise SweepError(
-            f"cannot reach the dask scheduler at {scheduler!r} ({type(error).__name__}: "
-            f"{error}); start it (dask scheduler) or check the address"
-        ) from None
-    with client:
-        futures = {client.submit(run_point, p, pure=False, **options): p for p in points}
-        pending = set(futures)
-        try:
-            while pending and not stop:
-                try:
-                    done, pending = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    continue
-                for future in done:
-                    point = futures[future]
-                    try:
-                        record = future.result()
-                    except Exception as error:  # the worker died: run_point could not record the point itself
-                        record = lost_record(point, error)
-                    yield point, record
-        finally:
-            # a task that runs already finishes on its worker (dask cannot stop it); queued ones never start
-            client.cancel([f for f in futures if not f.done()])
 
 
 def _is_done(point: Point, notes: list[str]) -> bool:
@@ -282,7 +254,8 @@ def run_sweeps(
     progress : bool
         Show a progress bar.
     kernel_name : str
-        The Jupyter kernel the notebooks run in (checked before anything runs, unless ``scheduler``).
+        The Jupyter kernel the notebooks run in (checked before anything runs: here, or on every worker of
+        the ``scheduler``).
     cell_timeout : float, optional
         Seconds a single cell may run (papermill ``execution_timeout``).
 
@@ -296,35 +269,51 @@ def run_sweeps(
     ------
     SweepError
         ``out`` is a file or cannot be written, another sweep holds it (``out/.privnb-sweep.lock``), the
-        kernel is not installed, or the scheduler cannot be reached.
+        kernel is not installed (here or on a dask worker), or the scheduler cannot be reached; nothing is
+        written then.
+    SchedulerLost
+        The dask scheduler went away while the sweep ran: the points finished by then are kept (also those
+        whose results never reached this client), the others are "pending", the tables and reports are
+        written; ``summary`` holds the :class:`SweepSummary`.
     SweepInterrupted
         SIGINT, SIGTERM or SIGHUP arrived: running points were stopped (their kernels too), queued ones never
         started, and the tables and reports were written for what finished; running again resumes.
     """
     specs = _load_specs(specs, workers)
-    if scheduler is None:
-        _check_kernel(kernel_name)
     out = Path(out).resolve()
-    plan = {s.name: s.points(out) for s in specs}
-    check_out(out, {name: [p.point_id for p in points] for name, points in plan.items()})
-    stop = StopFlag()
-    with lock_results(out) as owner, catch_signals(stop, serial=scheduler is None and workers == 1):
-        records, todo, notes = _plan(specs, plan, force)
-        options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout, "owner": owner}
-        run = {"workers": workers, "scheduler": scheduler, "options": options, "stop": stop}
-        _run_points(
-            todo, records, run, progress=progress, notes=notes, skipped=sum(map(len, plan.values())) - len(todo)
-        )
-        if stop:
-            _mark_not_run(records)
-        missing = []  # what a full disk (or a read-only folder) kept from being written; the rest is written
-        for spec in specs:
-            missing += unwritten(_write_points_json, spec, plan[spec.name], records[spec.name])
-            missing += unwritten(write_sweep_outputs, out / spec.name)
-        missing += unwritten(write_index, out)
+    lost = None
+    with _backend(scheduler, kernel_name) as client:
+        plan = {s.name: s.points(out) for s in specs}
+        check_out(out, {name: [p.point_id for p in points] for name, points in plan.items()})
+        stop = StopFlag()
+        with lock_results(out) as owner, catch_signals(stop, serial=client is None and workers == 1):
+            records, todo, notes = _plan(specs, plan, force)
+            options = {"kernel_name": kernel_name, "cell_timeout": cell_timeout, "owner": owner}
+            run = {"workers": workers, "client": client, "options": options, "stop": stop}
+            started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            try:
+                _run_points(
+                    todo, records, run, progress=progress, notes=notes, skipped=sum(map(len, plan.values())) - len(todo)
+                )
+            except SchedulerLost as error:
+                lost = error
+            if client is not None:
+                _recover_finished(todo, records, started)
+            if stop or lost:
+                _mark_not_run(
+                    records, f"lost the dask scheduler at {scheduler}" if lost else "the sweep was interrupted"
+                )
+            missing = []  # what a full disk (or a read-only folder) kept from being written; the rest is written
+            for spec in specs:
+                missing += unwritten(write_points_json, spec, plan[spec.name], records[spec.name])
+                missing += unwritten(write_sweep_outputs, out / spec.name)
+            missing += unwritten(write_index, out)
     summary = SweepSummary(
         str(out), {s.name: [records[s.name][p.point_id] for p in plan[s.name]] for s in specs}, notes, missing
     )
+    if lost:
+        lost.summary = summary
+        raise lost
     if stop:
         raise SweepInterrupted(stop.signum, summary)
     return summary
@@ -342,17 +331,33 @@ def _load_specs(specs, workers: int) -> list[SweepSpec]:
     return specs
 
 
-def _check_kernel(kernel_name: str) -> None:
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+def check_kernel(kernel_name: str) -> None:
+    """Refuse a Jupyter kernel that is not installed here.
 
-    manager = KernelSpecManager()
-    try:
-        manager.get_kernel_spec(kernel_name)
-    except NoSuchKernel:
-        raise SweepError(
-            f"no Jupyter kernel named {kernel_name!r} (installed: {', '.join(sorted(manager.find_kernel_specs()))}); "
-            "see `jupyter kernelspec list`"
-        ) from None
+    Parameters
+    ----------
+    kernel_name : str
+        The kernel's name.
+
+    Raises
+    ------
+    SweepError
+        Naming the kernel and those installed.
+    """
+    problem = kernel_problem(kernel_name)
+    if problem:
+        raise SweepError(problem)
+
+
+@contextmanager
+def _backend(scheduler, kernel_name: str) -> Iterator:
+    """The dask client (None for local points), connected and checked before the results folder is touched."""
+    if scheduler is None:
+        check_kernel(kernel_name)
+        yield None
+        return
+    with connect(scheduler, kernel_name) as client:
+        yield client
 
 
 def _plan(specs: list[SweepSpec], plan: dict, force: bool) -> tuple[dict, list[Point], list[str]]:
@@ -373,7 +378,7 @@ def _plan(specs: list[SweepSpec], plan: dict, force: bool) -> tuple[dict, list[P
                 pending = {"point": point.point_id, "parameters": point.parameters, "status": "pending", "error": ""}
                 records[spec.name][point.point_id] = pending
                 todo.append(point)
-        _write_points_json(spec, plan[spec.name], records[spec.name])
+        write_points_json(spec, plan[spec.name], records[spec.name])
     return records, todo, notes
 
 
@@ -392,6 +397,8 @@ def _run_points(todo: list[Point], records: dict, run: dict, *, progress: bool, 
         try:
             for point, record in _execute(todo, **run):
                 records[point.sweep][point.point_id] = record
+                if record.get("retries"):
+                    bar.write(_retried(point, record))
                 bar.set_postfix_str(f"{point.sweep}/{point.point_id}: {record['status']}")
                 bar.update()
         except KeyboardInterrupt:
@@ -401,14 +408,45 @@ def _run_points(todo: list[Point], records: dict, run: dict, *, progress: bool, 
             stop.running = False
 
 
-def _mark_not_run(records: dict) -> None:
+def _retried(point: Point, record: dict) -> str:
+    before = ", ".join(f"dask worker {a['worker']} (host {a['host']}, {a['started']})" for a in record["retries"])
+    return (
+        f"{point.sweep}/{point.point_id}: ran again on dask worker {record['worker']} (host {record['host']}): "
+        f"the worker(s) running it before died: {before}"
+    )
+
+
+def _mark_not_run(records: dict, why: str) -> None:
     for sweep in records.values():
         for record in sweep.values():
             if record["status"] == "pending":
-                record["error"] = "not run: the sweep was interrupted; run it again to resume"
+                record["error"] = f"not run: {why}; run it again to resume"
 
 
-def _write_points_json(spec: SweepSpec, points: list[Point], records: dict) -> None:
+def _recover_finished(todo: list[Point], records: dict, started: str) -> None:
+    """Record the points a dask worker finished in this run (its point.json says so) whose result never
+    reached this client (the sweep stopped, or lost its scheduler, first).
+    """
+    for point in todo:
+        if records[point.sweep][point.point_id]["status"] != "pending" or not point_state(point).done:
+            continue
+        record = read_json(Path(point.output_dir) / "point.json")
+        if record.get("finished", "") >= started:
+            records[point.sweep][point.point_id] = record
+
+
+def write_points_json(spec: SweepSpec, points: list[Point], records: dict) -> None:
+    """Write the sweep's index, ``<sweep>/points.json``: the spec and every point's record (no tracebacks).
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The sweep.
+    points : list of Point
+        Its points, in order.
+    records : dict
+        Point id -> the point's record.
+    """
     write_json(
         Path(points[0].output_dir).parent / "points.json",
         {

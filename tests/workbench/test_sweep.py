@@ -279,8 +279,8 @@ def test_dask_backend_runs_several_sweeps_and_writes_the_index(project):
     first = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [3]}\n")
     second = write_spec(project, "toy.paper.yaml", "notebook: toy.ipynb\ngrid: {label: [z]}\n")
     out = project / "results"
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    with distributed.LocalCluster(  # worker processes: a point caps the threads of the process it runs in
+        n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None
     ) as cluster:
         summary = sweep.run_sweeps([first, second], out=out, scheduler=cluster.scheduler_address, progress=False)
     assert summary.n_failed == 0 and summary.n_points == 2, summary.records

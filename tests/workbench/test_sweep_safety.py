@@ -21,7 +21,7 @@ from test_sweep import write_notebook, write_spec
 
 from privnb import __main__ as cli
 from privnb import workbench as sweep
-from privnb.workbench import runner
+from privnb.workbench import dask_sweep, runner
 
 
 def fake_execute(notebook, output_path, parameters, **options):
@@ -175,11 +175,12 @@ def test_unusable_out_scheduler_or_notebook_are_one_line_errors(project, capsys,
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(runner, "_SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(dask_sweep, "SCHEDULER_TIMEOUT", "1s")
     code, err = cli_error(
         ["sweep", spec, "--out", str(project / "r"), "--scheduler", f"tcp://127.0.0.1:{port}", "--no-progress"], capsys
     )
     assert code == 2 and "cannot reach the dask scheduler" in err
+    assert not (project / "r").exists()  # refused before the folder is made, locked or written
     code, err = cli_error(["notebooks", str(project / "missing.ipynb")], capsys)
     assert code == 2 and "missing.ipynb not found" in err
 
