@@ -235,7 +235,7 @@ def _report(args) -> int:
 def _check_cards(cards: list[str]) -> int:
     from privnb.data import CardError, DataUnavailableError
     from privnb.experiments.card_check import card_check
-    from privnb.workbench.notebooks import notebook_defaults
+    from privnb.experiments.notebook_parameters import notebook_defaults
 
     if not cards:
         raise ValueError("privnb data check needs at least one CARD (a .yaml data card or a built-in name)")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -13,6 +14,17 @@ import scipy.sparse as sp
 
 from privnb.data.hierarchy import Hierarchy
 from privnb.validation import KINDS
+
+
+def _random_state(seed) -> np.random.RandomState:
+    """scikit-learn's ``check_random_state`` without importing scikit-learn (``privnb data check`` samples data)."""
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,16 +156,14 @@ class Dataset:
         n : int
             Number of rows, 1 <= n <= len(frame).
         random_state : None, int or numpy Generator/RandomState
-            Seeds the draw (:func:`sklearn.utils.check_random_state`).
+            Seeds the draw (read as :func:`sklearn.utils.check_random_state` reads it).
         stratify : bool
             False draws ``n`` rows uniformly without regard to the target.
         """
         total = len(self.frame)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= total:
             raise ValueError(f"sample size n must be an integer in [1, {total}] for {self.name!r}; got {n!r}")
-        from sklearn.utils import check_random_state  # here: loading data needs no scikit-learn
-
-        rng = check_random_state(random_state)
+        rng = _random_state(random_state)
         if stratify:
             y = self.y
             classes, counts = np.unique(y, return_counts=True)

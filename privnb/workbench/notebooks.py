@@ -8,7 +8,6 @@ source starts with ``# NBVAL_CHECK_OUTPUT`` so that nbval compares their stored 
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import json
 import math
@@ -20,9 +19,9 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
+from privnb.experiments.notebook_parameters import PARAMETERS_TAG, cell_defaults
 from privnb.files import atomic_path, write_text
 
-PARAMETERS_TAG = "parameters"
 KEEP_OUTPUT_TAG = "keep_output"
 CHECK_OUTPUT_MARK = "# NBVAL_CHECK_OUTPUT"
 
@@ -32,48 +31,14 @@ def _tags(cell) -> set[str]:
 
 
 def parameter_defaults(nb) -> dict:
-    """The literal defaults of the notebook's ``parameters`` cell.
+    """The literal defaults of the notebook's ``parameters`` cell (read as ``cell_defaults`` reads them).
 
     Raises
     ------
     ValueError
         If there is not exactly one parameters cell, or it holds anything but literal assignments.
     """
-    cells = [c for c in nb.cells if c.cell_type == "code" and PARAMETERS_TAG in _tags(c)]
-    if len(cells) != 1:
-        raise ValueError(f"expected exactly one cell tagged {PARAMETERS_TAG!r}, found {len(cells)}")
-    defaults = {}
-    for node in ast.parse(cells[0].source).body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            raise ValueError(f"the parameters cell may hold only `name = literal` lines, not {ast.unparse(node)!r}")
-        try:
-            defaults[node.targets[0].id] = ast.literal_eval(node.value)
-        except ValueError as error:
-            raise ValueError(f"parameter {node.targets[0].id!r} is not a literal: {ast.unparse(node.value)}") from error
-    return defaults
-
-
-NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-"""The project's notebooks (a checkout's ``notebooks/``, beside the package)."""
-
-
-def notebook_defaults(folder: str | os.PathLike = NOTEBOOKS_DIR) -> dict[str, dict]:
-    """Each notebook's parameters cell as values, by notebook name (``"00_tour"``: its defaults); empty when the
-    folder holds no notebook (an installed package without the checkout).
-
-    Parameters
-    ----------
-    folder : str or PathLike
-        Where the notebooks are.
-
-    Returns
-    -------
-    dict
-    """
-    return {
-        path.stem: parameter_defaults(nbformat.read(path, as_version=4))
-        for path in sorted(Path(folder).glob("0*.ipynb"))
-    }
+    return cell_defaults(nb.cells)
 
 
 def _papermill_parameters(nb) -> list[str]:

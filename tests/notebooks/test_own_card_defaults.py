@@ -14,7 +14,7 @@ import pytest
 from own_data import write_survey
 
 from privnb.experiments import NOTEBOOKS, card_check
-from privnb.workbench.notebooks import notebook_defaults
+from privnb.experiments.notebook_parameters import notebook_defaults
 
 SKIPPED = "**Skipped.**"
 RAN = {  # metrics only the sections the check lists as running on this card write
