@@ -114,7 +114,7 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
     paper's, read from the per-fold errors of the two views.
 
     - "ambiguous" when the two readings of the paper's "Student's t-test" (paired, unpaired) disagree on the cell;
-    - "noise" when the cell is near the test's threshold (a p-value between 0.01 and 0.2) or the mean difference
+    - "noise" when the cell is near the test's threshold (both p-values between 0.01 and 0.2) or the mean difference
       is within two standard errors of one run's error rate on ``rows`` rows (``sqrt(e (1 - e) / rows)``):
       another draw of folds or rows, such as the paper's, can flip the cell;
     - "data" otherwise: a clear-cut difference beyond that sampling error, which the paper's rows or
@@ -149,7 +149,7 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
             'the paper says only "Student\'s t-test": its paired and unpaired readings split here',
             evidence,
         )
-    near = any(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue))
+    near = all(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue))
     if near or abs(effect) < 2 * se:
         why = (
             "the cell is near the 0.05 threshold or the difference within two standard errors of one run's error: "
