@@ -109,7 +109,9 @@ def test_exact_audits_count_every_quasi_identifier_value(views):
         "breaches_published",
         "exact_audit_seconds",
         "exact_audit_rows",
+        "audit_note",
     ]
+    assert audits["audit_note"] == ""  # every audit in full within the budget
 
 
 def test_exact_audits_of_figure1():
