@@ -418,7 +418,7 @@ class GeneralizedTraining(TrainingView):
         Column kinds and ordinal orders (Mondrian only).
     max_suppression : float
         Share of rows full-domain generalization may suppress.
-    utility : {"discernibility", "loss"}
+    utility : {"discernibility", "loss", "geometric_loss"}
         How full-domain generalization chooses among minimal nodes.
     sensitive : str, optional
         The sensitive column the privacy models judge (both methods).
