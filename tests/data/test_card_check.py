@@ -326,7 +326,7 @@ def test_check_shows_hierarchies_unused_columns_and_each_notebooks_needs(tmp_pat
     table = out.split("and whether this card has it:\n", 1)[1]
     for notebook in ("00_tour", "01_svm_l_diversity", "02_knn_l_diversity", "03_feature_selection_k_ac"):
         assert notebook in table
-    assert re.search(r"05_privacy_utility\s+2. full-domain k-anonymity\s+sensitive, hierarchies, rows\s+True", table)
+    assert re.search(r"05_privacy_utility\s+3. full-domain k-anonymity\s+sensitive, hierarchies, rows\s+True", table)
     assert re.search(r"01_svm_l_diversity\s+6. the paper's claims .*False\s+the paper's numbers exist only", table)
     assert re.search(r"04_nbc_publishing\s+5. Figure 9: an NBC trained on k-anonymized rows .*True", table)
 

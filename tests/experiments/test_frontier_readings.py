@@ -35,3 +35,13 @@ def test_strongest_lines_name_the_attack_that_guesses_most_on_the_same_rows():
     common, definetti = strongest_lines(rows({"a": (0.30, 0.02), "b": (0.01, 0.02)}))
     assert common == "common guesses most on 1 of 2 releases (a 2), by 0.250 to 0.250 of the training rows."
     assert definetti.startswith("definetti guesses most on 1 of 2 releases (b 2), by 0.040")
+
+
+def test_matching_t_is_the_distance_to_l_equal_shares():
+    from privnb.experiments.privacy_frontier import matching_t
+
+    counts = [50, 30, 15, 5]
+    assert matching_t(counts, 1) == pytest.approx(0.5)  # one value at share 1 against 0.5: half the L1 distance
+    assert matching_t(counts, 2) == pytest.approx(0.5 * (0.0 + 0.2 + 0.15 + 0.05))
+    assert matching_t(counts, 4) == pytest.approx(0.5 * (0.25 + 0.05 + 0.1 + 0.2))  # not monotone in l
+    assert matching_t(counts, 9) == matching_t(counts, 4)  # an l above the values: all of them equally often

@@ -229,7 +229,7 @@ def test_a_full_disk_outside_a_point_stops_the_sweep_with_status_1_in_one_line(p
     internal error (3)."""
     from privnb.workbench import runner
 
-    monkeypatch.setattr(runner, "_write_points_json", enospc)
+    monkeypatch.setattr(runner, "write_points_json", enospc)
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
     code, err = run_cli(["sweep", str(spec), "--out", str(project / "results"), "--no-progress"], capsys)
     assert code == 1 and err.strip() == "privnb sweep: error: [Errno 28] No space left on device"

@@ -30,7 +30,7 @@ def matching_t(counts, l: int) -> float:
     distribution of l equally frequent values (its l most frequent values, 1/l each).
 
     A t-close class at this t is at least as close to the population as the closest group anatomy could form at l
-    (l distinct values, one each), so t shrinks as l grows, as the privacy of an l-diverse group does.
+    (l distinct values, one each). An l above the number of values takes every value equally often.
 
     Parameters
     ----------
@@ -45,8 +45,9 @@ def matching_t(counts, l: int) -> float:
     """
     share = np.sort(np.asarray(counts, dtype=float))[::-1]
     share = share / share.sum()
-    if not 1 <= l <= len(share):
-        raise ValueError(f"l must be between 1 and the {len(share)} sensitive values, got {l}")
+    if l < 1:
+        raise ValueError(f"l must be at least 1, got {l}")
+    l = min(l, len(share))  # an l above the values: the closest is every value equally often
     return float(0.5 * (np.abs(share[:l] - 1 / l).sum() + share[l:].sum()))
 
 
