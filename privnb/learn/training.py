@@ -422,7 +422,7 @@ class GeneralizedTraining(TrainingView):
         attribute's order for an ordered t-closeness model that gives none).
     max_suppression : float
         Share of rows full-domain generalization may suppress.
-    utility : {"discernibility", "loss"}
+    utility : {"discernibility", "loss", "geometric_loss"}
         How full-domain generalization chooses among minimal nodes.
     sensitive : str, optional
         The sensitive column the privacy models judge (both methods).

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
-from privnb.mechanisms.lattice import FullDomainLattice, minimal_nodes
+from privnb.mechanisms.lattice import LOSSES, FullDomainLattice, minimal_nodes
 from privnb.mechanisms.lattice_cache import forget_learned, matches_data
 from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
-from privnb.mechanisms.optimal_node import optimal_node
+from privnb.mechanisms.optimal_node import UTILITIES, optimal_node
 from privnb.mechanisms.releases import GeneralizedRelease, row_classes
 from privnb.validation import check_int, validated_rows
 
@@ -42,7 +43,11 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
       groups, plus ``n`` for each suppressed row.
     - ``"loss"`` (Iyengar 2002's loss metric): the mean over rows and quasi-identifiers of the
       share of the domain the released label covers (:meth:`Hierarchy.leaf_share`); a
-      suppressed row counts 1 for each attribute.
+      suppressed row counts 1 for each attribute. The mean over attributes of each attribute's loss (ARX's
+      ``createLossMetric(0.5, ARITHMETIC_MEAN)``).
+    - ``"geometric_loss"``: ARX's default loss metric (``Metric.createLossMetric()``): the same
+      per-attribute losses, aggregated by ARX's geometric mean, ``prod (1 + l_i)^(1/d) - 1``
+      (:func:`~privnb.mechanisms.lattice.aggregate_losses`).
 
     Parameters
     ----------
@@ -54,7 +59,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         One for each quasi-identifier.
     max_suppression : float in [0, 1)
         Largest share of rows that may be suppressed.
-    utility : {"discernibility", "loss"}
+    utility : {"discernibility", "loss", "geometric_loss"}
         How to choose among the candidate nodes.
     candidates : {"minimal", "all"}
         Which nodes ``utility`` chooses among. ``"minimal"`` (the default, which the papers' views use):
@@ -138,8 +143,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         k = check_int(self.k, "k")
         if not 0 <= self.max_suppression < 1:
             raise ValueError(f"max_suppression must be a share in [0, 1), got {self.max_suppression!r}")
-        if self.utility not in ("discernibility", "loss"):
-            raise ValueError(f"utility must be 'discernibility' or 'loss', got {self.utility!r}")
+        if self.utility not in UTILITIES:
+            raise ValueError(f"utility must be one of {UTILITIES}, got {self.utility!r}")
         if self.candidates not in ("minimal", "all"):
             raise ValueError(f"candidates must be 'minimal' or 'all', got {self.candidates!r}")
         if not isinstance(self.hierarchies, Mapping):
@@ -195,8 +200,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         rows = []
         for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
             n_sup, score = lattice.summary(m, k) if judge is None else judge.summary(m)
-            if self.utility == "loss":
-                score = lattice.loss(m, k) if judge is None else judge.loss(m)
+            if self.utility in LOSSES:
+                score = lattice.loss(m, k, utility=self.utility) if judge is None else judge.loss(m, self.utility)
             rows.append([*m, sum(m), n_sup, score])
         table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
         table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
@@ -220,7 +225,11 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         if judge is None and not matches_data(lattice, k, *offered):
             return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
-        self.generalized_ = self.generalize(frame.loc[~small])
+        release = frame[~small]  # the labels from the lattice's codes of the rows: no value looked up twice
+        for i, (a, level) in enumerate(self.node_.items()):
+            labels = hier[a].generalize(lattice.uniques[i], level)
+            release[a] = _spread(labels, lattice.raw[i][~small], release.index)
+        self.generalized_ = release
         self.release_ = GeneralizedRelease(
             self.generalized_,
             tuple(qi),
@@ -262,9 +271,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         Quasi-identifiers become their hierarchy label at ``node_`` (text, e.g. ``"35-39"``,
         ``"[20-30)"`` or ``"*"``); other columns are returned unchanged.
         """
-        out = self._check_fitted(frame).copy()
+        out = self._check_fitted(frame).copy(deep=False)
         for a, level in self.node_.items():
-            out[a] = self.hierarchies_[a].generalize(out[a].to_numpy(), level)
+            out[a] = _by_value(out[a], lambda values, a=a, level=level: self.hierarchies_[a].generalize(values, level))
         return out
 
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -276,9 +285,24 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         label at the fitted level. Other columns are unchanged. Values a hierarchy does not
         list raise ValueError. Suppressed rows are not dropped here (see ``suppressed_``).
         """
-        out = self._check_fitted(frame).copy()
+        out = self._check_fitted(frame).copy(deep=False)
         for a, level in self.node_.items():
             h = self.hierarchies_[a]
-            values = out[a].to_numpy()
-            out[a] = h.midpoints(values, level) if h.numeric else h.generalize(values, level)
+            encode = h.midpoints if h.numeric else h.generalize
+            out[a] = _by_value(out[a], lambda values, encode=encode, level=level: encode(values, level))
         return out
+
+
+def _spread(labels: np.ndarray, codes: np.ndarray, index: pd.Index) -> pd.Series:
+    """``labels[codes]`` as a column on ``index``, the labels' dtype inferred once (pandas' string dtype for
+    text): a take, not one conversion per row.
+    """
+    return pd.Series(pd.Series(labels).array.take(codes), index=index)
+
+
+def _by_value(column: pd.Series, encode) -> pd.Series:
+    """``encode`` applied to the distinct values of ``column`` (missing ones included, so that an encoder
+    refuses them) and spread back to its rows.
+    """
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return _spread(encode(np.asarray(uniques)), codes, column.index)

@@ -11,6 +11,7 @@ it.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -60,6 +61,21 @@ def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
     return np.abs(np.cumsum(shares - overall, axis=1)).sum(axis=1) / (m - 1)
 
 
+@functools.lru_cache(maxsize=32)
+def _tree_sums(hierarchy, values: tuple) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """Per level above the values: (level / H, value -> node a level down, node -> parent) indicators."""
+    height, child, out = hierarchy.n_levels - 1, np.arange(len(values)), []
+    for level in range(1, height + 1):
+        top = level == height
+        parent = np.zeros(len(values), dtype=np.int64) if top else hierarchy.codes(np.asarray(values, object), level)
+        children, parents = (np.unique(c, return_inverse=True)[1].ravel() for c in (child, parent))
+        links = np.zeros((children.max() + 1, parents.max() + 1))
+        links[children, parents] = 1
+        out.append((level / height, np.eye(children.max() + 1)[children], links))
+        child = parent
+    return out
+
+
 def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values) -> np.ndarray:
     """Earth Mover's Distance with the hierarchical distance: two values are ``level / H`` apart, where level
     is the height of their lowest common ancestor in ``hierarchy`` and H its height.
@@ -83,26 +99,12 @@ def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values)
     -------
     ndarray of shape (n_classes,)
     """
-    values = np.asarray(values, dtype=object)
-    height = hierarchy.n_levels - 1
-    extra = shares - overall  # the level-0 nodes: the values themselves
-    child = np.arange(len(values))
     cost = np.zeros(shares.shape[0])
-    for level in range(1, height + 1):
-        parent = np.zeros(len(values), dtype=np.int64) if level == height else hierarchy.codes(values, level)
-        # the extra of each child node at level - 1, then each parent's positive and negative sums
-        child_ids, child_index = np.unique(child, return_inverse=True)
-        child_extra = np.zeros((shares.shape[0], len(child_ids)))
-        np.add.at(child_extra.T, child_index, extra.T)
-        parent_of_child = np.zeros(len(child_ids), dtype=np.int64)
-        parent_of_child[child_index] = parent
-        parent_ids, parent_index = np.unique(parent_of_child, return_inverse=True)
-        positive = np.zeros((shares.shape[0], len(parent_ids)))
-        negative = np.zeros_like(positive)
-        np.add.at(positive.T, parent_index, np.clip(child_extra, 0, None).T)
-        np.add.at(negative.T, parent_index, np.clip(-child_extra, 0, None).T)
-        cost += level / height * np.minimum(positive, negative).sum(axis=1)
-        child = parent
+    extra = shares - overall  # the level-0 nodes: the values themselves
+    for weight, children, parents in _tree_sums(hierarchy, tuple(values)):
+        child_extra = extra @ children  # the extra of each node at level - 1
+        positive, negative = np.clip(child_extra, 0, None) @ parents, np.clip(-child_extra, 0, None) @ parents
+        cost += weight * np.minimum(positive, negative).sum(axis=1)
     return cost
 
 

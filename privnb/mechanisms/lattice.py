@@ -12,14 +12,46 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.grouping import combine_codes, group_sizes
+from privnb.mechanisms.grouping import group_sizes
 from privnb.mechanisms.lattice_cache import lattice_key, load_learned, save_learned
-from privnb.mechanisms.rollup import GroupSizes
+from privnb.mechanisms.rollup import ClassCounts, GroupSizes
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
 
 
 _MAX_LATTICE = 5_000_000
+
+#: The loss metrics: ARX's arithmetic and geometric means of the per-attribute losses.
+LOSSES = ("loss", "geometric_loss")
+
+
+def aggregate_losses(losses, utility: str) -> float:
+    """The loss metric from each attribute's loss, as ARX aggregates them (``metric/v2``).
+
+    ``"loss"``: the arithmetic mean (``ILMultiDimensionalArithmeticMean``), the loss over all rows and
+    attributes. ``"geometric_loss"``: ARX's default (``Metric.createLossMetric()``,
+    ``ILMultiDimensionalGeometricMean``), the geometric mean of ``1 + loss`` minus 1: ``prod (1 + l_i)^(1/d) -
+    1``, taken in attribute order as ARX does; like the arithmetic mean it only grows with each attribute's loss.
+
+    Parameters
+    ----------
+    losses : sequence of float
+        Each attribute's loss (:meth:`FullDomainLattice.attribute_losses`), in [0, 1].
+    utility : {"loss", "geometric_loss"}
+        The mean.
+
+    Returns
+    -------
+    float
+    """
+    if utility == "loss":
+        return math.fsum(losses) / len(losses)
+    if utility != "geometric_loss":
+        raise ValueError(f"utility must be one of {LOSSES}, got {utility!r}")
+    result = 1.0
+    for loss in losses:
+        result *= (loss + 1.0) ** (1.0 / len(losses))
+    return result - 1.0
 
 
 def _classify_lattice(
@@ -67,6 +99,36 @@ def _classify_lattice(
                 box[tuple(slice(0, lv + 1) for lv in node.tolist())] = _NOT
                 lo = mid + 1
     return nodes, status == _ANON, n_checks
+
+
+def factorized(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values in order of appearance), as ``pd.factorize`` (missing: -1).
+
+    A column of pandas' Arrow-backed strings (pandas 3's default) is encoded by Arrow's ``dictionary_encode``,
+    about twice as fast as ``pd.factorize`` on it, with the same codes.
+
+    Parameters
+    ----------
+    column : Series
+        The values.
+
+    Returns
+    -------
+    (ndarray of intp, ndarray)
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow" and hasattr(column.array, "__arrow_array__"):
+        import pyarrow as pa  # pandas' Arrow strings imply pyarrow
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(pa.array(column.array))
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks() if encoded.num_chunks else None
+        if encoded is not None:
+            codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.intp)
+            return codes, np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    codes, values = pd.factorize(column)
+    return codes, np.asarray(values)
 
 
 def minimal_nodes(nodes: np.ndarray, heights: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -175,9 +237,11 @@ class FullDomainLattice:
         """
         raw, uniques = [], []
         for a in quasi_identifiers:
-            codes, values = pd.factorize(frame[a])
+            codes, values = factorized(frame[a])
+            if len(codes) and codes.min() < 0:
+                raise ValueError(f"the quasi-identifier {a!r} has missing values; drop or impute them first")
             raw.append(codes)
-            uniques.append(np.asarray(values))
+            uniques.append(values)
             hierarchies[a].check(uniques[-1])  # the distinct values: as the column, and cheaper
         hier = [hierarchies[a] for a in quasi_identifiers]
         key = lattice_key(raw, uniques, hier, max_suppression)
@@ -249,8 +313,8 @@ class FullDomainLattice:
             save_learned(self.key, self.heights, self.anonymous, self.summaries)
         return nodes, anon, n_checks
 
-    def loss(self, node, k: int, kept: np.ndarray | None = None) -> float:
-        """Iyengar's loss metric at ``node``: mean over rows and attributes, suppressed rows count 1.
+    def loss(self, node, k: int, kept: np.ndarray | None = None, utility: str = "loss") -> float:
+        """Iyengar's loss metric at ``node``: ARX's mean over attributes of each one's loss (suppressed rows count 1).
 
         Parameters
         ----------
@@ -260,17 +324,38 @@ class FullDomainLattice:
             The anonymity level.
         kept : ndarray of bool, optional
             Which entries (raw combinations) are released; default those in classes of at least k rows.
+        utility : {"loss", "geometric_loss"}
+            The mean over attributes (:func:`aggregate_losses`).
         """
-        if kept is None:
-            key, span = self.sizes.groups(node)
-            group, size = group_sizes(key, self.sizes.weights, span=span)
-            kept = (size >= k)[group]
-        rows_kept = self.sizes.weights * kept
-        d = len(self.maps)
-        loss = math.fsum(
-            float(self.shares[i][node[i]][self.maps[i][node[i]][self.sizes.codes[i]]] @ rows_kept) for i in range(d)
-        )
-        return (loss + (self.n - float(rows_kept.sum())) * d) / (self.n * d)
+        if kept is None:  # the classes rolled up from a table below: an entry and the size of each
+            entries, size = self.sizes.classes(node)
+            return aggregate_losses(self.attribute_losses(node, entries, size * (size >= k)), utility)
+        return aggregate_losses(self.attribute_losses(node, None, self.sizes.weights * kept), utility)
+
+    def attribute_losses(self, node, entries: np.ndarray | None, rows_kept: np.ndarray) -> list[float]:
+        """Each quasi-identifier's loss at ``node``: the mean over rows of the share of its domain the released
+        label covers (:meth:`Hierarchy.leaf_share`), a suppressed row counting 1 (ARX's ``MetricMDNMLoss`` with
+        ``gsFactor`` 0.5, its normalization ``(share - 1/|domain|) / (1 - 1/|domain|)`` being the leaf share).
+
+        Parameters
+        ----------
+        node : sequence of int
+            One generalization level per quasi-identifier.
+        entries : ndarray of int or None
+            Entries (raw combinations) standing for the released classes (None: every entry).
+        rows_kept : ndarray
+            The rows released of each of ``entries``' classes.
+
+        Returns
+        -------
+        list of float
+        """
+        codes = self.sizes.codes if entries is None else [c[entries] for c in self.sizes.codes]
+        suppressed = self.n - float(rows_kept.sum())
+        return [
+            (float(self.shares[i][lv][self.maps[i][lv][codes[i]]] @ rows_kept) + suppressed) / self.n
+            for i, lv in enumerate(node)
+        ]
 
     @property
     def entry_of_row(self) -> np.ndarray:
@@ -294,6 +379,20 @@ class FullDomainLattice:
         counts = np.zeros((len(self.sizes.weights), n_values), dtype=np.int64)
         np.add.at(counts, (self.sizes.entry, codes), 1)
         return counts
+
+    def count_rollup(self, entry_counts: np.ndarray) -> ClassCounts:
+        """The class-by-value counts of ``entry_counts`` at any node, rolled up the lattice (:class:`ClassCounts`).
+
+        Parameters
+        ----------
+        entry_counts : ndarray of shape (n_entries, n_values)
+            From :meth:`entry_counts`.
+
+        Returns
+        -------
+        ClassCounts
+        """
+        return ClassCounts(self.sizes, entry_counts)
 
     def class_counts(self, node, entry_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(class of each entry, the class-by-value counts) at ``node``: ``entry_counts`` summed per class.
@@ -344,9 +443,6 @@ class FullDomainLattice:
         k : int
             The anonymity level.
         """
-        key = combine_codes(
-            [self.maps[i][lv][self.raw[i]] for i, lv in enumerate(node)],
-            [len(self.maps[i][lv]) for i, lv in enumerate(node)],
-        )
-        group, size = group_sizes(key)
-        return (size < k)[group]
+        key, span = self.sizes.groups([int(lv) for lv in node])  # per entry, then spread to the rows
+        group, size = group_sizes(key, self.sizes.weights, span=span)
+        return (size < k)[group][self.sizes.entry]

@@ -31,6 +31,27 @@ def _squared_distances(points: np.ndarray, center: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", diff, diff)
 
 
+def _checked_points(points) -> np.ndarray:
+    """``points`` as a 2-D float array, or a ValueError when MDAV could not end on them (a NaN is never the
+    farthest nor the nearest point, so no group would form; a mean or a squared distance that overflows is
+    inf or NaN).
+    """
+    points = np.asarray(points, dtype=float)
+    if points.ndim != 2:
+        raise ValueError(f"MDAV needs a 2-D array of points (records x dimensions), got shape {points.shape}")
+    if not np.isfinite(points).all():
+        raise ValueError("the points hold NaN or infinite values; drop or impute them before MDAV")
+    with np.errstate(over="ignore", invalid="ignore"):
+        center = points.mean(axis=0)
+        reach = float(np.abs(points - center).max(initial=0.0))
+        if not (np.isfinite(center).all() and np.isfinite(reach * reach * max(points.shape[1], 1))):
+            raise ValueError(
+                f"the points' mean or squared distances overflow float64 (values up to {np.abs(points).max():.3g}); "
+                "rescale them first (MDAVMicroaggregator(standardize=True) does)"
+            )
+    return points
+
+
 def mdav_groups(points, k: int) -> np.ndarray:
     """The MDAV group of each record (groups numbered in the order they form).
 
@@ -45,7 +66,7 @@ def mdav_groups(points, k: int) -> np.ndarray:
     -------
     ndarray of int, shape (n_records,)
     """
-    points = np.asarray(points, dtype=float)
+    points = _checked_points(points)
     n = len(points)
     k = check_int(k, "k")
     if n < k:
@@ -148,8 +169,11 @@ class MDAVMicroaggregator(TransformerMixin, Mechanism):
         values = self._values(frame, qi)
         if len(frame) < k:
             raise ValueError(f"{len(frame)} sample(s) cannot form a group of k = {k}; need at least k rows")
-        self.center_ = values.mean(axis=0) if self.standardize else np.zeros(len(qi))
-        scale = values.std(axis=0) if self.standardize else np.ones(len(qi))
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.center_ = values.mean(axis=0) if self.standardize else np.zeros(len(qi))
+            scale = values.std(axis=0) if self.standardize else np.ones(len(qi))
+        if not (np.isfinite(self.center_).all() and np.isfinite(scale).all()):
+            raise ValueError(f"the mean or standard deviation of {qi} overflows float64; rescale them first")
         self.scale_ = np.where(scale > 0, scale, 1.0)
         self.groups_ = mdav_groups((values - self.center_) / self.scale_, k)
         sums = np.zeros((int(self.groups_.max()) + 1, len(qi)))

@@ -35,6 +35,7 @@ import pandas as pd
 
 from privnb.mechanisms.anatomy import NotLDiverseError
 from privnb.mechanisms.class_counts import sensitive_column
+from privnb.mechanisms.lattice import aggregate_losses
 from privnb.mechanisms.privacy_models import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -241,7 +242,8 @@ class NodeJudge:
     """The classes of a full-domain lattice node, with their sensitive counts and which of them are suppressed.
 
     The rows' raw quasi-identifier combinations (the lattice's entries) are counted once per sensitive value
-    (an entry-by-value matrix); a node's class counts are its entries' rows summed per class.
+    (an entry-by-value matrix); a node's class counts are rolled up from those of a node below already
+    counted (:class:`~privnb.mechanisms.rollup.ClassCounts`, as the class sizes are), and judged by ``check``.
 
     Parameters
     ----------
@@ -249,15 +251,16 @@ class NodeJudge:
         The training frame's lattice.
     check : ModelCheck
         The models and k.
-    entry_counts : ndarray of shape (n_entries, n_values), optional
-        The entry-by-value counts, when already built for ``check``'s sensitive column.
+    counts : ClassCounts, optional
+        The rolled-up counts of ``check``'s sensitive column, when another judge already has them.
     """
 
-    def __init__(self, lattice, check: ModelCheck, entry_counts=None):
+    def __init__(self, lattice, check: ModelCheck, counts=None):
         self.lattice, self.check = lattice, check
-        if entry_counts is None:
-            entry_counts = lattice.entry_counts(check.codes, len(check.values))
-        self.entry_counts = entry_counts
+        if counts is None:
+            counts = lattice.count_rollup(lattice.entry_counts(check.codes, len(check.values)))
+        self.counts = counts
+        self.summaries = {}  # node -> (suppressed rows, discernibility)
 
     def judge(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(class of each entry, each class's size, which classes are suppressed) at ``node``.
@@ -271,8 +274,23 @@ class NodeJudge:
         -------
         (ndarray, ndarray, ndarray of bool)
         """
-        group, counts = self.lattice.class_counts(node, self.entry_counts)
+        group, counts = self.lattice.class_counts(node, self.counts.entry_counts)
         return group, counts.sum(axis=1), ~self.check.class_ok(counts)
+
+    def classes(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(an entry of each class, each class's size, which classes are suppressed) at ``node``, rolled up.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+
+        Returns
+        -------
+        (ndarray, ndarray, ndarray of bool)
+        """
+        entry, counts = self.counts.counts(node)
+        return entry, counts.sum(axis=1), ~self.check.class_ok(counts)
 
     def summary(self, node) -> tuple[int, float]:
         """(suppressed rows, discernibility) at ``node``.
@@ -286,25 +304,31 @@ class NodeJudge:
         -------
         (int, float)
         """
-        _, size, failing = self.judge(node)
-        n_sup = int(size[failing].sum())
-        kept = size[~failing].astype(float)
-        return n_sup, float(kept @ kept) + self.lattice.n * n_sup
+        key = tuple(int(lv) for lv in node)
+        got = self.summaries.get(key)
+        if got is None:
+            _, size, failing = self.classes(key)
+            n_sup = int(size[failing].sum())
+            kept = size[~failing]
+            got = self.summaries[key] = (n_sup, float(kept @ kept) + self.lattice.n * n_sup)
+        return got
 
-    def loss(self, node) -> float:
+    def loss(self, node, utility: str = "loss") -> float:
         """The loss metric at ``node`` with this check's suppression.
 
         Parameters
         ----------
         node : sequence of int
             One level per quasi-identifier.
+        utility : {"loss", "geometric_loss"}
+            The mean over attributes (:func:`~privnb.mechanisms.lattice.aggregate_losses`).
 
         Returns
         -------
         float
         """
-        group, _, failing = self.judge(node)
-        return self.lattice.loss(node, self.check.k, kept=~failing[group])
+        entry, size, failing = self.classes(node)
+        return aggregate_losses(self.lattice.attribute_losses(node, entry, size * ~failing), utility)
 
     def suppressed_rows(self, node) -> np.ndarray:
         """Boolean mask of the training rows suppressed at ``node``.
@@ -350,10 +374,11 @@ def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarra
         acceptable, more = lattice.classify_by(accept, ~anon)
         return nodes, acceptable, n_checks + more, "flash"
     if distinct:  # a monotone bound first: k-anonymity and distinct l-diversity with suppression
-        bound = NodeJudge(lattice, judge.check.restricted(distinct), judge.entry_counts)
+        bound = NodeJudge(lattice, judge.check.restricted(distinct), judge.counts)
         anon, more = lattice.classify_by(lambda node: bound.summary(node.tolist())[0] <= lattice.budget, ~anon)
         n_checks += more
     acceptable = anon.copy()
-    for i in np.flatnonzero(anon):
+    candidates = np.flatnonzero(anon)
+    for i in candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]:  # lowest first: roll-ups
         acceptable[i] = accept(nodes[i])
     return nodes, acceptable, n_checks + int(anon.sum()), "flash+exhaustive"

@@ -40,9 +40,11 @@ import dataclasses
 
 import numpy as np
 
+from privnb.mechanisms.lattice import LOSSES, aggregate_losses
+
 __all__ = ["OptimalNode", "optimal_node"]
 
-UTILITIES = ("discernibility", "loss")
+UTILITIES = ("discernibility", *LOSSES)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,23 +81,22 @@ def _scorers(lattice, k: int, utility: str, judge):
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
     if judge is not None and judge.check.k != k:
         raise ValueError(f"the judge checks k={judge.check.k}, not k={k}: build it for the same k")
-    if utility == "loss":  # nothing suppressed, the loss is a sum of one term per attribute and level
-        every_entry = np.ones(int(lattice.entry_of_row.max()) + 1, dtype=bool)
-        bottom = [0] * len(lattice.heights)
+    if utility in LOSSES:  # nothing suppressed, each attribute's loss depends on its own level only
+        weights, bottom = lattice.sizes.weights, [0] * len(lattice.heights)
         terms = [
-            [lattice.loss(bottom[:i] + [lv] + bottom[i + 1 :], k, kept=every_entry) for lv in range(int(h))]
+            [lattice.attribute_losses(bottom[:i] + [lv] + bottom[i + 1 :], None, weights)[i] for lv in range(int(h))]
             for i, h in enumerate(lattice.heights)
         ]
 
     def bound(node) -> float:
-        if utility == "loss":
-            return sum(terms[i][lv] for i, lv in enumerate(node)) * (1 - 1e-12)  # below any rounding of the score
+        if utility in LOSSES:  # each attribute's loss only grows upwards and with suppression; so does the mean
+            return aggregate_losses([terms[i][lv] for i, lv in enumerate(node)], utility) * (1 - 1e-12)
         return lattice.summary(node, 1)[1]  # at k = 1 nothing is suppressed: the sum of squared sizes
 
     def score(node) -> tuple[int, float]:
         n_sup, value = lattice.summary(node, k) if judge is None else judge.summary(node)
-        if utility == "loss":
-            value = lattice.loss(node, k) if judge is None else judge.loss(node)
+        if utility in LOSSES:
+            value = lattice.loss(node, k, utility=utility) if judge is None else judge.loss(node, utility)
         return n_sup, value
 
     return bound, score
@@ -115,8 +116,9 @@ def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discerni
     acceptable : ndarray of bool
         Which nodes are within the suppression budget (from :meth:`FullDomainLattice.classify`, or from
         :func:`~privnb.mechanisms.search_with_models` with privacy models); it need not be an up-set.
-    utility : {"discernibility", "loss"}
-        The score to minimize (ARX's non-monotone discernibility, or Iyengar's loss metric).
+    utility : {"discernibility", "loss", "geometric_loss"}
+        The score to minimize (ARX's non-monotone discernibility, or Iyengar's loss metric, averaged over
+        attributes arithmetically or by ARX's geometric mean).
     judge : NodeJudge, optional
         With privacy models: the suppression and scores follow its classes (k must be its k).
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.group_kernel import count_groups, rollup_counts
+from privnb.mechanisms.group_kernel import count_cells, count_groups, rollup_counts
 from privnb.mechanisms.grouping import combine_codes, group_sizes
 
 __all__ = ["GroupSizes"]
@@ -224,6 +224,17 @@ class GroupSizes:
             finer = ((self.src_bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
         return int(np.argmin(np.where(finer, self.src_size[:top], _NO_TABLE)))
 
+    def classes(self, node) -> tuple[np.ndarray, np.ndarray]:
+        """(an entry of each group, each group's size) at ``node``, rolled up like :meth:`sizes`.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per attribute.
+        """
+        node = [int(lv) for lv in node]
+        return self._rollup(node, self._source(self._bits(node)), True)[1]
+
     def sizes(self, node) -> np.ndarray:
         """Size of each group at ``node`` (an int array or a list of int levels)."""
         node = node.tolist() if isinstance(node, np.ndarray) else list(node)
@@ -249,3 +260,87 @@ def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[n
     entry = np.empty(n_groups, dtype=np.intp)
     entry[group] = np.arange(len(group))
     return [c[entry] for c in cols]
+
+
+class ClassCounts:
+    """Class-by-value counts (a sensitive attribute's) at any lattice node, rolled up as :class:`GroupSizes`
+    rolls up the class sizes: from the smallest kept count table of a node at or below, never from scratch.
+
+    A table is a list of cells, the non-zero counts of a class-by-value table, each with one entry of its
+    class (every entry of a class has the same key at any node above). A node's table is its source's cells
+    summed by the node's key of their entries (classes only merge going up). Tables with fewer cells than
+    their source are kept in a ring of ``slots`` (at most ``cached_cells`` cells in all).
+
+    Parameters
+    ----------
+    sizes : GroupSizes
+        The lattice's group sizes (its entries, their part ids and the node bit masks).
+    entry_counts : ndarray of shape (n_entries, n_values)
+        Each entry's rows per sensitive value.
+    slots : int
+        Kept tables recycled in the ring.
+    cached_cells : int
+        The most cells in all kept tables.
+    """
+
+    def __init__(self, sizes: GroupSizes, entry_counts: np.ndarray, *, slots: int = 4096, cached_cells: int = 1 << 23):
+        self.sizes = sizes
+        self.entry_counts = entry_counts
+        self.n_values = entry_counts.shape[1]
+        self.bits = np.full((1 + slots, sizes.src_bits.shape[1]), -1, dtype=np.int64)  # -1: matches no node
+        self.bits[0] = 0
+        self.cells = np.full(1 + slots, _NO_TABLE, dtype=np.intp)
+        self.tables = [_cells(np.arange(len(entry_counts), dtype=np.int32), entry_counts)] + [None] * slots
+        self.cells[0] = len(self.tables[0][0])
+        self.ring, self.cached, self.cached_cells = 1, 0, cached_cells
+        self.top = 1  # slots below it have been used
+
+    def counts(self, node) -> tuple[np.ndarray, np.ndarray]:
+        """(an entry of each class, the class-by-value counts) at ``node``.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per attribute.
+
+        Returns
+        -------
+        (ndarray of int, ndarray of float of shape (n_classes, n_values))
+        """
+        node = [int(lv) for lv in node]
+        bits = self.sizes._bits(node)
+        top = self.top
+        finer = ((self.bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
+        source = int(np.argmin(np.where(finer, self.cells[:top], _NO_TABLE)))
+        rep, value, weights = self.tables[source]
+        counted = None
+        if self.sizes.compiled:  # numba: keys, hash table and sums in one pass
+            parts = [self.sizes._part_ids(p, tuple(node[i] for i in attrs)) for p, attrs in enumerate(self.sizes.parts)]
+            ids, radices = [i for i, n in parts if n > 1], [n for _, n in parts if n > 1]
+            counted = count_cells(ids, radices, rep, value, weights, self.n_values)
+        if counted is None:
+            key, span = self.sizes.groups(node, rep)
+            group, _ = group_sizes(key, span=span)
+            n_classes, v = int(group.max()) + 1, self.n_values
+            out = np.bincount(group * v + value, weights=weights, minlength=n_classes * v).reshape(n_classes, v)
+            first = np.empty(n_classes, dtype=np.intp)
+            first[group[::-1]] = np.arange(len(group) - 1, -1, -1)
+        else:
+            out, first = counted
+        entries = rep[first]
+        table = _cells(entries, out)
+        if len(table[0]) < len(rep):
+            slot = self.ring
+            old = self.cells[slot] if self.tables[slot] is not None else 0
+            if self.cached - old + len(table[0]) <= self.cached_cells:
+                self.ring = slot + 1 if slot + 1 < len(self.tables) else 1
+                self.cached += len(table[0]) - old
+                self.bits[slot], self.cells[slot], self.tables[slot] = bits, len(table[0]), table
+                self.top = max(self.top, slot + 1)
+        return entries, out
+
+
+def _cells(entries: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entry, value, rows) of each non-zero cell of a class-by-value table whose classes ``entries`` stand for."""
+    row, value = np.nonzero(counts)
+    return entries[row], value, counts[row, value].astype(float)

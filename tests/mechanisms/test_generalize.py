@@ -14,7 +14,7 @@ from small_hierarchies import HAS_ADULT_HIERARCHIES, LETTERS, small_hierarchies
 from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
 from privnb.mechanisms.group_kernel import rollup_counts
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
-from privnb.mechanisms.rollup import GroupSizes
+from privnb.mechanisms.rollup import ClassCounts, GroupSizes
 
 frames = st.integers(1, 30).flatmap(
     lambda n: st.builds(
@@ -151,6 +151,41 @@ def test_group_sizes_fast_path_matches_reference(heights, n_rows, seed, id_budge
         expected = np.sort(np.unique(labels, axis=0, return_counts=True)[1])
         got = sizes.sizes(np.array(node, dtype=np.int16))
         assert np.sort(got).tolist() == expected.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(1, 4), min_size=1, max_size=5),
+    st.integers(1, 300),
+    st.integers(1, 6),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([1, 4, 64]),
+    st.booleans(),
+)
+def test_class_counts_rolled_up_match_counting_from_scratch(heights, n_rows, n_values, seed, slots, compiled):
+    """The sensitive counts rolled up the lattice (ClassCounts: kept tables of nodes below, in any order, the
+    ring recycled) are the counts of every class counted from scratch over the rows, and each class's
+    representative entry lies in it (numpy, and the compiled kernel when numba is installed).
+    """
+    maps, raw = random_lattice_table(n_rows, heights, seed)
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, n_values, size=n_rows)
+    sizes = GroupSizes(maps, raw, compiled=compiled)
+    entry_counts = np.zeros((len(sizes.weights), n_values), dtype=np.int64)
+    np.add.at(entry_counts, (sizes.entry, values), 1)
+    rolled = ClassCounts(sizes, entry_counts, slots=slots)
+    nodes = list(itertools.product(*(range(h) for h in heights)))
+    for j in rng.permutation(len(nodes))[:60]:
+        node = nodes[j]
+        labels = np.column_stack([maps[i][lv][raw[i]] for i, lv in enumerate(node)])
+        classes, row_class = np.unique(labels, axis=0, return_inverse=True)
+        expected = np.zeros((len(classes), n_values))
+        np.add.at(expected, (row_class.ravel(), values), 1)
+        entries, counts = rolled.counts(node)
+        assert sorted(map(tuple, counts.tolist())) == sorted(map(tuple, expected.tolist()))
+        entry_labels = np.column_stack([maps[i][lv][sizes.codes[i][entries]] for i, lv in enumerate(node)])
+        found = {tuple(row): c for row, c in zip(entry_labels.tolist(), counts.tolist())}
+        assert found == {tuple(row): c for row, c in zip(classes.tolist(), expected.tolist())}
 
 
 def test_group_sizes_many_generalization_steps():

@@ -116,3 +116,26 @@ def test_mdav_input_errors():
     assert ProtectedTraining(MDAVMicroaggregator([0], 2), LogisticRegression()).fit(
         np.arange(8.0).reshape(4, 2), [0, 1, 0, 1]
     )
+
+
+@pytest.mark.parametrize(
+    "points, message",
+    [
+        ([[0.0, 1.0], [np.nan, 2.0], [3.0, 4.0], [5.0, 6.0]], "NaN or infinite"),
+        ([[0.0, 1.0], [np.inf, 2.0], [3.0, 4.0], [5.0, 6.0]], "NaN or infinite"),
+        ([[1e308, 0.0], [1e308, 1.0], [-1e308, 2.0], [1e308, 3.0]], "overflow"),
+        ([[1e200, 0.0], [-1e200, 1.0], [0.0, 2.0], [1.0, 3.0]], "overflow"),
+        ([1.0, 2.0, 3.0], "2-D"),
+    ],
+)
+def test_mdav_refuses_points_it_could_not_group(points, message):
+    """A NaN is never the farthest or a nearest point (the loop would never end); an overflowing mean or squared
+    distance is inf or NaN: a ValueError saying so, not an endless loop."""
+    with pytest.raises(ValueError, match=message):
+        mdav_groups(np.array(points), 2)
+
+
+def test_mdav_refuses_values_too_large_to_standardize():
+    frame = pd.DataFrame({"a": [1e308, 1e308, -1e308, 1e308], "b": [0.0, 1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match="overflows float64"):
+        MDAVMicroaggregator(["a", "b"], 2).fit(frame)
