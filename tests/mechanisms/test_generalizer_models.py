@@ -58,14 +58,6 @@ frames = st.integers(2, 24).flatmap(
 )
 
 model_lists = st.lists(st.sampled_from(MODELS), min_size=1, max_size=2, unique_by=repr)
-# the brute force of the search's optimum reads the input table's distribution: under reference="release" the
-# search can miss the best minimal node (a known bug, left for the next session: see the closing note of 2026-11-27)
-input_model_lists = st.lists(
-    st.sampled_from([m for m in MODELS if getattr(m, "reference", "input") == "input"]),
-    min_size=1,
-    max_size=2,
-    unique_by=repr,
-)
 
 
 def brute_class_ok(values, overall, model, k):
@@ -106,7 +98,10 @@ def reads_release(model) -> bool:
 def brute_kept(classes, frame_overall, k, models):
     """Which classes are kept: k and the input-reading models against the table; then, for the release-reading
     ones, classes failing against the kept rows' distribution suppressed until every kept class passes."""
-    kept = [all(brute_class_ok(c, frame_overall, m, k) for m in models if not reads_release(m)) for c in classes]
+    kept = [
+        len(c) >= k and all(brute_class_ok(c, frame_overall, m, k) for m in models if not reads_release(m))
+        for c in classes
+    ]
     later = [m for m in models if reads_release(m)]
     while later and any(kept):
         rows = [v for c, keep in zip(classes, kept) if keep for v in c]
@@ -146,7 +141,7 @@ def assert_release_satisfies(release, frame, k, models):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frames, st.integers(1, 3), input_model_lists, st.sampled_from([0.0, 0.15, 0.4]))
+@given(frames, st.integers(1, 3), model_lists, st.sampled_from([0.0, 0.15, 0.4]))
 def test_full_domain_with_models_against_brute_force(frame, k, models, max_suppression):
     hier = small_hierarchies(QI, num_top=8)
     truth = brute_lattice(frame, hier, k, models, max_suppression)
