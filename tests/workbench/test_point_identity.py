@@ -7,7 +7,7 @@ from pathlib import Path
 from test_sweep import dry_run, fake_run_point, runs, write_notebook, write_spec
 
 from privnb import workbench as sweep
-from privnb.data.card_inputs import card_inputs
+from privnb.data.card_inputs import card_inputs, input_digests
 from privnb.workbench import runner
 
 CARD = """name: ward
@@ -39,6 +39,18 @@ def write_card(folder: Path) -> Path:
 def test_card_inputs_are_the_card_its_data_and_hierarchy_files(tmp_path):
     card = write_card(tmp_path / "cards")
     assert [p.name for p in card_inputs(card)] == ["ward.yaml", "ward.csv", "zip_hierarchy.csv"]
+
+
+def test_an_items_cards_file_is_among_its_inputs_and_editing_it_changes_the_digests(tmp_path):
+    (tmp_path / "baskets.csv").write_text("a,b,class\n1,0,spam\n0,1,ham\n")
+    card = tmp_path / "baskets.yaml"
+    card.write_text("name: baskets\nitems: {file: baskets.csv, format: matrix, label: class, positive: spam}\n")
+    assert [p.name for p in card_inputs(card)] == ["baskets.yaml", "baskets.csv"]
+    before = input_digests([str(card)])
+    (tmp_path / "baskets.csv").write_text("a,b,class\n1,1,spam\n0,1,ham\n")
+    after = input_digests([str(card)])
+    assert before.keys() == after.keys() and before != after
+    assert before[str(card.resolve())] == after[str(card.resolve())]
 
 
 def test_editing_the_data_a_finished_point_read_runs_it_again_and_serves_the_new_number(tmp_path, capsys):
