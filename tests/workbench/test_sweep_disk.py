@@ -177,6 +177,26 @@ def test_reports_that_cannot_be_written_end_the_sweep_with_status_1_and_one_line
     assert json.loads((out / "toy.quick" / "x=2" / "point.json").read_text())["status"] == "ok"
 
 
+def test_a_points_json_that_cannot_be_written_at_the_end_is_named(project, monkeypatch, capsys):
+    """ENOSPC rewriting points.json after the points ran (the error names no file): its line names it."""
+    from privnb.workbench import runner
+
+    real, written = runner.write_json, []
+
+    def full_at_the_end(path, data):
+        written.append(path)
+        if len(written) > 1:
+            enospc()
+        real(path, data)
+
+    monkeypatch.setattr(runner, "write_json", full_at_the_end)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    out = project / "results"
+    code, err = run_cli(["sweep", str(spec), "--out", str(out), "--no-progress"], capsys)
+    assert code == 1 and written[-1] == out / "toy.quick" / "points.json"
+    assert f"not written: cannot write {out / 'toy.quick' / 'points.json'}: No space left on device" in err
+
+
 def test_a_long_error_is_one_short_line(project, monkeypatch, capsys):
     import papermill
 
@@ -405,5 +425,6 @@ def test_sigint_on_a_full_disk_exits_130(tmp_path, workers):
     assert process.returncode == 130, stderr
     assert "interrupted by SIGINT" in stderr and "internal error" not in stderr and "Traceback" not in stderr
     assert all(len(line) < 1200 for line in stderr.splitlines())
+    assert all(str(tmp_path / "disk") in line for line in stderr.splitlines() if "not written" in line)
     if workers == 1:  # x=1 finished before x=2 started (beside x=2, it may meet the full disk)
         assert json.loads((results / "fill.quick" / "x=1" / "point.json").read_text())["status"] == "ok"
