@@ -2,13 +2,17 @@
 notebook code; what is recorded beside its numbers (privnb's version and commit, the inputs' digests)."""
 
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
 from test_sweep import dry_run, fake_run_point, runs, write_notebook, write_spec
 
+import privnb
 from privnb import workbench as sweep
 from privnb.data.card_inputs import card_inputs, input_digests
 from privnb.workbench import runner
+from privnb.workbench.provenance import privnb_provenance, provenance_text
 
 CARD = """name: ward
 file: ward.csv
@@ -121,3 +125,13 @@ def test_a_record_without_inputs_runs_a_card_point_again(tmp_path, monkeypatch, 
     states = dry_run(spec, out, capsys)
     assert states["toy.quick/label=ward"] == ("to run", "inputs changed: not recorded")
     assert states["toy.quick/label=a"] == ("done", "done")
+
+
+def test_the_commit_recorded_is_the_checkouts_and_the_report_shows_it_short():
+    source = Path(privnb.__file__).resolve().parents[1]
+    head = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("privnb does not run from a git checkout here")
+    assert privnb_provenance()["commit"].removesuffix("+dirty") == head.stdout.strip()
+    record = {"privnb": {"version": "0.1.0", "commit": "1a2b3c4d5e6f+dirty"}, "inputs": {"/d/ward.csv": "9c0d1e2f33"}}
+    assert provenance_text(record) == "privnb 0.1.0 (1a2b3c4d+dirty); ward.csv 9c0d1e2f"
