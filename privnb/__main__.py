@@ -1,7 +1,8 @@
 """The ``privnb`` command: ``privnb sweep``, ``privnb report``, ``privnb data``, ``privnb notebooks``.
 
-Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed) or lost its dask
-scheduler (one line; finished points kept, reports written), ``data`` found a
+Exit status: 0 on success; 1 when ``sweep`` had failed points (their count is printed), lost its dask
+scheduler (one line; finished points kept, reports written) or met a full disk where no point was to blame,
+``data`` found a
 damaged or mismatching file, or ``notebooks`` found a notebook off the conventions; 2 for bad usage or input
 (argparse's usage errors, an invalid spec or data card (``data check``), a spec value whose type does not
 fit the notebook's parameter, a missing notebook, an unknown ``--kernel``, an ``--out`` that is a file or

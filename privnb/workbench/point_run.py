@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import math
 import os
 import re
@@ -26,6 +28,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _SKIPPED_ERRORS = ("DataUnavailableError", "DataUnsupportedError")
 KERNEL_LOG = "kernel.log"  # the point's kernel process's own output, kept when it wrote any
 _MAX_ERROR = 500  # characters of a point's error line
+#: How a full disk reads in an error: ENOSPC, EDQUOT, EFBIG (a file over its size limit), as strerror says them.
+_DISK_FULL_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def previous_dir(folder: str | os.PathLike) -> Path:
@@ -86,7 +90,9 @@ def run_point(
     notebook raised ``privnb.data.DataUnavailableError``, or ``privnb.experiments.DataUnsupportedError``: the
     data set lacks what the notebook needs), the ``error`` (exception type and
     message), the ``traceback``, the duration, the parameters and the notebook's name and code fingerprint
-    (what makes the point done for a later sweep, :mod:`privnb.workbench.freshness`).
+    (what makes the point done for a later sweep, :mod:`privnb.workbench.freshness`). A run that fails on a full
+    disk has what it wrote deleted (its bounded ``kernel.log`` kept), so that the other points and the reports
+    find room; a folder that cannot be prepared, or a record that cannot be written, fails the point alone.
 
     Parameters
     ----------
@@ -111,11 +117,18 @@ def run_point(
     import papermill
 
     folder = Path(point.output_dir)
-    _set_aside(folder)
     partial, kernel_log = folder / ".notebook.part.ipynb", folder / KERNEL_LOG
     start = time.perf_counter()
     record = {"point": point.point_id, "parameters": point.parameters, **point_identity(point), **(about or {})}
     record.update(status="ok", error="", traceback="")
+    try:
+        _set_aside(folder)
+    except OSError as error:  # a full disk (or a read-only folder): this point fails, the sweep goes on
+        record.update(
+            _failure(error), duration_s=0.0, finished=datetime.now(timezone.utc).isoformat(timespec="seconds")
+        )
+        record["error"] = f"its folder {folder} cannot be prepared ({error.strerror or error})"
+        return record
     try:
         # A fresh thread starts with empty contextvars, so nbclient makes its own event loop: jupyter_core
         # caches a loop in a context variable, and dask copies contexts into its task threads.
@@ -139,6 +152,8 @@ def run_point(
             _keep_if_written(kernel_log)
             if partial.exists():
                 os.replace(partial, folder / "notebook.ipynb")
+            if record["status"] == "failed" and _disk_full(record["error"]):
+                record["error"] += _free_disk(folder)
     record.update(
         duration_s=round(time.perf_counter() - start, 3),
         finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -148,6 +163,32 @@ def run_point(
         return record
     _finish(folder, record)
     return record
+
+
+def _disk_full(message: str) -> bool:
+    """Whether a point's error line says that a disk was full (or a file outgrew its size limit)."""
+    return any(os.strerror(code) in message for code in _DISK_FULL_ERRORS)
+
+
+def _free_disk(folder: Path) -> str:
+    """Delete what a run that failed on a full disk wrote in its folder (its bounded ``kernel.log`` kept), so that
+    the other points and the reports find room: a point that fills the disk fails alone. Returns a note for the
+    point's error (its traceback is kept in ``point.json``).
+    """
+    freed = 0
+    for path in list(folder.iterdir()):
+        if path.name == KERNEL_LOG:
+            continue
+        try:
+            if path.is_dir() and not path.is_symlink():
+                freed += sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+                shutil.rmtree(path)
+            else:
+                freed += path.lstat().st_size
+                path.unlink()
+        except OSError:  # what cannot be deleted stays
+            pass
+    return f"; the disk was full: the {freed / 2**20:.1f} MiB this run wrote were deleted to free it"
 
 
 def _keep_if_written(log: Path) -> None:
@@ -169,7 +210,8 @@ def _finish(folder: Path, record: dict) -> None:
     try:
         write_json(folder / "point.json", record)
     except OSError as error:  # a full disk fails this point, not the sweep: its record lives on in points.json
-        record.update(status="failed", error=f"its point.json cannot be written ({error.strerror or error})")
+        why = f"its point.json cannot be written ({error.strerror or error})"
+        record.update(status="failed", error=f"{record['error']}; {why}" if record["status"] == "failed" else why)
         return
     if record["status"] == "ok" and previous.exists():
         shutil.rmtree(previous)
@@ -207,6 +249,7 @@ def lost_record(point: Point, error: BaseException) -> dict:
         "duration_s": math.nan,
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    Path(point.output_dir).mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a full disk: _finish says the record cannot be written
+        Path(point.output_dir).mkdir(parents=True, exist_ok=True)
     _finish(Path(point.output_dir), record)
     return record

@@ -118,7 +118,7 @@ def write_sweep_outputs(sweep_dir: str | os.PathLike) -> None:
     _write_report(sweep_dir, _sweep_report(sweep_dir, results), mathjax_url(sweep_dir.parent, sweep_dir))
 
 
-def unwritten(write, *args) -> list[str]:
+def unwritten(write, *args, what: str = "") -> list[str]:
     """Call ``write(*args)``; return ``[]``, or one short line naming what could not be written (a full disk, a
     read-only folder), so that a sweep that cannot write one report still writes the others and ends cleanly.
 
@@ -128,11 +128,15 @@ def unwritten(write, *args) -> list[str]:
         A writer (:func:`write_sweep_outputs`, :func:`write_index`, ...).
     *args
         Its arguments.
+    what : str
+        What ``write`` writes, named in the line when the error does not name a file.
     """
     try:
         write(*args)
     except (OSError, WriteError) as error:
         text = " ".join(str(error).split())
+        if what and isinstance(error, OSError) and error.filename is None:
+            text = f"cannot write {what}: {error.strerror or text}"
         return [text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "\N{HORIZONTAL ELLIPSIS}"]
     return []
 

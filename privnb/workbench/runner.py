@@ -305,7 +305,13 @@ def run_sweeps(
                 )
             missing = []  # what a full disk (or a read-only folder) kept from being written; the rest is written
             for spec in specs:
-                missing += unwritten(write_points_json, spec, plan[spec.name], records[spec.name])
+                missing += unwritten(
+                    write_points_json,
+                    spec,
+                    plan[spec.name],
+                    records[spec.name],
+                    what=str(out / spec.name / "points.json"),
+                )
                 missing += unwritten(write_sweep_outputs, out / spec.name)
             missing += unwritten(write_index, out)
     summary = SweepSummary(

@@ -2,13 +2,17 @@
 notebook code; what is recorded beside its numbers (privnb's version and commit, the inputs' digests)."""
 
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
 from test_sweep import dry_run, fake_run_point, runs, write_notebook, write_spec
 
+import privnb
 from privnb import workbench as sweep
-from privnb.data.card_inputs import card_inputs
+from privnb.data.card_inputs import card_inputs, input_digests
 from privnb.workbench import runner
+from privnb.workbench.provenance import privnb_provenance, provenance_text
 
 CARD = """name: ward
 file: ward.csv
@@ -39,6 +43,18 @@ def write_card(folder: Path) -> Path:
 def test_card_inputs_are_the_card_its_data_and_hierarchy_files(tmp_path):
     card = write_card(tmp_path / "cards")
     assert [p.name for p in card_inputs(card)] == ["ward.yaml", "ward.csv", "zip_hierarchy.csv"]
+
+
+def test_an_items_cards_file_is_among_its_inputs_and_editing_it_changes_the_digests(tmp_path):
+    (tmp_path / "baskets.csv").write_text("a,b,class\n1,0,spam\n0,1,ham\n")
+    card = tmp_path / "baskets.yaml"
+    card.write_text("name: baskets\nitems: {file: baskets.csv, format: matrix, label: class, positive: spam}\n")
+    assert [p.name for p in card_inputs(card)] == ["baskets.yaml", "baskets.csv"]
+    before = input_digests([str(card)])
+    (tmp_path / "baskets.csv").write_text("a,b,class\n1,1,spam\n0,1,ham\n")
+    after = input_digests([str(card)])
+    assert before.keys() == after.keys() and before != after
+    assert before[str(card.resolve())] == after[str(card.resolve())]
 
 
 def test_editing_the_data_a_finished_point_read_runs_it_again_and_serves_the_new_number(tmp_path, capsys):
@@ -109,3 +125,13 @@ def test_a_record_without_inputs_runs_a_card_point_again(tmp_path, monkeypatch, 
     states = dry_run(spec, out, capsys)
     assert states["toy.quick/label=ward"] == ("to run", "inputs changed: not recorded")
     assert states["toy.quick/label=a"] == ("done", "done")
+
+
+def test_the_commit_recorded_is_the_checkouts_and_the_report_shows_it_short():
+    source = Path(privnb.__file__).resolve().parents[1]
+    head = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("privnb does not run from a git checkout here")
+    assert privnb_provenance()["commit"].removesuffix("+dirty") == head.stdout.strip()
+    record = {"privnb": {"version": "0.1.0", "commit": "1a2b3c4d5e6f+dirty"}, "inputs": {"/d/ward.csv": "9c0d1e2f33"}}
+    assert provenance_text(record) == "privnb 0.1.0 (1a2b3c4d+dirty); ward.csv 9c0d1e2f"

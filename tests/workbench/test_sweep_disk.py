@@ -4,19 +4,24 @@ where they can be, the errors are short lines, kernel.log is bounded, a partial 
 
 A full disk is simulated with a writer that raises ENOSPC (in process, papermill stood in by a fake as in
 test_sweep_safety.py) and, with real processes, by RLIMIT_FSIZE on the sweep (every file over the limit fails
-to grow with EFBIG, as on a full disk).
+to grow with EFBIG, as on a full disk) and by a real disk that fills: the results folder on a small tmpfs mounted
+in a user and mount namespace of the sweep's own (``unshare -Urm``; skipped where the system allows none).
 """
 
 import errno
 import json
 import os
 import resource
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import psutil
 import pytest
-from machine import cores, load_factor, patience
+from machine import cores, load_factor, patience, wait_for
 from test_sweep import write_notebook, write_spec
 from test_sweep_safety import fake_execute
 
@@ -109,6 +114,56 @@ def test_a_point_whose_record_cannot_be_written_fails_alone(project, monkeypatch
     assert (out / "toy.quick" / "report.md").exists() and (out / "report.md").exists()
 
 
+def test_a_point_whose_folder_cannot_be_prepared_fails_alone(project, monkeypatch, capsys):
+    """ENOSPC creating x=2's folder: x=2 fails in one line, x=1 and x=3 run (it once ended the whole sweep)."""
+    real = point_run._set_aside
+
+    def full_for_x2(folder):
+        if folder.name == "x=2":
+            enospc()
+        return real(folder)
+
+    monkeypatch.setattr(point_run, "_set_aside", full_for_x2)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1, 2, 3]}\n")
+    out = project / "results"
+    code, err = run_cli(["sweep", str(spec), "--out", str(out), "--no-progress"], capsys)
+    listed = {p["point"]: p for p in json.loads((out / "toy.quick" / "points.json").read_text())["points"]}
+    assert code == 1 and [listed[x]["status"] for x in ("x=1", "x=2", "x=3")] == ["ok", "failed", "ok"]
+    assert "failed toy.quick/x=2: its folder" in err and (out / "toy.quick" / "report.md").exists()
+    assert (
+        listed["x=2"]["error"] == f"its folder {out / 'toy.quick' / 'x=2'} cannot be prepared (No space left on device)"
+    )
+
+
+def test_a_run_that_fills_the_disk_has_what_it_wrote_deleted_and_its_error_kept(project, monkeypatch, capsys):
+    """The notebook of x=1 writes 3 MiB, then its disk is full: the point fails naming the full disk, its folder
+    is emptied but for point.json (the traceback), and the cell's error survives a record that cannot be written."""
+    import papermill
+
+    def fill(notebook, output_path, parameters, **options):
+        Path(output_path).write_text("{}")
+        (Path(parameters["output_dir"]) / "figures").mkdir()
+        (Path(parameters["output_dir"]) / "figures" / "big.bin").write_bytes(b"f" * (3 << 20))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fill)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    out = project / "results"
+    assert run_cli(["sweep", str(spec), "--out", str(out), "--no-progress"], capsys)[0] == 1
+    point = out / "toy.quick" / "x=1"
+    record = json.loads((point / "point.json").read_text())
+    assert record["error"] == (
+        "OSError: [Errno 28] No space left on device; the disk was full: the 3.0 MiB this run wrote were deleted to "
+        "free it"
+    )
+    assert [p.name for p in point.iterdir()] == ["point.json"] and "Traceback" in record["traceback"]
+
+    monkeypatch.setattr(point_run, "write_json", enospc)
+    code, err = run_cli(["sweep", str(spec), "--out", str(out), "--no-progress", "--force"], capsys)
+    assert code == 1 and "failed toy.quick/x=1: OSError: [Errno 28] No space left on device; the disk was full" in err
+    assert err.count("its point.json cannot be written (No space left on device)") == 1
+
+
 def test_reports_that_cannot_be_written_end_the_sweep_with_status_1_and_one_line_each(project, monkeypatch, capsys):
     from privnb.workbench import report
 
@@ -120,6 +175,26 @@ def test_reports_that_cannot_be_written_end_the_sweep_with_status_1_and_one_line
     lines = [line for line in err.splitlines() if "not written" in line]
     assert lines and all("No space left on device" in line and len(line) < 400 for line in lines)
     assert json.loads((out / "toy.quick" / "x=2" / "point.json").read_text())["status"] == "ok"
+
+
+def test_a_points_json_that_cannot_be_written_at_the_end_is_named(project, monkeypatch, capsys):
+    """ENOSPC rewriting points.json after the points ran (the error names no file): its line names it."""
+    from privnb.workbench import runner
+
+    real, written = runner.write_json, []
+
+    def full_at_the_end(path, data):
+        written.append(path)
+        if len(written) > 1:
+            enospc()
+        real(path, data)
+
+    monkeypatch.setattr(runner, "write_json", full_at_the_end)
+    spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
+    out = project / "results"
+    code, err = run_cli(["sweep", str(spec), "--out", str(out), "--no-progress"], capsys)
+    assert code == 1 and written[-1] == out / "toy.quick" / "points.json"
+    assert f"not written: cannot write {out / 'toy.quick' / 'points.json'}: No space left on device" in err
 
 
 def test_a_long_error_is_one_short_line(project, monkeypatch, capsys):
@@ -233,3 +308,123 @@ def test_a_full_disk_outside_a_point_stops_the_sweep_with_status_1_in_one_line(p
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")
     code, err = run_cli(["sweep", str(spec), "--out", str(project / "results"), "--no-progress"], capsys)
     assert code == 1 and err.strip() == "privnb sweep: error: [Errno 28] No space left on device"
+
+
+# ---------------------------------------------------------------- real processes on a real disk that fills
+
+SMALL_DISK = (  # sh -c SMALL_DISK sh SIZE DISK COPY COMMAND...: COMMAND with DISK a tmpfs of SIZE; DISK copied to COPY
+    'mount -t tmpfs -o size="$1" privnb-test "$2" || exit 97; disk=$2 copy=$3; shift 3; "$@"; status=$?; '
+    'cp -R "$disk/." "$copy"; exit $status'
+)
+
+DISK_SIZE = "32m"  # a finished point, the reports and their MathJax copy (12 MB) fit
+
+
+def small_disk_allowed() -> bool:
+    """Whether this system lets an unprivileged user mount a tmpfs in a namespace of its own."""
+    if shutil.which("unshare") is None:
+        return False
+    mount = ["unshare", "-Urm", "mount", "-t", "tmpfs", "-o", "size=1m", "privnb-test", tempfile.gettempdir()]
+    return subprocess.run(mount, capture_output=True).returncode == 0
+
+
+needs_small_disk = pytest.mark.skipif(
+    not small_disk_allowed(), reason="mounting a small tmpfs needs a user namespace (unshare -Urm), not allowed here"
+)
+
+
+def sweep_on_a_small_disk(tmp_path: Path, spec: Path, workers: int = 1) -> tuple[subprocess.Popen, Path]:
+    """A sweep writing to ``tmp_path/disk``, a tmpfs of :data:`DISK_SIZE`; its results are copied to the returned
+    folder when it ends (the tmpfs ends with its namespace)."""
+    disk, copy = tmp_path / "disk", tmp_path / "copy"
+    disk.mkdir()
+    copy.mkdir()
+    sweep = [sys.executable, "-m", "privnb", "sweep", str(spec), "--out", str(disk), "--no-progress"]
+    command = ["unshare", "-Urm", "sh", "-c", SMALL_DISK, "sh", DISK_SIZE, str(disk), str(copy), *sweep]
+    process = subprocess.Popen(
+        [*command, "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    return process, copy
+
+
+FILL_BODY = """
+import json, os, pathlib, time
+out = pathlib.Path(output_dir)
+out.mkdir(parents=True, exist_ok=True)
+if x == 2:
+    with open(out / "filler.bin", "wb", buffering=0) as filler:
+        try:
+            while True:
+                filler.write(b"f" * 65536)
+        except OSError:
+            pathlib.Path(full_file).write_text("the disk is full")
+    for _ in range(48):  # the kernel's own output, 3 MiB, while its log cannot grow
+        os.write(2, b"k" * 65536)
+    while pathlib.Path(hold_file).exists():
+        time.sleep(0.1)
+    (out / "after.bin").write_bytes(b"a" * 65536)
+(out / "metrics.json").write_text(json.dumps({"x": x}))
+"""
+
+
+def write_fill_spec(tmp_path: Path, hold: bool) -> Path:
+    write_notebook(
+        tmp_path / "notebooks",
+        "fill.ipynb",
+        'x = 1\nfull_file = "full"\nhold_file = "hold"\noutput_dir = "results/x"',
+        FILL_BODY,
+    )
+    if hold:
+        (tmp_path / "hold").write_text("")
+    parameters = f"{{full_file: '{tmp_path / 'full'}', hold_file: '{tmp_path / 'hold'}'}}"
+    return write_spec(
+        tmp_path, "fill.quick.yaml", f"notebook: fill.ipynb\nparameters: {parameters}\ngrid: {{x: [1, 2, 3]}}\n"
+    )
+
+
+@needs_small_disk
+def test_a_kernel_filling_the_disk_fails_its_point_alone_and_the_sweep_ends_cleanly(tmp_path):
+    """x=2's kernel fills the disk, then writes 3 MiB of its own output: the sweep never hangs (a kernel whose
+    log cannot grow once blocked on its full stderr pipe), x=2 fails in one line naming the full disk, what it
+    wrote is deleted so that x=3 runs and the reports are written, kernel.log stays bounded; status 1."""
+    process, results = sweep_on_a_small_disk(tmp_path, write_fill_spec(tmp_path, hold=False))
+    try:
+        _, stderr = process.communicate(timeout=patience(600))  # a bounded wait: the hang this test is about
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1, stderr
+    assert "internal error" not in stderr and "Traceback" not in stderr
+    assert all(len(line) < 1200 for line in stderr.splitlines()) and "not written" not in stderr
+    listed = {p["point"]: p for p in json.loads((results / "fill.quick" / "points.json").read_text())["points"]}
+    assert [listed[x]["status"] for x in ("x=1", "x=2", "x=3")] == ["ok", "failed", "ok"]
+    error = listed["x=2"]["error"]
+    assert "No space left on device" in error and "the disk was full" in error and len(error) <= 900
+    assert "\n" not in error and f"failed fill.quick/x=2: {error[:60]}" in stderr
+    point = results / "fill.quick" / "x=2"
+    assert (point / "point.json").exists() and {p.name for p in point.iterdir()} <= {"kernel.log", "point.json"}
+    assert not (point / "kernel.log").exists() or (point / "kernel.log").stat().st_size <= KERNEL_LOG_BYTES + 200
+    assert (results / "fill.quick" / "report.md").exists() and (results / "report.md").exists()
+
+
+@needs_small_disk
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigint_on_a_full_disk_exits_130(tmp_path, workers):
+    """Ctrl-C while the disk is full (x=2's kernel filled it and waits): status 130, never 3 (or 2), one line each;
+    serially (the signal breaks out of the running point) and with worker processes (they are terminated)."""
+    process, results = sweep_on_a_small_disk(tmp_path, write_fill_spec(tmp_path, hold=True), workers)
+    try:
+        wait_for(lambda: (tmp_path / "full").exists(), "point x=2 to fill the disk")
+        (sweep,) = psutil.Process(process.pid).children()
+        sweep.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=patience(120))  # a bounded wait: the sweep must stop promptly
+    finally:
+        (tmp_path / "hold").unlink(missing_ok=True)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert "interrupted by SIGINT" in stderr and "internal error" not in stderr and "Traceback" not in stderr
+    assert all(len(line) < 1200 for line in stderr.splitlines())
+    assert all(str(tmp_path / "disk") in line for line in stderr.splitlines() if "not written" in line)
+    if workers == 1:  # x=1 finished before x=2 started (beside x=2, it may meet the full disk)
+        assert json.loads((results / "fill.quick" / "x=1" / "point.json").read_text())["status"] == "ok"
