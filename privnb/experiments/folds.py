@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -247,6 +248,18 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     rng = check_random_state(random_state)
     splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rng.randint(2**31 - 1))
     return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
+
+
+def stratified_holdout(frame: pd.DataFrame, class_column: str, test_size: float, random_state) -> FoldData:
+    """One stratified split as fold 0; its seed (``random_state`` if an int, else drawn from it) seeds every view."""
+    from sklearn.model_selection import train_test_split
+    from sklearn.utils import check_random_state
+
+    seed = int(
+        random_state if isinstance(random_state, Integral) else check_random_state(random_state).randint(2**31 - 1)
+    )
+    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=seed)
+    return FoldData(0, seed, train, train[class_column].to_numpy(), test, test[class_column].to_numpy())
 
 
 def chosen_folds(folds, n_splits: int) -> list[int]:
