@@ -157,13 +157,42 @@ class PaperFace:
         return {section.title: list(section.needs) for section in self.sections(**options)}
 
     def needs_table(self, support, data, *, l: int = 2) -> pd.DataFrame:
-        """What the sections need from ``data`` (described by ``support``) and whether they run at ``l``."""
+        """What the sections need from ``data`` and whether they run at ``l`` (``privnb data check``'s table).
+
+        Parameters
+        ----------
+        support : DataSupport
+            What ``data`` offers.
+        data : Dataset or TokenCorpus
+            The data set.
+        l : int
+            The l of anatomy the sections are checked for.
+
+        Returns
+        -------
+        DataFrame
+            Columns section, needs, runs, why not.
+        """
         if self.requirements is not None:
             return self.requirements(support, data, l=l)
         return support.requirements(self.needs(items=support.items), l=l)
 
     def plan_rows(self, support, data, parameters: Mapping) -> list[dict]:
-        """The sections with the notebook's ``parameters``: section, needs, runs, why not (or what it chose)."""
+        """The sections with the notebook's ``parameters``: section, needs, runs, why not (or what it chose).
+
+        Parameters
+        ----------
+        support : DataSupport
+            What ``data`` offers.
+        data : Dataset or TokenCorpus
+            The data set.
+        parameters : mapping
+            The notebook's parameters (its parameters cell's values).
+
+        Returns
+        -------
+        list of dict
+        """
         if self.plan is not None:
             return self.plan(support, data, parameters)
         return support.requirements(self.needs(items=support.items)).to_dict("records")

@@ -1,7 +1,7 @@
 """The tour's face (notebook 00): its sections and needs, its training views (section 4) run over one fold plan,
 the mean error per view, and what ``privnb data check`` plans for it (the explorer's gamma audit included).
 
-The tour states no paper's claims: :func:`tour_claims` is always empty.
+The tour states no paper's claims: its claims table is always empty.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from privnb.experiments.nbc_data import nbc_data
 from privnb.experiments.papers import FoldPlan, PaperFace, Section
 from privnb.experiments.section_plans import GAMMA, TOUR_GAMMA, TOUR_NBC_ATTRIBUTES, sampled_support, tour_audits
 
-__all__ = ["FACE", "tour_claims", "tour_metrics", "tour_run", "tour_sections", "tour_tables", "tour_views"]
+__all__ = ["FACE", "tour_views"]
 
 _ANATOMY, _GENERALIZATION = "2. Anatomy", "3. k-anonymity by generalization"
 _VIEWS, _EXPLORE = "4. Train on the protected view", "5. Explore"
@@ -32,7 +32,7 @@ SECTIONS = (
 EXPLORER = Section((_EXPLORE,), "the explorer's gamma audit")
 
 
-def tour_sections(**options) -> tuple[Section, ...]:
+def _sections(**options) -> tuple[Section, ...]:
     """The tour's rows of needs: anatomy, full-domain k-anonymity, everything else on the data."""
     return SECTIONS
 
@@ -98,7 +98,7 @@ def tour_views(data, *, l: int, k: int, hierarchies=None, anatomy: bool = True, 
     return views
 
 
-def tour_run(data, plan: FoldPlan, *, l: int = 3, k: int = 5, **options) -> pd.DataFrame:
+def _run(data, plan: FoldPlan, *, l: int = 3, k: int = 5, **options) -> pd.DataFrame:
     """:func:`tour_views` cross-validated over ``plan`` (every fold: the tour takes no fold subset)."""
     from privnb.experiments.folds import cross_validate_views
 
@@ -108,21 +108,21 @@ def tour_run(data, plan: FoldPlan, *, l: int = 3, k: int = 5, **options) -> pd.D
     return cross_validate_views(data, views, n_splits=plan.n_splits, random_state=plan.random_state, progress=False)
 
 
-def tour_tables(results: pd.DataFrame, **parameters) -> dict[str, pd.DataFrame]:
+def _tables(results: pd.DataFrame, **parameters) -> dict[str, pd.DataFrame]:
     """The mean test error, training rows and suppressed rows per (method, param) over the folds."""
     errors = results[results["metric"] == "error"]
     summary = errors.groupby(["method", "param"], dropna=False)[["value", "n_train", "n_suppressed"]].mean()
     return {"summary": summary}
 
 
-def tour_claims(results: pd.DataFrame, dataset: str, **parameters) -> pd.DataFrame:
+def _claims(results: pd.DataFrame, dataset: str, **parameters) -> pd.DataFrame:
     """No claims: the tour checks no paper's statements (the empty claims table)."""
     return evaluate((), None)
 
 
-def tour_metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, **parameters) -> dict:
-    """``error_<method>``: the mean test error of each view (:func:`tour_tables`)."""
-    summary = tour_tables(results)["summary"]
+def _metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, **parameters) -> dict:
+    """``error_<method>``: the mean test error of each view over the folds."""
+    summary = _tables(results)["summary"]
     return {f"error_{method}": round(float(row["value"]), 6) for (method, _), row in summary.iterrows()}
 
 
@@ -153,11 +153,11 @@ def _tour_plan(support: DataSupport, data, p: Mapping) -> list[dict]:
 FACE = PaperFace(
     name="tour",
     notebook="00_tour",
-    sections=tour_sections,
-    run=tour_run,
-    tables=tour_tables,
-    claims=tour_claims,
-    metrics=tour_metrics,
+    sections=_sections,
+    run=_run,
+    tables=_tables,
+    claims=_claims,
+    metrics=_metrics,
     headline=("error_original", "error_*"),
     planned=(EXPLORER,),
     plan=_tour_plan,
