@@ -12,6 +12,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
+from own_data import write_own_data
 
 from privnb.experiments import (
     CLAIM_COLUMNS,
@@ -229,3 +230,72 @@ def test_a_face_without_registration_is_refused():
         PAPERS["no_such_notebook"]
     with pytest.raises(ValueError, match="built-in"):
         PAPERS.unregister("00_tour")
+
+
+def _ward(tmp_path, rows=240):
+    from privnb.data import load
+
+    return load(write_own_data(tmp_path, n=rows)["table"])
+
+
+def _ward_nbc(tmp_path):
+    from privnb.experiments import data_support
+    from privnb.experiments.nbc_publishing import nbc_data
+
+    data = _ward(tmp_path, rows=400)
+    return nbc_data(data_support(str(tmp_path / "ward.yaml"), data), data, ["ward", "sex", "severity"])
+
+
+def _ward_items(tmp_path):
+    from privnb.experiments.feature_selection import selection_inputs
+
+    return selection_inputs([str(write_own_data(tmp_path, n=200)["items"])], random_state=0)
+
+
+# notebook -> (data, run's parameters, the headline patterns this run must produce: the others need other runners)
+TINY = {
+    "00_tour": (_ward, {"l": 2, "k": 5}, ("error_original", "error_*")),
+    "01_svm_l_diversity": (
+        _ward,
+        {"ls": [2], "k_anonymity": [5], "kernels": ["linear"]},
+        ("majority_error", "mean_error_*_Org.", "mean_error_*_L=*", "claims_agree", "claims_total"),
+    ),
+    "02_knn_l_diversity": (
+        _ward,
+        {"n_neighbors": [1], "ls": [2], "k_anonymity": [5]},
+        ("mean_error_majority_Majority", "mean_error_1-NN_Org.", "mean_error_1-NN_L=*", "mean_error_1-NN_k=*"),
+    ),
+    "03_feature_selection_k_ac": (
+        _ward_items,
+        {"k_ac": [5], "epsilons": [1.0], "n_runs": 1},
+        ("*_majority_auc", "*_full_auc", "*_greedy-distcnt_*_auc", "*_greedy-hamdist_*_auc", "*_maximal_*_auc"),
+    ),
+    "04_nbc_publishing": (
+        _ward_nbc,
+        {"k_values": [2, 5]},
+        ("accuracy_majority", "accuracy_original", "accuracy_drop_max"),
+    ),
+    "05_privacy_utility": (
+        _ward,
+        {"ls": [2], "k_anonymity": [5], "n_iter": 5, "peers": ()},
+        ("definetti_l*", "homogeneity_*", "membership_5-NN_original", "membership_5-NN_anatomized_*"),
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("face", list(TINY), indirect=True)
+def test_face_metrics_give_its_headline_on_a_tiny_run(face, tmp_path):
+    """``run`` over a two-fold plan on a small table of no paper, then ``metrics``: every headline pattern this run
+    can produce names a key ``metrics`` gives (a renamed metric or a stale pattern fails here)."""
+    make_data, parameters, produced = TINY[face.notebook]
+    results = face.run(make_data(tmp_path), FoldPlan(n_splits=2, random_state=0), **parameters)
+    assert len(results) and set(results.columns) >= {"method", "metric", "value"}
+    assert all(isinstance(table, pd.DataFrame) for table in face.tables(results).values())
+    claims = face.claims(results, "ward")
+    assert list(claims.columns) == list(CLAIM_COLUMNS) and claims.empty  # no paper reports on this table
+    keys = face.headline_keys(face.metrics(results, claims))
+    for pattern in produced:
+        assert any(re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), key) for key in keys), (
+            f"{face.notebook}: no metric matches the headline pattern {pattern!r} (headline keys: {keys})"
+        )

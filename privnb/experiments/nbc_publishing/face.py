@@ -10,6 +10,7 @@ import pandas as pd
 
 from privnb.experiments.claims import evaluate
 from privnb.experiments.data_support import DataSupport
+from privnb.experiments.folds import tidy_frame
 from privnb.experiments.nbc_data import AUDITS, SECTIONS, NBCData, nbc_data, nbc_requirements
 from privnb.experiments.papers import FoldPlan, PaperFace, Section
 
@@ -40,7 +41,7 @@ def _run(data: NBCData, plan: FoldPlan, *, k_values=(2, 5, 10), **options) -> pd
         random_state=plan.random_state,
         **options,
     )
-    return rows
+    return tidy_frame(rows)
 
 
 def _tables(results: pd.DataFrame, **parameters) -> dict[str, pd.DataFrame]:
