@@ -1,8 +1,9 @@
 """What each notebook's sections will do on a data set with given parameters, decided by the calls the notebooks
 make themselves: the rows after sampling, the sections' needs (:meth:`DataSupport.requirements`), the NBC audits
 sized to their fixed memory budget (:func:`privnb.nbc.plan_audit`) and the linkage's m values the rows allow.
-``privnb data check`` plans every notebook with its own defaults through :func:`notebook_plan`, so that a section
-the check lists as running runs, and one it lists as adapted or skipped says the same line in the notebook.
+``privnb data check`` plans every notebook with its own defaults through :func:`notebook_plan`, which asks the
+notebook's face (:data:`privnb.experiments.PAPERS`), so that a section the check lists as running runs, and one it
+lists as adapted or skipped says the same line in the notebook. The helpers here are those the faces share.
 """
 
 from __future__ import annotations
