@@ -214,9 +214,13 @@ class _Registry(Mapping):
 
     def _load(self) -> dict[str, PaperFace]:
         if not self._loaded:
-            self._loaded = True
-            for notebook, module in _BUILTIN.items():
-                self._faces.setdefault(notebook, importlib.import_module(module).FACE)
+            self._loaded = True  # before the imports: a face module that reads the registry sees what is there
+            try:
+                for notebook, module in _BUILTIN.items():
+                    self._faces.setdefault(notebook, importlib.import_module(module).FACE)
+            except BaseException:
+                self._loaded = False
+                raise
         return self._faces
 
     def __getitem__(self, notebook: str) -> PaperFace:

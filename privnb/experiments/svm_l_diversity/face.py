@@ -53,7 +53,7 @@ def _metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, **parame
 
 
 def _plan(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """As the notebook's section 0: its sample, l = max(ls), k = min(ks)."""
+    """As the notebook's needs table (section 2): its sample, l = max(ls), k = min(ks)."""
     support = sampled_support(support, p["sample_size"])
     needs = FACE.needs()
     k = min(p["ks"], default=1)
