@@ -2,13 +2,16 @@
 
 - :mod:`.folds`: one fold runner (folds, seeds, views, scores, the typed tidy row, the N/A rule).
 - :mod:`.claims`: one claim record and its verdicts; :mod:`.ttest`: the papers' t-tests; :mod:`.labels`.
-- :mod:`.data_support`, :mod:`.notebook_needs`, :mod:`.nbc_data`, :mod:`.card_check`: what a data set or card
-  holds, which notebook sections it can run, and ``privnb data check``.
+- :mod:`.papers`: one face per paper (:class:`PaperFace`: sections and needs, run over a :class:`FoldPlan`,
+  tables, claims, metrics and headline), listed in :data:`PAPERS` (:func:`register_paper` adds one).
+- :mod:`.data_support`, :mod:`.notebook_needs`, :mod:`.section_plans`, :mod:`.nbc_data`, :mod:`.card_check`:
+  what a data set or card holds, which notebook sections it can run (read from the faces), and
+  ``privnb data check``.
 
-Each paper's experiments are a subpackage, imported by name (this package face stays light, so that
-``privnb data check`` starts without scikit-learn, SciPy's statistics or SymPy):
+Each paper's experiments are a subpackage with its face in ``face.py``, imported by name or when :data:`PAPERS`
+is first read (importing this package imports none of them):
 :mod:`.svm_l_diversity` (MC16), :mod:`.knn_l_diversity` (MC17), :mod:`.feature_selection` (FSAC),
-:mod:`.nbc_publishing` (MZ09) and :mod:`.privacy_frontier` (notebook 05).
+:mod:`.nbc_publishing` (MZ09) and :mod:`.privacy_frontier` (notebook 05); the tour's face is :mod:`.tour`.
 """
 
 from .card_check import CardCheck, card_check
@@ -44,7 +47,8 @@ from .folds import (
     tidy_frame,
 )
 from .labels import method_label, method_sort_key
-from .notebook_needs import NOTEBOOKS, notebook_requirements, section_needs
+from .notebook_needs import notebook_requirements, section_needs
+from .papers import NOTEBOOKS, PAPERS, FoldPlan, PaperFace, Section, register_paper
 from .section_plans import frontier_nbc_plan, frontier_sizes, linkage_ms, notebook_plan, tour_audits
 from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
@@ -53,17 +57,21 @@ __all__ = [
     "COLUMNS",
     "NEEDS",
     "NOTEBOOKS",
+    "PAPERS",
     "REASON_KINDS",
     "VERDICTS",
     "CardCheck",
     "Claim",
     "DataSupport",
     "DataUnsupportedError",
+    "FoldPlan",
     "FoldData",
     "PredictionScorer",
     "Reason",
+    "PaperFace",
     "ResultRow",
     "Score",
+    "Section",
     "TTestResult",
     "View",
     "card_check",
@@ -86,6 +94,7 @@ __all__ = [
     "tour_audits",
     "paired_t_test",
     "reason_counts",
+    "register_paper",
     "run_folds",
     "scale_reason",
     "section_needs",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -249,6 +250,26 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
 
 
+def stratified_holdout(frame: pd.DataFrame, class_column: str, test_size: float, random_state) -> FoldData:
+    """One stratified split of ``frame`` as fold 0 (the papers' single-split experiments, MZ09's Section 8).
+
+    Parameters
+    ----------
+    frame, class_column : DataFrame, str
+        The rows, and the column of the class the split is stratified on.
+    test_size : float
+        The share of rows in the test part.
+    random_state : int, RandomState or None
+        An int is the seed; otherwise one seed is drawn from it. The seed splits the rows and seeds every view.
+    """
+    from sklearn.model_selection import train_test_split
+    from sklearn.utils import check_random_state
+
+    seed = random_state if isinstance(random_state, Integral) else check_random_state(random_state).randint(2**31 - 1)
+    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=seed)
+    return FoldData(0, int(seed), train, train[class_column].to_numpy(), test, test[class_column].to_numpy())
+
+
 def chosen_folds(folds, n_splits: int) -> list[int]:
     """The fold indices to run: ``folds`` checked against ``n_splits``, or every fold when None.
 
@@ -269,16 +290,8 @@ def chosen_folds(folds, n_splits: int) -> list[int]:
     return folds
 
 
-def take_rows(X, index):
-    """Rows ``index`` of a DataFrame (by position), an array or a sparse matrix.
-
-    Parameters
-    ----------
-    X : DataFrame, array or sparse matrix
-        The rows.
-    index : array of int
-        The positions taken.
-    """
+def _take_rows(X, index):
+    """Rows ``index`` (positions) of a DataFrame, an array or a sparse matrix."""
     return X.iloc[index] if hasattr(X, "iloc") else X[index]
 
 
@@ -335,7 +348,7 @@ def evaluate_view(dataset_name: str, view: View, data: FoldData, na_errors: tupl
 
 
 def _run_batch(dataset_name, views, X, y, train, test, fold, seed, na_errors):
-    data = FoldData(fold, seed, take_rows(X, train), y[train], take_rows(X, test), y[test])
+    data = FoldData(fold, seed, _take_rows(X, train), y[train], _take_rows(X, test), y[test])
     return [row for view in views for row in evaluate_view(dataset_name, view, data, na_errors)]
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.data_support import DataSupport
+from privnb.experiments.papers import Section
 
 MAX_VALUES = 100
 """The most values a numeric attribute may take to be counted as it is (Adult's hours-per-week takes 94)."""
@@ -166,9 +167,24 @@ def nbc_data(
     )
 
 
-def requirements_table(support: DataSupport, nbc: NBCData) -> pd.DataFrame:
-    """What sections 5 and 6 of notebook 04 need from the data set, whether they run and why not (the columns of
-    :meth:`DataSupport.requirements`).
+_ADULT = "5. Adult (Section 8)"
+SECTIONS = (
+    Section(
+        (_ADULT,),
+        "the views, Corollary 4's gamma, SafetyTransform, Figure 8 (EST), EST",
+        ("a table with a binary class and discrete attributes",),
+    ),
+    Section((_ADULT,), "Figure 9: an NBC trained on k-anonymized rows", ("a generalization hierarchy per attribute",)),
+    Section(("6. Paper against ours",), "the paper's numbers and claims against them", ("paper:adult",)),
+)
+"""Notebook 04's sections that need data (sections 1-4 need none), and what each needs."""
+AUDITS = Section((_ADULT,), "exact audits of the views and of SafetyTransform's outputs (every gamma)")
+"""The audits ``privnb data check`` plans within their memory budget."""
+
+
+def nbc_requirements(support: DataSupport, nbc: NBCData) -> pd.DataFrame:
+    """What notebook 04's sections that need data (:data:`SECTIONS`) need from the data set, whether they run and
+    why not (the columns of :meth:`DataSupport.requirements`).
 
     Parameters
     ----------
@@ -181,18 +197,10 @@ def requirements_table(support: DataSupport, nbc: NBCData) -> pd.DataFrame:
     -------
     DataFrame
     """
-    rows = [
-        (
-            "5. the views, Corollary 4's gamma, SafetyTransform, Figure 8 (EST), EST",
-            "a table with a binary class and discrete attributes",
-            nbc.missing,
-        ),
-        (
-            "5. Figure 9: an NBC trained on k-anonymized rows",
-            "a generalization hierarchy per attribute",
-            nbc.missing or nbc.figure9_missing,
-        ),
-    ]
-    own = pd.DataFrame([(s, n, not why, why) for s, n, why in rows], columns=["section", "needs", "runs", "why not"])
-    paper = support.requirements({"6. the paper's numbers and claims against them": ["paper:adult"]})
-    return pd.concat([own, paper], ignore_index=True)
+    views, figure9, paper = SECTIONS
+    rows = [(views, nbc.missing), (figure9, nbc.missing or nbc.figure9_missing)]
+    own = pd.DataFrame(
+        [(section.title, section.needs[0], not why, why) for section, why in rows],
+        columns=["section", "needs", "runs", "why not"],
+    )
+    return pd.concat([own, support.requirements({paper.title: list(paper.needs)})], ignore_index=True)

@@ -1,8 +1,9 @@
 """What each notebook's sections will do on a data set with given parameters, decided by the calls the notebooks
 make themselves: the rows after sampling, the sections' needs (:meth:`DataSupport.requirements`), the NBC audits
 sized to their fixed memory budget (:func:`privnb.nbc.plan_audit`) and the linkage's m values the rows allow.
-``privnb data check`` plans every notebook with its own defaults through :func:`notebook_plan`, so that a section
-the check lists as running runs, and one it lists as adapted or skipped says the same line in the notebook.
+``privnb data check`` plans every notebook with its own defaults through :func:`notebook_plan`, which asks the
+notebook's face (:data:`privnb.experiments.PAPERS`), so that a section the check lists as running runs, and one it
+lists as adapted or skipped says the same line in the notebook. The helpers here are those the faces share.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.data_support import DataSupport
-from privnb.experiments.nbc_data import nbc_data, requirements_table
-from privnb.experiments.notebook_needs import section_needs
+from privnb.experiments.nbc_data import nbc_data
 
 GAMMA = "γ"
 TOUR_GAMMA = 2.0
@@ -22,7 +22,7 @@ TOUR_GAMMA = 2.0
 TOUR_NBC_ATTRIBUTES = ("age", "education-num", "hours-per-week")
 """The NBC attributes the tour and notebooks 04-05 wish for (Adult's, Section 8 of MZ09)."""
 COLUMNS = ["section", "needs", "runs", "why not"]
-__all__ = ["frontier_nbc_plan", "frontier_sizes", "linkage_ms", "notebook_plan", "tour_audits"]
+__all__ = ["frontier_nbc_plan", "frontier_sizes", "linkage_ms", "notebook_plan", "sampled_support", "tour_audits"]
 
 
 def tour_audits(views, gamma: float, *, audit_max_size: int, audit_memory, random_state):
@@ -96,44 +96,6 @@ def linkage_ms(X, ms: Sequence[int]) -> tuple[list[int], str]:
     )
 
 
-def _tour_rows(support: DataSupport, data, p: Mapping) -> list[dict]:
-    if _sampled(support, p["sample_size"]) is not support:
-        support = support.for_rows(p["sample_size"])
-        data = data.sample(p["sample_size"], random_state=p["seed"])
-    table = support.requirements(section_needs("00_tour"), l=p["l"], k=p["k"], n_splits=p["n_splits"])
-    rows = table.to_dict("records")
-    if table["why not"].iloc[-1]:
-        return rows
-    nbc = nbc_data(support, data, list(TOUR_NBC_ATTRIBUTES))
-    section = f"5. the explorer's {GAMMA} audit (at {GAMMA} = {TOUR_GAMMA:g})"
-    if nbc.missing:
-        return [*rows, {"section": section, "needs": "discrete attributes", "runs": False, "why not": nbc.missing}]
-    from privnb.nbc import NBCViews
-
-    views = NBCViews.from_frame(nbc.frame, nbc.attributes, nbc.target)
-    _, plans = tour_audits(
-        views, TOUR_GAMMA, audit_max_size=1, audit_memory=p.get("audit_memory"), random_state=p["seed"]
-    )
-    notes = "; ".join(f"{name}: {plan.why}" for name, (_, plan) in plans.items() if plan.why)
-    runs = all(plan.runs for _, plan in plans.values())
-    return [*rows, {"section": section, "needs": "audit_memory", "runs": runs, "why not": notes}]
-
-
-def _nbc_rows(support: DataSupport, data, p: Mapping) -> list[dict]:
-    from privnb.experiments.nbc_publishing import planned_audit_plans
-
-    nbc = nbc_data(support, data, p["attributes"], n_rows=p["n_rows"], random_state=p["seed"])
-    rows = requirements_table(support, nbc).to_dict("records")
-    if nbc.missing:
-        return rows
-    from privnb.nbc import NBCViews
-
-    views = NBCViews.from_frame(nbc.frame, nbc.attributes, nbc.target)
-    notes = planned_audit_plans(views, p["gammas"], audit_memory=p.get("audit_memory"), random_state=p["seed"])
-    section = "5. exact audits of the views and of SafetyTransform's outputs (every gamma)"
-    return [*rows, {"section": section, "needs": "audit_memory", "runs": True, "why not": notes}]
-
-
 def notebook_plan(notebook: str, support: DataSupport, data, parameters: Mapping) -> pd.DataFrame:
     """What ``notebook``'s sections do on ``data`` with ``parameters`` (the notebook's defaults in ``privnb data
     check``): one row per section with its needs, whether it runs, and why not or what it chose.
@@ -154,34 +116,14 @@ def notebook_plan(notebook: str, support: DataSupport, data, parameters: Mapping
     pandas.DataFrame
         Columns section, needs, runs, why not.
     """
-    p = dict(parameters)
-    if notebook == "00_tour":
-        rows = _tour_rows(support, data, p)
-    elif notebook == "04_nbc_publishing":
-        rows = _nbc_rows(support, data, p)
-    elif notebook == "01_svm_l_diversity":  # as its section 0: l = max(ls), k = min(ks)
-        support = _sampled(support, p["sample_size"])
-        needs = section_needs(notebook)
-        table = support.requirements(needs, l=max(p["ls"]), k=min(p["ks"], default=1), n_splits=p["n_splits"])
-        rows = table.to_dict("records")
-    elif notebook == "02_knn_l_diversity":  # as its section 0: l = max(ls), k = max(anonymity_ks)
-        support = _sampled(support, p["sample_size"])
-        needs = section_needs(notebook, anonymity_ks=p["anonymity_ks"])
-        k = max(p["anonymity_ks"] or [1])
-        rows = support.requirements(needs, l=max(p["ls"]), k=k, n_splits=p["n_splits"]).to_dict("records")
-    elif notebook == "05_privacy_utility":
-        support = _sampled(support, p["n_rows"])
-        needs = section_needs(notebook, items=support.items)
-        table = support.requirements(needs, l=min(p["ls"]), k=min(p["ks"], default=1), n_splits=p["n_splits"])
-        rows = [*table.to_dict("records"), *_frontier_rows(support, data, p)]
-    else:
-        rows = support.requirements(section_needs(notebook, items=support.items)).to_dict("records")
-    return pd.DataFrame(rows, columns=COLUMNS)
+    from privnb.experiments.papers import PAPERS
+
+    return pd.DataFrame(PAPERS[notebook].plan_rows(support, data, parameters), columns=COLUMNS)
 
 
 def frontier_sizes(support: DataSupport, data, p: Mapping) -> tuple[list, list, int, list[str]]:
-    """Notebook 05's setup: the linkage's m the rows allow (:func:`linkage_ms`, on the items section 5 attacks)
-    and the NBC audits' size and gammas that fit their budget (:func:`frontier_nbc_plan`, on the rows section 6
+    """Notebook 05's setup: the linkage's m the rows allow (:func:`linkage_ms`, on the items section 6 attacks)
+    and the NBC audits' size and gammas that fit their budget (:func:`frontier_nbc_plan`, on the rows section 7
     counts), with one line for each change.
 
     Parameters
@@ -215,22 +157,26 @@ def frontier_sizes(support: DataSupport, data, p: Mapping) -> tuple[list, list, 
     return ms, gammas, size, lines
 
 
-def _frontier_rows(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """Notebook 05's sections 5 and 6 as its setup cell sizes them (:func:`frontier_sizes`)."""
-    ms, gammas, size, lines = frontier_sizes(support, data, p)
-    why = "; ".join(lines)
-    section = f"5-6. linkage with m in {ms}; NBC audits of up to {size} attribute(s), gammas {gammas}"
-    return [{"section": section, "needs": "ms, audit_memory", "runs": bool(ms), "why not": why}]
+def sampled_support(support: DataSupport, n_rows: int) -> DataSupport:
+    """The support of the sample a notebook takes (``n_rows`` > 0 and below the table's rows).
 
+    Parameters
+    ----------
+    support : DataSupport
+        What the whole data set offers.
+    n_rows : int
+        The notebook's sample size (0: no sample).
 
-def _sampled(support: DataSupport, n_rows: int) -> DataSupport:
-    """The support of the sample a notebook takes (``n_rows`` > 0 and below the table's rows)."""
+    Returns
+    -------
+    DataSupport
+    """
     return support.for_rows(n_rows) if not support.missing("table") and 0 < n_rows < support.n_rows else support
 
 
 def frontier_nbc_plan(nbc, *, gammas: Sequence[float], audit_max_size: int, audit_memory=None, random_state=None):
     """The audit size and the gammas notebook 05's published NBC views can take within ``audit_memory`` bytes
-    (its section 6 audits each release exactly): the views of ``nbc``'s rows (the releases count a training half,
+    (its section 7 audits each release exactly): the views of ``nbc``'s rows (the releases count a training half,
     fewer rows, so their chains are no wider) and SafetyTransform(gamma)'s output for each gamma, each planned by
     :func:`privnb.nbc.plan_audit`. A gamma whose output's exact audit does not fit is left out; the size is the
     largest every remaining audit fits.
@@ -238,7 +184,7 @@ def frontier_nbc_plan(nbc, *, gammas: Sequence[float], audit_max_size: int, audi
     Parameters
     ----------
     nbc : NBCData
-        The views' rows (:func:`privnb.experiments.nbc_data.nbc_data`, as section 6 prepares them).
+        The views' rows (:func:`privnb.experiments.nbc_data.nbc_data`, as section 7 prepares them).
     gammas : sequence of float
         SafetyTransform's gammas (notebook 05's ``gammas``).
     audit_max_size : int

@@ -1,4 +1,4 @@
-"""k-anonymity by containment (k-AC) and the privacy-aware feature selectors of FSAC.
+"""k-anonymity by containment (k-AC) and the counts FSAC's feature selectors rank features by.
 
 A binary data matrix ``X`` (rows: entities, columns: features; dense, pandas or scipy.sparse) is
 projected on a feature subset ``S``. The containment set of a row is the set of its features in ``S``
@@ -12,10 +12,11 @@ Every count is taken over the distinct projected rows ("patterns"), never over r
 ``AC`` of a pattern is the sum of the multiplicities of the patterns that contain it, HamDist and
 DistCnt (Definitions 7-9) come in closed form from per-feature and per-pattern class counts.
 
-The selectors built on these counts live with the learners (:mod:`privnb.learn.feature_selection`: Algorithm 1's
-``maximal``, Algorithm 2's ``greedy_hamdist``, Algorithm 3's ``greedy_distcnt``, each returning this module's
-:class:`Selection` ``(features, ac)``, and ``ContainmentSelector``, their scikit-learn face); ``constraint=
-"k-anonymity"`` gives the paper's k-anonymity baselines of Section 5.2.
+The selectors built on these counts live with the learners, each returning this module's :class:`Selection`
+``(features, ac)``: Algorithm 1's ``maximal`` in :mod:`privnb.learn.maximal_selection`; Algorithm 2's
+``greedy_hamdist``, Algorithm 3's ``greedy_distcnt``, the CM baseline ``greedy_cm``, Definition 6's
+``maximal_feasible`` and ``ContainmentSelector`` (their scikit-learn face) in :mod:`privnb.learn.feature_selection`.
+``constraint="k-anonymity"`` gives the paper's k-anonymity baselines of Section 5.2.
 """
 
 from __future__ import annotations

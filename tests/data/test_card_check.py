@@ -337,7 +337,7 @@ def test_check_of_an_item_card_shows_its_needs(tmp_path, capsys):
     assert isinstance(load(card), TokenCorpus)
     status, out, _ = _check(card, capsys)
     assert status == 0 and "hierarchies:\nnone" in out
-    assert re.search(r"03_feature_selection_k_ac\s+k-AC selection on the item matrix as given\s+items\s+True", out)
+    assert re.search(r"03_feature_selection_k_ac\s+2-4. k-AC selection on the item matrix as given\s+items\s+True", out)
 
 
 @pytest.mark.parametrize("notebook", ["00_tour", "01_svm_l_diversity", "02_knn_l_diversity", "05_privacy_utility"])

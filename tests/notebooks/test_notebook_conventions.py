@@ -1,5 +1,6 @@
 """Every committed notebook follows the conventions of privnb.workbench.notebooks; the checker itself is tested too."""
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -112,3 +113,37 @@ def test_matching_keys_names_headlines_pattern_by_pattern_and_skips_what_is_abse
         "claims",
     ]
     assert matching_keys({}, "error_*") == []
+
+
+STATED = {
+    "01_svm_l_diversity.ipynb": {"2016"},
+    "02_knn_l_diversity.ipynb": {"2017", "0.95"},
+    "03_feature_selection_k_ac.ipynb": {"32561", "24604", "24720", "7841", "0.01"},
+    "04_nbc_publishing.ipynb": {"2.92", "2.920"},
+    "05_privacy_utility.ipynb": {"2009", "2018", "2022"},
+}
+"""The numbers a notebook's prose may state as written: a citation's year, a number the paper reports (named as
+the paper's), a fixed setting (a confidence, a margin), a data set's published size. Any other measured-looking
+number (two decimals or more, four digits or more) must come from a cell."""
+_MEASURED = re.compile(r"(?<![\w.$])\d*\.\d{2,}(?!\w|\.\d)|(?<![\w.])\d{4,}(?!\w|\.\d)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_prose_states_no_number_a_cell_does_not_compute(path):
+    """A result typed into the prose goes stale the day the code changes (notebook 05 once said "0.71 against
+    0.64" long after its cells gave other numbers): results are printed by cells, the prose points at them."""
+    nb = nbformat.read(path, as_version=4)
+    stated = {
+        match.group() for cell in nb.cells if cell.cell_type == "markdown" for match in _MEASURED.finditer(cell.source)
+    }
+    assert stated <= STATED.get(path.name, set()), (
+        f"{path.name} states {sorted(stated - STATED.get(path.name, set()))} in its prose: print it from a cell, "
+        "or, for the paper's own number or a citation, name it as such and add it to STATED"
+    )
+
+
+def test_the_prose_check_finds_a_typed_result():
+    nb = _notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell("The de Finetti attack wins: 0.71 against 0.64."))
+    found = {m.group() for c in nb.cells if c.cell_type == "markdown" for m in _MEASURED.finditer(c.source)}
+    assert found == {"0.71", "0.64"}

@@ -53,7 +53,7 @@ def test_every_notebook_runs_on_a_new_card_with_its_defaults_as_the_check_plans(
     # what the check predicts for this card: the adapted audits and m, and the skipped full-domain sections
     explorer = plans[plans.section.str.startswith("5. the explorer's")].iloc[0]
     assert explorer.runs and "method 'expected'" in explorer["why not"]
-    nbc = plans[(plans.notebook == "05_privacy_utility") & plans.section.str.startswith("5-6. linkage")].iloc[0]
+    nbc = plans[(plans.notebook == "05_privacy_utility") & plans.section.str.startswith("6-7. linkage")].iloc[0]
     assert "audit_max_size = 2 lowered to 1" in nbc["why not"] and "gamma 2 left out of gammas" in nbc["why not"]
     for notebook in NOTEBOOKS:
         parameters = {"datasets": [str(card)]} if notebook.startswith("03") else {"dataset": str(card)}

@@ -15,7 +15,7 @@ import pandas as pd
 
 from privnb.experiments.claims import Claim, Reason, evaluate
 from privnb.experiments.feature_selection.runner import READINGS
-from privnb.experiments.feature_selection.tables import PAPER_TABLES, method_label
+from privnb.experiments.feature_selection.tables import PAPER_TABLES, selection_label
 from privnb.experiments.feature_selection.views import LABELS
 
 KAC_SELECTORS = ("maximal", "greedy-hamdist", "greedy-distcnt")
@@ -184,7 +184,7 @@ def _count(summary: pd.DataFrame, dataset_name: str, method: str, k: int) -> str
         (PAPER_TABLES["dataset"] == dataset_name) & (PAPER_TABLES["method"] == method) & (PAPER_TABLES["k"] == k)
     ]
     said = f" (paper {paper['size'].iloc[0]:g})" if len(paper) else ""
-    return f"{method_label(method)} {part['n_features'].iloc[0]:.1f}{said}"
+    return f"{selection_label(method)} {part['n_features'].iloc[0]:.1f}{said}"
 
 
 def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01):
@@ -329,5 +329,5 @@ def svm_setting_table(summary: pd.DataFrame) -> pd.DataFrame:
         _paper_auc(d, b, 5 if pd.isna(p) else int(p))
         for d, b, p in zip(table["dataset"], table["baseline"], table["param"])
     ]
-    table["baseline"] = table["baseline"].map(method_label)
+    table["baseline"] = table["baseline"].map(selection_label)
     return table.dropna(subset=[c for c in table.columns if c.startswith("C ")], how="all")

@@ -10,7 +10,7 @@ entry of the notebook's ``datasets`` is a papers' name or a data card (``privnb.
 - a table card: :func:`privnb.data.binarize_table`, one binary per value of a nominal or ordinal column and one per
   equal-frequency interval of a numeric column (the paper does the same by hand for Adult).
 
-:func:`selection_inputs` prepares them; :func:`requirements_table` says what each section needs from each,
+:func:`selection_inputs` prepares them; :func:`selection_requirements` says what each section needs from each,
 :func:`itemset_tables` runs the maximal-itemset miners (Lemma 3, Algorithm 1) on them and
 :func:`privnb.experiments.feature_selection.dataset_statistics` gives their Table 3.
 """
@@ -34,11 +34,20 @@ from privnb.data import (
 )
 from privnb.experiments.data_support import DataSupport, data_support
 from privnb.experiments.feature_selection.statistics import PAPER_DATA, frequent_columns, itemset_growth, time_miners
-from privnb.experiments.notebook_needs import section_needs
+from privnb.experiments.papers import Section
 from privnb.learn.largest_itemsets import largest_itemsets_stats
 
-SECTIONS = section_needs("03_feature_selection_k_ac")
-"""The notebook's sections by what they need (:meth:`DataSupport.requirements`): exactly one of the first two
+_EXPERIMENT = ("2. Data", "3. Maximal itemset miners", "4. Classification under the anonymity constraint")
+SECTIONS = (
+    Section(_EXPERIMENT, "k-AC selection on the item matrix as given", ("items",)),
+    Section(_EXPERIMENT, "k-AC selection on a binarized table", ("table",)),
+    Section(
+        ("2. Data", "5. The paper's Tables 5-6 beside ours"),
+        "the paper's Table 3, Tables 5-6 and claims",
+        ("paper:adult|pu1",),
+    ),
+)
+"""Notebook 03's sections by what they need (:meth:`DataSupport.requirements`): exactly one of the first two
 runs for every data set."""
 
 
@@ -171,7 +180,7 @@ def selection_inputs(
     return inputs
 
 
-def requirements_table(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
+def selection_requirements(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
     """:data:`SECTIONS` against each data set (:meth:`DataSupport.requirements`), one block per data set.
 
     Parameters
@@ -183,8 +192,9 @@ def requirements_table(inputs: Mapping[str, SelectionInput]) -> pd.DataFrame:
     -------
     DataFrame
     """
+    needs = {section.title: list(section.needs) for section in SECTIONS}
     return pd.concat(
-        {name: item.support.requirements(SECTIONS) for name, item in inputs.items()}, names=["dataset", None]
+        {name: item.support.requirements(needs) for name, item in inputs.items()}, names=["dataset", None]
     ).droplevel(1)
 
 

@@ -140,7 +140,7 @@ def side_by_side(summary: pd.DataFrame, datasets=("adult", "pu1")) -> pd.DataFra
     return table
 
 
-def method_label(method: str) -> str:
+def selection_label(method: str) -> str:
     """The paper's row label of a method name, with its reading or SVM setting ("rf@whole", "full@C=1").
 
     Parameters
@@ -193,7 +193,7 @@ def auc_tables(summary: pd.DataFrame) -> pd.DataFrame:
     references = [table[majority].assign(param=p) for p in [*params, np.nan]]
     table = pd.concat([*references, table[~majority]]).sort_values("dataset", kind="stable")
     table["k"] = table["param"].map(lambda p: "all" if pd.isna(p) else f"k={int(p)}")
-    table["method"] = table["method"].map(method_label)
+    table["method"] = table["method"].map(selection_label)
     return table.pivot_table(index=["dataset", "method"], columns="k", values="cell", aggfunc="first", sort=False)
 
 

@@ -10,7 +10,7 @@ a table card: the experiments of notebook 04, their headline metrics and the pap
   notebook 04 needs.
 """
 
-from privnb.experiments.nbc_data import NBCData, adult_nbc_frame, nbc_data, requirements_table
+from privnb.experiments.nbc_data import NBCData, adult_nbc_frame, nbc_data, nbc_requirements
 
 from .claims import (
     NBC_CLAIMS,
@@ -57,7 +57,7 @@ __all__ = [
     "figure9_metrics",
     "NBCData",
     "nbc_data",
-    "requirements_table",
+    "nbc_requirements",
     "EDUCATION_NUM_CUTS",
     "FIGURE9_METRICS",
     "NBCTraining",

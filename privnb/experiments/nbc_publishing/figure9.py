@@ -9,17 +9,21 @@ k and the majority class) are :class:`privnb.experiments.View` records scored on
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 
 from privnb.data import Hierarchy, adult_hierarchies
-from privnb.experiments.folds import FoldData, PredictionScorer, View, evaluate_view, majority_view, tidy_frame
+from privnb.experiments.folds import (
+    PredictionScorer,
+    View,
+    evaluate_view,
+    majority_view,
+    stratified_holdout,
+    tidy_frame,
+)
 from privnb.mechanisms import FullDomainGeneralizer
 from privnb.nbc.safety import safety_transform
 from privnb.nbc.views import NBCViews
@@ -241,13 +245,7 @@ def figure9(
     rows : list of ResultRow
         Accuracy and recall of every view, in the order of :func:`figure9_views`.
     """
-    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=random_state)
-    seed = (
-        random_state
-        if isinstance(random_state, numbers.Integral)
-        else check_random_state(random_state).randint(2**31 - 1)
-    )
-    data = FoldData(0, int(seed), train, train[class_column].to_numpy(), test, test[class_column].to_numpy())
+    data = stratified_holdout(frame, class_column, test_size, random_state)
     hierarchies = adult_figure9_hierarchies() if hierarchies is None else hierarchies
     views = figure9_views(attributes, class_column, k_values, hierarchies, gamma=gamma, random_state=random_state)
     rows = [row for view in views for row in evaluate_view(dataset, view, data, ())]

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
-from privnb.experiments.folds import FoldData, evaluate_view, run_folds, tidy_frame
+from privnb.experiments.folds import evaluate_view, run_folds, stratified_holdout, tidy_frame
 from privnb.learn.training import OriginalTraining
 from privnb.mechanisms import check_binary
 
@@ -237,13 +236,7 @@ def nbc_release_audit(
     DataFrame
         Tidy rows, classifier ``"NBC"``, fold 0.
     """
-    seed = (
-        int(np.random.RandomState(random_state).randint(2**31 - 1))
-        if not isinstance(random_state, int)
-        else random_state
-    )
-    train, test = train_test_split(frame, test_size=test_size, stratify=frame[class_column], random_state=seed)
-    data = FoldData(0, seed, train, train[class_column].to_numpy(), test, test[class_column].to_numpy())
+    data = stratified_holdout(frame, class_column, test_size, random_state)
     options = {"prior": prior, "max_size": max_size}
     releases = [("original", None)] + [("safety_transform", g) for g in gammas]
     releases += [(f"dp_{mech}", eps) for mech in ("laplace", "geometric") for eps in epsilons]

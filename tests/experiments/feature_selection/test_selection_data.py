@@ -14,8 +14,8 @@ from privnb.experiments.feature_selection import (
     dataset_statistics,
     experiment_sizes,
     itemset_tables,
-    requirements_table,
     selection_inputs,
+    selection_requirements,
 )
 from privnb.mechanisms import dataset_ac
 
@@ -75,7 +75,7 @@ def test_selection_inputs_of_own_cards(cards):
     assert baskets.X.shape == (600, 24) and baskets.definitions is None and baskets.max_items == 8
     assert ward.X.shape == (591, 3 + 4 + 2 + 3 + 6) and ward.y.sum() == ward.y_all.sum()
     assert ward.definitions["share of rows"].between(0, 1).all() and not ward.paper_data
-    requirements = requirements_table(inputs)
+    requirements = selection_requirements(inputs)
     assert requirements.index.tolist() == ["baskets"] * len(SECTIONS) + ["ward"] * len(SECTIONS)
     assert requirements["runs"].tolist() == [True, False, False, False, True, False]
     stats, metrics = dataset_statistics(inputs)
