@@ -1,6 +1,7 @@
 """The protocol every paper's experiments share, and what a data set supports.
 
-- :mod:`.folds`: one fold runner (folds, seeds, views, scores, the typed tidy row, the N/A rule).
+- :mod:`.folds`: one fold runner (folds, seeds, views, scores, the typed tidy row, the N/A rule);
+  :mod:`.class_metrics`: the error, balanced accuracy and AUC every view of notebooks 00-02 is scored by.
 - :mod:`.claims`: one claim record and its verdicts; :mod:`.ttest`: the papers' t-tests; :mod:`.labels`.
 - :mod:`.data_support`, :mod:`.notebook_needs`, :mod:`.nbc_data`, :mod:`.card_check`: what a data set or card
   holds, which notebook sections it can run, and ``privnb data check``.
@@ -27,6 +28,14 @@ from .claims import (
     unexplained,
     verdict,
 )
+from .class_metrics import (
+    CLASSIFICATION_METRICS,
+    METRIC_MEANINGS,
+    balanced_accuracy,
+    metric_means,
+    metric_values,
+    roc_auc,
+)
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .folds import (
     COLUMNS,
@@ -50,6 +59,7 @@ from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
     "CLAIM_COLUMNS",
+    "CLASSIFICATION_METRICS",
     "COLUMNS",
     "NEEDS",
     "NOTEBOOKS",
@@ -59,6 +69,7 @@ __all__ = [
     "Claim",
     "DataSupport",
     "DataUnsupportedError",
+    "METRIC_MEANINGS",
     "FoldData",
     "PredictionScorer",
     "Reason",
@@ -66,6 +77,7 @@ __all__ = [
     "Score",
     "TTestResult",
     "View",
+    "balanced_accuracy",
     "card_check",
     "chosen_folds",
     "count_verdicts",
@@ -79,6 +91,8 @@ __all__ = [
     "frontier_sizes",
     "majority_view",
     "method_label",
+    "metric_means",
+    "metric_values",
     "method_sort_key",
     "linkage_ms",
     "notebook_plan",
@@ -86,6 +100,7 @@ __all__ = [
     "tour_audits",
     "paired_t_test",
     "reason_counts",
+    "roc_auc",
     "run_folds",
     "scale_reason",
     "section_needs",
