@@ -58,6 +58,14 @@ def test_sweep_log_has_no_tcp_warning(swept):
     assert "failed toy.quick/x=2" in log
 
 
+def test_a_sweep_says_what_it_runs_before_its_first_point_finishes(swept):
+    """Issue 31: `make run` showed nothing for its first minutes."""
+    _, _, log = swept
+    line = next(line for line in log.splitlines() if line.startswith("running "))
+    assert line.startswith("running 2 point(s) of toy.quick on 1 worker(s): each point executes a notebook")
+    assert log.index(line) < log.index("failed toy.quick/x=2")
+
+
 def test_kernels_run_over_ipc_where_the_socket_path_fits():
     from jupyter_core.paths import jupyter_runtime_dir
 
