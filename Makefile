@@ -22,12 +22,14 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "setting up $(VENV): pip install -e '.[dev]' (a few minutes the first time)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)
+	@echo "make run: the quick sweep of every notebook into results/ ($(WORKERS) workers; each notebook a minute or more)"
 	$(BIN)/privnb sweep notebooks/sweeps/*.quick.yaml --out results --workers $(WORKERS)
 
 lint: $(STAMP)

@@ -1,6 +1,7 @@
 """The protocol every paper's experiments share, and what a data set supports.
 
-- :mod:`.folds`: one fold runner (folds, seeds, views, scores, the typed tidy row, the N/A rule).
+- :mod:`.folds`: one fold runner (folds, seeds, views, scores, the typed tidy row, the N/A rule);
+  :mod:`.class_metrics`: the error, balanced accuracy and AUC every view of notebooks 00-02 is scored by.
 - :mod:`.claims`: one claim record and its verdicts; :mod:`.ttest`: the papers' t-tests; :mod:`.labels`.
 - :mod:`.papers`: one face per paper (:class:`PaperFace`: sections and needs, run over a :class:`FoldPlan`,
   tables, claims, metrics and headline), listed in :data:`PAPERS` (:func:`register_paper` adds one).
@@ -30,6 +31,14 @@ from .claims import (
     unexplained,
     verdict,
 )
+from .class_metrics import (
+    CLASSIFICATION_METRICS,
+    METRIC_MEANINGS,
+    balanced_accuracy,
+    metric_means,
+    metric_values,
+    roc_auc,
+)
 from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
 from .folds import (
     COLUMNS,
@@ -54,6 +63,7 @@ from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
 
 __all__ = [
     "CLAIM_COLUMNS",
+    "CLASSIFICATION_METRICS",
     "COLUMNS",
     "NEEDS",
     "NOTEBOOKS",
@@ -65,6 +75,7 @@ __all__ = [
     "DataSupport",
     "DataUnsupportedError",
     "FoldPlan",
+    "METRIC_MEANINGS",
     "FoldData",
     "PredictionScorer",
     "Reason",
@@ -74,6 +85,7 @@ __all__ = [
     "Section",
     "TTestResult",
     "View",
+    "balanced_accuracy",
     "card_check",
     "chosen_folds",
     "count_verdicts",
@@ -87,6 +99,8 @@ __all__ = [
     "frontier_sizes",
     "majority_view",
     "method_label",
+    "metric_means",
+    "metric_values",
     "method_sort_key",
     "linkage_ms",
     "notebook_plan",
@@ -95,6 +109,7 @@ __all__ = [
     "paired_t_test",
     "reason_counts",
     "register_paper",
+    "roc_auc",
     "run_folds",
     "scale_reason",
     "section_needs",

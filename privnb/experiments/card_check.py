@@ -97,10 +97,10 @@ def _hierarchy_rows(specs: dict, hierarchies: dict) -> pd.DataFrame:
     rows = []
     for column, hierarchy in hierarchies.items():
         groups = [hierarchy.n_groups(level) for level in range(1, hierarchy.n_levels)]
-        try:
-            leaves = f"{len(hierarchy.values)} values"
-        except ValueError:  # intervals list no values
+        if _is_intervals(hierarchy):
             leaves = f"{groups[0]} intervals over [{hierarchy.low:g}, {hierarchy.high:g}]"
+        else:
+            leaves = f"{len(hierarchy.values)} values"
         rows.append(
             {
                 "column": column,
@@ -159,4 +159,41 @@ def card_check(source: str | os.PathLike, parameters: Mapping[str, Mapping] | No
             plans = {name: notebook_plan(name, support, data, values) for name, values in parameters.items()}
             requirements = pd.concat(plans, names=["notebook", None]).reset_index(level=0).reset_index(drop=True)
     planned = f"l = {CHECK_L}" if parameters is None else "planned with each notebook's defaults"
+    report.warnings.extend(collapsing_hierarchies(hierarchies, data.frame))
     return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements, planned, input_risk(data))
+
+
+def collapsing_hierarchies(hierarchies: Mapping, frame: pd.DataFrame) -> list[str]:
+    """One warning per interval hierarchy whose first level is one interval over the whole column (a width or
+    cuts as wide as its range): generalizing the column at all then erases it, so full-domain k-anonymity can
+    only keep it exact or publish one value for every row.
+
+    Parameters
+    ----------
+    hierarchies : mapping
+        Column -> :class:`privnb.data.Hierarchy`, as the card built them.
+    frame : DataFrame
+        The loaded rows (a column with one value has nothing to collapse: no warning).
+
+    Returns
+    -------
+    list of str
+    """
+    lines = []
+    for column, hierarchy in hierarchies.items():
+        if not _is_intervals(hierarchy) or hierarchy.n_groups(1) > 1 or frame[column].nunique() < 2:
+            continue
+        lines.append(
+            f"the intervals hierarchy of {column!r} puts all {frame[column].nunique()} values in one interval "
+            f"[{hierarchy.low:g}, {hierarchy.high:g}] at its first level, so generalizing {column!r} at all "
+            "publishes one value for every row; give a smaller width, or cuts inside that range"
+        )
+    return lines
+
+
+def _is_intervals(hierarchy) -> bool:
+    try:
+        _ = hierarchy.values
+    except ValueError:  # intervals list no values
+        return True
+    return False

@@ -22,6 +22,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from privnb.experiments.class_metrics import RankingMetric, error_rate, measure, positive_scores
 from privnb.validation import seed_unset_random_states
 
 
@@ -120,21 +121,6 @@ class FoldData:
     y_test: np.ndarray
 
 
-def error_rate(y_true, y_pred) -> float:
-    """Fraction of misclassified rows: the papers' evaluation metric.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like
-        True and predicted labels.
-
-    Returns
-    -------
-    float
-    """
-    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
-
-
 @dataclass(frozen=True)
 class PredictionScorer:
     """Scores a fitted view by its predictions on the raw test rows, one value per metric.
@@ -144,7 +130,9 @@ class PredictionScorer:
     classifier : str
         The classifier name of the rows.
     metrics : mapping of str to callable, optional
-        ``name -> metric(y_true, y_pred)``; default ``{"error": error_rate}``.
+        ``name -> metric(y_true, y_pred)``; default ``{"error": error_rate}``. A
+        :class:`~privnb.experiments.class_metrics.RankingMetric` (the AUC) gets the positive class's scores
+        instead of the predictions (:data:`~privnb.experiments.class_metrics.CLASSIFICATION_METRICS`).
     """
 
     classifier: str
@@ -154,9 +142,10 @@ class PredictionScorer:
         """The view's metrics on ``data``'s test rows."""
         prediction = fitted.predict(data.X_test)
         metrics = {"error": error_rate} if self.metrics is None else self.metrics
-        return [
-            Score(self.classifier, name, float(metric(data.y_test, prediction))) for name, metric in metrics.items()
-        ]
+        ranked = any(isinstance(m, RankingMetric) for m in metrics.values())
+        scores = positive_scores(fitted, data.X_test) if ranked else None
+        values = measure(data.y_test, prediction, scores, metrics)
+        return [Score(self.classifier, name, value) for name, value in values.items()]
 
     @property
     def outputs(self) -> tuple[tuple[str, str], ...]:

@@ -474,7 +474,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         [(_, _, (sq, index))] = self._searches(X, k, False, running=False)
         return (np.sqrt(sq), index) if return_distance else index
 
-    def predict_many(self, X, ks):
+    def predict_many(self, X, ks, *, proba=False):
         """Predictions for several k from ONE neighbour search for max(ks): array (len(ks), n_rows).
 
         Parameters
@@ -483,16 +483,27 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             The query rows, raw.
         ks : sequence of int
             The k values; row i of the result is the prediction of the classifier with k = ks[i].
+        proba : bool
+            Also return, from the same search, each k's class distribution (len(ks), n_rows, n_classes), as
+            :meth:`predict_proba` gives it.
         """
         ks = [check_int(k, "k") for k in ks]
         check_is_fitted(self, "fit_X_")
+        n_classes = len(self.classes_)
         if self.ties == "exact-k":
             found = self._searches(X, max(ks), False, self.ranges == "weka")
-            out = np.empty((len(ks), found[-1][1] if found else 0), dtype=np.intp)
+            n_rows = found[-1][1] if found else 0
+            out, shares = np.empty((len(ks), n_rows), dtype=np.intp), np.zeros((len(ks), n_rows, n_classes))
             for start, stop, (_, index) in found:
-                out[:, start:stop] = vote(self._y[index], ks, len(self.classes_))
-            return self.classes_[out]
-        return self.classes_[weka_vote(self._neighbor_counts(X, ks), self._first)]
+                labels = self._y[index]
+                out[:, start:stop] = vote(labels, ks, n_classes)
+                shares[:, start:stop] = [(labels[:, :k, None] == np.arange(n_classes)).mean(axis=1) for k in ks]
+        else:
+            counts = self._neighbor_counts(X, ks)
+            out = weka_vote(counts, self._first)
+            shares = counts + 1.0 / max(1, self.n_samples_fit_)
+            shares = shares / shares.sum(axis=2, keepdims=True)
+        return (self.classes_[out], shares) if proba else self.classes_[out]
 
     def __sklearn_tags__(self):
         """Missing values are allowed (Weka's rule); infinite ones are refused."""
@@ -508,10 +519,4 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         """IBk's distribution (``ties="weka"``): every class 1 / n_train plus its votes, normalized;
         with ``ties="exact-k"``, the share of each class among the k nearest rows.
         """
-        k = check_int(self.n_neighbors, "n_neighbors")
-        check_is_fitted(self, "fit_X_")
-        if self.ties == "exact-k":
-            index = self.kneighbors(X, return_distance=False)
-            return (self._y[index][:, :, None] == np.arange(len(self.classes_))).mean(axis=1)
-        counts = self._neighbor_counts(X, [k])[0] + 1.0 / max(1, self.n_samples_fit_)
-        return counts / counts.sum(axis=1, keepdims=True)
+        return self.predict_many(X, [check_int(self.n_neighbors, "n_neighbors")], proba=True)[1][0]

@@ -180,7 +180,9 @@ class Table:
         return title + self.styler.to_html()
 
     def __repr__(self) -> str:
-        text = self.frame.to_string(float_format=lambda v: f"{v:.{self.precision}f}")
+        whole = {c: "Int64" for c in self.frame.columns if _integral(self.frame[c])}  # ages read 34, not 34.0
+        shown = self.frame.astype(whole) if whole and self.frame.columns.is_unique else self.frame
+        text = shown.to_string(float_format=lambda v: f"{v:.{self.precision}f}")
         return f"{self.caption}\n{text}" if self.caption else text
 
     def _repr_pretty_(self, printer, cycle) -> None:
@@ -278,7 +280,7 @@ def _integral(values: pd.Series) -> bool:
     if not pd.api.types.is_float_dtype(values):
         return False
     present = values.dropna()
-    return len(present) > 0 and bool((present == present.round()).all())
+    return len(present) > 0 and bool((present == present.round()).all() and (present.abs() < 2**53).all())
 
 
 # ---------------------------------------------------------------------------------------------------- figures

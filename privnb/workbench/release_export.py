@@ -105,7 +105,11 @@ def _fit(data, mechanism: str, *, l, k, random_state):
     if mechanism == "full-domain":
         missing = [q for q in qi if q not in data.hierarchies]
         if missing:
-            raise ValueError(f"full-domain generalization needs a hierarchy for {missing}; add them to the card")
+            raise ValueError(
+                f"full-domain generalization needs a hierarchy for every quasi-identifier and {', '.join(missing)} "
+                "have none: add one per column under the card's `hierarchies:` key (an ARX table, or intervals for "
+                "a numeric column), or use --mechanism mondrian, which needs none"
+            )
         fitted = FullDomainGeneralizer(qi, int(k), dict(data.hierarchies)).fit(data.frame)
     elif mechanism == "mondrian":
         hierarchies = {q: h for q, h in data.hierarchies.items() if q in qi} or None

@@ -24,6 +24,8 @@ from privnb.workbench.report_pages import (
 from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8
+_INDEX_HEADLINES = 4  # numbers per point in the index's summary table
+_MAX_VIEW_COLUMNS = 12  # views (columns) of the mean-over-folds table; all of them are in results.parquet
 _MADE_WITH = "made with (privnb; inputs' sha256)"
 
 
@@ -232,8 +234,8 @@ def _mean_table(results: pd.DataFrame) -> tuple | None:
     frame = results.merge(views[["method", "param", "view"]], on=["method", "param"], how="left")
     keys = ["point", "dataset", "classifier", "metric"]
     table = frame.groupby([*keys, "view"], sort=False)["value"].mean().unstack("view")
-    columns = list(dict.fromkeys(views.sort_values("order")["view"]))
-    table = table.reindex(columns=columns).iloc[:_MAX_MEAN_ROWS]
+    columns = list(dict.fromkeys(views.sort_values("order")["view"]))[:_MAX_VIEW_COLUMNS]
+    table = table.reindex(columns=columns).dropna(how="all").iloc[:_MAX_MEAN_ROWS]
     rows = [[*map(_fmt, key), *map(_fmt, values)] for key, values in zip(table.index, table.to_numpy())]
     return ("table", [*keys, *columns], rows)
 
@@ -306,8 +308,10 @@ def _sweep_report(sweep_dir: Path, results: pd.DataFrame) -> list[tuple]:
     means = _mean_table(results)
     if means is not None:
         blocks += [("h2", "Mean over folds"), means]
-        if len(means[2]) == _MAX_MEAN_ROWS:
-            blocks.append(("p", f"The first {_MAX_MEAN_ROWS} rows; all of them are in results.parquet."))
+        n_views = len(results[["method", "param"]].drop_duplicates())
+        if len(means[2]) == _MAX_MEAN_ROWS or n_views > _MAX_VIEW_COLUMNS:
+            shown = f"The first {min(n_views, _MAX_VIEW_COLUMNS)} of {n_views} views, at most {_MAX_MEAN_ROWS} rows"
+            blocks.append(("p", [f"{shown}; all of them are in", Link("results.parquet", "results.parquet")]))
     return blocks + _failure_blocks(records, _relativizer(sweep_dir, spec)) + _figure_blocks(records, sweep_dir)
 
 
@@ -353,7 +357,9 @@ def _headline_blocks(spec: dict, records: list[dict], metrics: dict, claims: dic
         ("table", ["point", *spec["grid"], *shown, *(["claims"] if claims else []), _MADE_WITH], rows),
     ]
     if len(keys) > len(shown):
-        blocks.append(("p", f"More headline numbers in each point's metrics.json: {', '.join(keys[len(shown) :])}."))
+        first = next(r["point"] for r in records if metrics[r["point"]])
+        more = f"{len(keys) - len(shown)} more numbers in each point's"
+        blocks.append(("p", [more, Link("metrics.json", f"{first}/metrics.json")]))
     return blocks
 
 
@@ -435,10 +441,25 @@ def _count(records: list[dict], status: str) -> int:
     return sum(r["status"] == status for r in records)
 
 
-def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
+def _index_headlines(folder: Path, spec: dict, records: list[dict]) -> list[list]:
+    """One row per finished point of a sweep: its first few headline numbers, named, and links to the rest."""
     rows = []
+    for record in records:
+        metrics = read_json(folder / record["point"] / "metrics.json", {}) if record["status"] == "ok" else {}
+        keys = headline_keys([metrics])
+        if not keys:
+            continue
+        numbers = "; ".join(f"{key} {_fmt(metrics[key])}" for key in keys[:_INDEX_HEADLINES])
+        more = Link(f"all {len(keys)}", f"{folder.name}/{record['point']}/metrics.json")
+        rows.append([Link(spec["name"], f"{folder.name}/report.md"), record["point"], numbers, more])
+    return rows
+
+
+def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
+    rows, headlines = [], []
     for folder in folders:
         spec, records = _point_records(folder)
+        headlines += _index_headlines(folder, spec, records)
         rows.append(
             [
                 Link(spec["name"], f"{folder.name}/report.md"),
@@ -448,9 +469,22 @@ def _index_report(folders: list[Path], n_rows: int) -> list[tuple]:
                 Link("html", f"{folder.name}/report.html"),
             ]
         )
+    summary = [
+        ("h2", "Headline numbers"),
+        (
+            "p",
+            (
+                f"The first {_INDEX_HEADLINES} headline numbers of each point, each named by its metric; the sweep's "
+                "report and the point's metrics.json hold the rest."
+            ),
+        ),
+        ("table", ["sweep", "point", "headline numbers", "more"], headlines),
+    ]
     return [
         ("h1", "privnb results"),
         ("p", f"{len(folders)} sweeps; {n_rows} result rows in results.parquet (column sweep names the sweep)."),
+        *(summary if headlines else []),
+        ("h2", "Sweeps"),
         ("table", ["sweep", "notebook", "points", "ok", "failed", "skipped", "report"], rows),
     ]
 

@@ -1,5 +1,10 @@
 """Report blocks rendered as Markdown and as standalone HTML pages: wide tables scroll inside the page, and
 maths (``$...$``, ``$$...$$``) renders offline with a local copy of MathJax beside the results.
+
+Saved pages load nothing from the internet. MathJax is copied from ``jupyter-server-mathjax`` and told to use the
+web font that package ships (STIX-Web; its default TeX font's files are not in it). No installed package ships
+require.js or the widget manager's embed script (``@jupyter-widgets/html-manager``), so a notebook page drops
+both and shows, where a widget was, that it needs a live kernel (:data:`LIVE_KERNEL_NOTE`).
 """
 
 from __future__ import annotations
@@ -114,7 +119,13 @@ def render_html(blocks: Sequence[tuple], mathjax: str | None = None) -> str:
 WIDE_OUTPUTS_CSS = ".jp-OutputArea-output { overflow-x: auto; }"
 #: MathJax 2's combined configuration: HTML-CSS output with its own web fonts (the package ships no SVG fonts).
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"
-_TEX2JAX_CONFIG = "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}});"
+#: HTML-CSS output with the web font the local copy ships (STIX-Web), never the machine's fonts or image fonts: the
+#: default (the TeX web font) names font files jupyter-server-mathjax does not ship, which an offline page then
+#: requested in vain.
+_FONT_CONFIG = "'HTML-CSS':{availableFonts:[],preferredFont:null,webFont:'STIX-Web',imageFont:null}"
+_TEX2JAX_CONFIG = (
+    "MathJax.Hub.Config({tex2jax:{inlineMath:[['$','$'],['\\\\(','\\\\)']],processEscapes:true}," + _FONT_CONFIG + "});"
+)
 
 
 def _mathjax_tags(url: str | None) -> str:
@@ -225,8 +236,47 @@ def export_notebook_html(notebook: str | os.PathLike, out: str | os.PathLike) ->
         node = nbformat.read(notebook, as_version=4)
     except (ValueError, KeyError, nbformat.ValidationError):  # a notebook a failed run left half written
         return None
-    body, _ = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}").from_notebook_node(node)
+    exporter = HTMLExporter(mathjax_url=f"{url}?config={MATHJAX_CONFIG}")
+    body, _ = exporter.from_notebook_node(without_widgets(node))
+    body = body.replace(f'<script src="{exporter.require_js_url}"></script>', "", 1)  # only widgets needed it
     body = body.replace("</head>", f"<style>{WIDE_OUTPUTS_CSS}</style></head>", 1)
+    loader = f'<script src="{exporter.mathjax_url}"'  # the fonts are configured before MathJax starts
+    fonts = f'<script type="text/x-mathjax-config">MathJax.Hub.Config({{{_FONT_CONFIG}}});</script>'
+    body = body.replace(loader, fonts + loader, 1)
     with naming_write_errors(page):
         write_text(page, body)
     return page
+
+
+#: What a saved page shows where a notebook displayed a widget (the tour's explorer): its sliders need a kernel.
+LIVE_KERNEL_NOTE = (
+    '<div class="privnb-live-kernel" style="border:1px solid #c8a000;background:#fff8dc;padding:.5em">'
+    "<strong>This explorer needs a live kernel.</strong> A saved page runs no code and loads no widget code, so "
+    "its sliders are not shown here; the outputs of this cell show it at the notebook's parameters. Open the "
+    "notebook in JupyterLab (or Notebook 7) with a running kernel to move them.</div>"
+)
+
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def without_widgets(node):
+    """A copy of notebook ``node`` whose widget views are :data:`LIVE_KERNEL_NOTE` and with no widget state.
+
+    A page exported from it loads no widget manager (none is installed to bundle) and says, where each widget
+    was, that it needs a live kernel.
+
+    Parameters
+    ----------
+    node : nbformat.NotebookNode
+        A notebook.
+    """
+    import copy
+
+    node = copy.deepcopy(node)
+    node.metadata.pop("widgets", None)
+    for cell in node.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if _WIDGET_VIEW in data:
+                output["data"] = {"text/html": LIVE_KERNEL_NOTE, "text/plain": "This explorer needs a live kernel."}
+    return node

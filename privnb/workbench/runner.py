@@ -398,6 +398,13 @@ def _run_points(todo: list[Point], records: dict, run: dict, *, progress: bool, 
         bar.write(note)
     if skipped and progress:
         bar.write(f"skipping {skipped} finished point(s); --force runs them again")
+    if todo:  # a point is a whole notebook run: the first line comes after minutes without this one
+        sweeps = ", ".join(dict.fromkeys(point.sweep for point in todo))
+        workers = "a dask cluster" if run["client"] is not None else f"{run['workers']} worker(s)"
+        bar.write(
+            f"running {len(todo)} point(s) of {sweeps} on {workers}: each point executes a notebook (a minute or "
+            "more), each is reported as it finishes"
+        )
     with bar:
         stop.running = True
         try:

@@ -264,6 +264,36 @@ def check_parameter_types(path, notebook: Path, defaults: dict, parameters: dict
         raise ValueError(f"sweep spec {path}: {'; '.join(problems)} (notebook {notebook.name})")
 
 
+def spec_notebook(path: Path, name: str) -> Path:
+    """The notebook a spec names, wherever the spec lies.
+
+    ``name`` is looked for relative to the spec folder's parent (``notebooks/`` for a spec in
+    ``notebooks/sweeps/``), then relative to the spec's own folder, then among privnb's own notebooks (the
+    checkout's ``notebooks/``), so that a spec kept in a folder of one's own can name ``01_svm_l_diversity.ipynb``.
+
+    Parameters
+    ----------
+    path : Path
+        The spec file.
+    name : str
+        Its ``notebook`` value.
+
+    Raises
+    ------
+    ValueError
+        No such notebook in any of those folders (each named).
+    """
+    folders = [path.resolve().parent.parent, path.resolve().parent, Path(__file__).resolve().parents[2] / "notebooks"]
+    candidates = list(dict.fromkeys((folder / name).resolve() for folder in folders))
+    found = next((candidate for candidate in candidates if candidate.is_file()), None)
+    if found is None:
+        raise ValueError(
+            f"sweep spec {path}: notebook {name!r} not found at {' or '.join(map(str, candidates))} (it is relative "
+            "to the spec folder's parent, the spec's folder or privnb's notebooks/ folder)"
+        )
+    return found
+
+
 def load_spec(path: str | os.PathLike) -> SweepSpec:
     """Read and check a sweep spec.
 
@@ -287,12 +317,7 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
     raw = _read_spec(path)
     parameters, grid = raw.get("parameters") or {}, raw.get("grid") or {}
     _check_shape(path, parameters, grid)
-    notebook = (path.resolve().parent.parent / raw["notebook"]).resolve()
-    if not notebook.is_file():
-        raise ValueError(
-            f"sweep spec {path}: notebook {raw['notebook']!r} not found at {notebook} "
-            "(it is relative to the spec folder's parent, notebooks/)"
-        )
+    notebook = spec_notebook(path, raw["notebook"])
     nb = _read_notebook(notebook)
     from privnb.workbench.notebooks import parameter_defaults
 

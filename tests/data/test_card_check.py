@@ -366,3 +366,22 @@ def test_loaded_values_are_the_stripped_cells(tmp_path, cells, before):
         card["roles"]["positive"] = 1
         data = load(_write_card(tmp_path, card))
         assert data.frame["diagnosis"].tolist() == [value for value, _ in cells]
+
+
+def test_an_interval_hierarchy_that_collapses_every_value_into_one_interval_is_warned(tmp_path, capsys):
+    """Issue 31: a width as wide as the column's range makes its first level one interval: generalizing the
+    column at all erases it. The check says so; a hierarchy with several intervals gets no warning."""
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pd.DataFrame(
+        {"age": rng.integers(20, 80, n), "income": rng.integers(0, 9, n), "y": rng.choice(["a", "b"], n)}
+    )
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    roles = {"quasi_identifiers": ["age", "income"], "target": "y", "positive": "a"}
+    hierarchies = {"age": {"intervals": {"width": 100}}, "income": {"intervals": {"width": 3}}}
+    card = _write_card(tmp_path, {"file": "d.csv", "roles": roles, "hierarchies": hierarchies})
+    status, out, _ = _check(card, capsys)
+    warnings = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert status == 0 and len(warnings) == 1
+    assert "intervals hierarchy of 'age' puts all" in warnings[0] and "in one interval" in warnings[0]
+    assert "give a smaller width" in warnings[0]

@@ -148,12 +148,13 @@ def test_cross_validate_knn_rows_and_one_search_per_view(monkeypatch):
     # original, identifying, anatomized l=2,3 searched for k=5 once per fold and run of test rows that
     # share Weka's running ranges (ranges="weka"); l=4 is N/A (domain 3)
     assert set(calls) == {5} and len(calls) >= 3 * 4
+    assert set(out["metric"]) == {"error", "balanced_accuracy", "auc"}  # beside the error, per k and fold
     na = out[out["param"] == 4]
-    assert len(na) == 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
+    assert len(na) == 3 * 3 * 3 and na["value"].isna().all() and na["note"].str.startswith("N/A").all()
     ok = out[out["note"] == ""]
     assert ok["value"].between(0, 1).all()
     assert set(ok["classifier"]) == {"1-NN", "3-NN", "5-NN", "majority"}
-    assert len(out[out["method"] == "majority"]) == 3  # the baseline, once per fold
+    assert len(out[out["method"] == "majority"]) == 3 * 3  # the baseline's three metrics, once per fold
     assert (ok.loc[ok["method"] == "anatomized", "n_train"] % ok.loc[ok["method"] == "anatomized", "param"] == 0).all()
 
 
@@ -395,8 +396,9 @@ def test_an_even_vote_goes_to_the_class_declared_first(order, first):
     fold = FoldData(0, 0, data.X.iloc[train], data.y[train], data.X.iloc[test], data.y[test])
     expected = np.mean(data.y[test] != first)  # 6 of class 1, 2 of class 0
     view = knn_views(data, [1], [2], ibk_options=ibk_options(data, class_order=order))[0]  # the original 1-NN
-    (score,) = view.scorer(clone(view.estimator).fit(fold.X_train, fold.y_train), fold)
-    assert score.value == pytest.approx(expected)
+    scores = {s.metric: s.value for s in view.scorer(clone(view.estimator).fit(fold.X_train, fold.y_train), fold)}
+    assert scores["error"] == pytest.approx(expected)
+    assert scores["balanced_accuracy"] == 0.5 and scores["auc"] == 0.5  # a constant guess, whichever class
     view = convergence_views(data, [2], n_parts=2, class_order=order)[0]
     scores = view.scorer(clone(view.estimator).set_params(random_state=0).fit(fold.X_train, fold.y_train), fold)
     assert [s.value for s in scores][-1] == pytest.approx(expected)  # the prefix of both parts: 20 and 20

@@ -28,6 +28,7 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     assert set(results["method"]) == {"majority", "original", "identifying", "anatomized", "generalized", "mondrian"}
     assert set(results["fold"]) == {0, 1}
     assert results["value"].between(0, 1).all()
+    assert set(results["metric"]) == {"error", "balanced_accuracy", "auc"}
     anatomized = results[results["method"] == "anatomized"]
     assert (anatomized["param"] == TINY["l"]).all()
     # the anatomized learner sees l candidate rows for every individual it kept
@@ -35,6 +36,10 @@ def test_tour_runs_with_tiny_parameters(run_notebook):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["anatomy_groups"] * TINY["l"] + metrics["anatomy_rows_suppressed"] == TINY["sample_size"]
     assert {"error_original", "error_anatomized", "error_mondrian"} <= set(metrics)
+    # the headline names its metrics, the error first, balanced accuracy and AUC beside it
+    assert metrics["headline"][:3] == ["error_original", "balanced_accuracy_original", "auc_original"]
+    assert all(key.startswith(("error_", "balanced_accuracy_", "auc_")) for key in metrics["headline"])
+    assert metrics["balanced_accuracy_majority"] == metrics["auc_majority"] == 0.5
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert figures == {"toy_anatomy.png", "anatomy_suppression.png", "equivalence_classes.png", "views_error.png"}
     # the explorer's cell holds the default state as ordinary outputs (papermill has no widget frontend)

@@ -32,7 +32,8 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert set(results["method"]) == {"original", "identifying", "pruned", "generalized", "majority"}
     errors = results[results["metric"] == "error"]
     assert errors["value"].between(0, 1).all() and (results["n_suppressed"] >= 0).all()
-    inputs = results[results["metric"] != "error"].pivot_table(
+    assert results.loc[results["metric"].isin(["balanced_accuracy", "auc"]), "value"].between(0, 1).all()
+    inputs = results[~results["metric"].isin(["error", "balanced_accuracy", "auc"])].pivot_table(
         index=["param", "fold"], columns="metric", values="value"
     )
     assert len(inputs) == 2 * 2 and (inputs["w_norm"] > 0).all() and (inputs["r2_min"] <= inputs["r2_max"]).all()
@@ -43,6 +44,12 @@ def test_notebook_runs_with_tiny_parameters(run_notebook):
     assert metrics["dataset"] == "adult" and metrics["rows"] == 500 and metrics["claims_total"] > 0
     assert all(key in metrics for key in ("mean_error_SVC_Org.", "mean_error_SVM_L=2", "bound_4_6_L=2"))
     assert metrics["majority_error"] == metrics["mean_error_majority_Majority"] > 0
+    headline = metrics["headline"]  # each names its metric: the error, balanced accuracy or AUC
+    assert {"mean_balanced_accuracy_SVC_Org.", "mean_auc_SVC_Org."} <= set(headline)
+    assert all(
+        key.startswith(("majority_error", "mean_error_", "mean_balanced_accuracy_", "mean_auc_", "claims"))
+        for key in headline
+    )
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
     assert list(claims.columns) == list(CLAIM_COLUMNS) and set(claims["verdict"]) <= set(VERDICTS)
     assert set(claims["reading"]) == {"", "paired t-test", "unpaired t-test"}

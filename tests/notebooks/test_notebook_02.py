@@ -34,7 +34,7 @@ def test_runs_with_tiny_parameters(run_notebook):
     curves = results[results["metric"] == "incremental_error"]
     assert set(curves["method"]) == {"original", "anatomized", "majority"}
     assert errors.loc[errors["note"] == "", "value"].between(0, 1).all()
-    assert set(results["metric"]) == {"error", "incremental_error"}
+    assert set(results["metric"]) == {"error", "balanced_accuracy", "auc", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "adult" and metrics["claims"] >= metrics["claims_agreeing"] >= 0
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
@@ -45,6 +45,9 @@ def test_runs_with_tiny_parameters(run_notebook):
     assert headline[0] == "mean_error_majority_Majority" and set(headline) <= set(
         metrics
     )  # the report shows these first
+    assert {"mean_balanced_accuracy_1-NN_Org.", "mean_auc_1-NN_Org."} <= set(headline)
+    assert all(key.startswith(("mean_error_", "mean_balanced_accuracy_", "mean_auc_", "claims")) for key in headline)
+    assert metrics["mean_balanced_accuracy_majority_Majority"] == metrics["mean_auc_majority_Majority"] == 0.5
     assert all(isinstance(v, (int, float, str, bool)) for v in metrics.values())
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert {"figure2_toy.png", "convergence_terms.png", "theorem17.png", "boxplots.png", "convergence.png"} <= figures
@@ -60,7 +63,7 @@ def test_runs_on_a_data_card_of_its_own(run_notebook, tmp_path):
     errors = results[results["metric"] == "error"]
     assert set(errors["method"]) == {"original", "identifying", "anatomized", "generalized", "majority"}
     assert set(errors["classifier"]) == {"1-NN", "3-NN", "majority"} and errors["value"].between(0, 1).all()
-    assert set(results["metric"]) == {"error", "incremental_error"}
+    assert set(results["metric"]) == {"error", "balanced_accuracy", "auc", "incremental_error"}
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "ward" and metrics["rows"] == 300 and metrics["claims"] == 0
     assert "mean_error_1-NN_L=2" in metrics and "mean_error_majority_Majority" in metrics

@@ -72,3 +72,7 @@ def test_runs_on_own_table_without_claims(run_notebook, tmp_path):
     assert {"figure8.png", "figure9.png", "safety_transform_r.png"} <= {p.name for p in (out / "figures").glob("*.png")}
     # no claims against the paper for data of one's own
     assert not (out / "claims.csv").exists() and not (out / "paper_vs_ours.csv").exists()
+    # issue 31: an achieved gamma far below the gamma asked says why
+    executed = nbformat.read(out.parent / "04_nbc_publishing.ipynb", as_version=4)
+    html = "".join(o.get("data", {}).get("text/html", "") for c in executed.cells for o in c.get("outputs", []))
+    assert "achieved_gamma is the smallest gamma of Corollary 4 the published counts meet" in html

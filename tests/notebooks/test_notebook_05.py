@@ -86,6 +86,10 @@ def test_runs_every_section_on_a_table_card(run_notebook, tmp_path):
     text = "".join(o.get("data", {}).get("text/plain", "") for o in requirements.outputs)
     assert "What each section needs from ward" in text and "False" not in text
     assert "Skipped." not in _markdown(out)
+    # issue 31: the conclusions' numbers come from this run's rows, not Adult's
+    assert "Section 1's 95% intervals of the gain are up to" in _markdown(
+        out
+    ) and "on this run's 591 rows" in _markdown(out)
     points = pd.read_csv(out / "frontier.csv")
     assert len(points) == metrics["n_points"] and set(points["dataset"]) == {"ward"}
     assert (out / "figures" / "frontier.png").exists()

@@ -27,6 +27,16 @@ def test_committed_notebook_follows_conventions(path):
     assert convention_problems(nbformat.read(path, as_version=4)) == []
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_prose_quotes_no_adult_result_that_a_card_would_contradict(path):
+    """Issue 31: 01's Theorem 4.1 notes and 05's conclusions quoted Adult's numbers in prose; on a card they come from
+    cells (the sizes 01 evaluates the bound at, the widest interval of 05's run)."""
+    prose = " ".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+    prose = " ".join(prose.split())
+    for quoted in ("0.21 at N = 45222", "1.16 at N = 1000", "thousands or millions", "One fold of a few thousand rows"):
+        assert quoted not in prose
+
+
 def test_parameter_defaults_reads_literals():
     assert parameter_defaults(_notebook()) == {"output_dir": "out", "seed": 0}
 

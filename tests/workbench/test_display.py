@@ -25,3 +25,18 @@ def test_skipped_names_the_section_and_the_reason():
     assert note._repr_markdown_() == "**Skipped.** *Anatomy: 'ward' has no sensitive attribute; name one in the card*"
     with pytest.raises(ValueError, match="say why"):
         skipped("  ")
+
+
+def test_whole_numbers_stored_as_floats_read_as_integers_in_html_and_text():
+    """Issue 31: the explorer showed a card's ages (floats once a missing value was read) as 34.0."""
+    import numpy as np
+    import pandas as pd
+
+    from privnb.workbench import table
+
+    frame = pd.DataFrame({"age": [34.0, 71.0, np.nan], "share": [0.25, 0.5, 0.125], "n": [1, 2, 3]})
+    shown = table(frame, precision=1)
+    text = repr(shown)
+    assert "34" in text and "34.0" not in text and "71.0" not in text and "0.2" in text  # shares keep their decimal
+    html = shown._repr_html_()
+    assert ">34<" in html and ">34.0<" not in html

@@ -78,3 +78,14 @@ def test_a_missing_parameter_is_a_usage_error_naming_it(card, tmp_path, capsys):
         main(["release", str(card), "--mechanism", "mondrian", "--out", str(tmp_path / "x")])
     assert refused.value.code == 2
     assert "needs k (--k)" in capsys.readouterr().err
+
+
+def test_full_domain_without_hierarchies_says_where_they_go_and_what_needs_none(card, tmp_path, capsys):
+    """Issue 31: the message ended on "add them to the card", as if cut off."""
+    with pytest.raises(SystemExit) as refused:
+        main(["release", str(card), "--mechanism", "full-domain", "--k", "3", "--out", str(tmp_path / "x")])
+    assert refused.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "needs a hierarchy for every quasi-identifier and" in err
+    assert "under the card's `hierarchies:` key (an ARX table, or intervals for a numeric column)" in err
+    assert "or use --mechanism mondrian, which needs none" in err and not (tmp_path / "x").exists()

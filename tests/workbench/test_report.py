@@ -58,6 +58,14 @@ def test_sweep_log_has_no_tcp_warning(swept):
     assert "failed toy.quick/x=2" in log
 
 
+def test_a_sweep_says_what_it_runs_before_its_first_point_finishes(swept):
+    """Issue 31: `make run` showed nothing for its first minutes."""
+    _, _, log = swept
+    line = next(line for line in log.splitlines() if line.startswith("running "))
+    assert line.startswith("running 2 point(s) of toy.quick on 1 worker(s): each point executes a notebook")
+    assert log.index(line) < log.index("failed toy.quick/x=2")
+
+
 def test_kernels_run_over_ipc_where_the_socket_path_fits():
     from jupyter_core.paths import jupyter_runtime_dir
 
@@ -198,3 +206,68 @@ def test_executed_notebooks_are_exported_with_the_local_mathjax(tmp_path):
     assert f"../../{MATHJAX_FOLDER}/MathJax.js?config=" in text and "libs/mathjax" not in text
     assert (tmp_path / MATHJAX_FOLDER / "MathJax.js").is_file()
     assert ".jp-OutputArea-output { overflow-x: auto; }" in text  # a wide table scrolls inside its cell
+
+
+def test_reports_read_like_a_summary_however_many_numbers_a_notebook_writes(tmp_path):
+    """Issue 31: 05's report listed ~150 headline names in one paragraph and a 43-column table; the index now
+    shows each point's first few headline numbers in one short table and links the rest."""
+    from privnb.experiments import tidy_frame
+    from privnb.workbench import write_index
+
+    out = tmp_path / "results"
+    metrics = {f"attack_{i}": i / 1000 for i in range(150)}
+    headline = [f"attack_{i}" for i in range(20)]
+    results = tidy_frame([("d", "5-NN", "anatomized", float(p), 0, "error", 0.2, 10, 0, "") for p in range(43)])
+    records = [write_point(out / "toy.quick", "x=1", 1, metrics=metrics, headline=headline, results=results)]
+    markdown = hand_made_sweep(out / "toy.quick", records)
+    assert "attack_149" not in markdown and "attack_30" not in markdown  # counted and linked, not listed
+    assert "142 more numbers in each point's [metrics.json](x=1/metrics.json)" in markdown
+    means = next(line for line in markdown.splitlines() if line.startswith("| point | dataset | classifier"))
+    assert means.count("|") - 1 == 4 + 12  # the table's keys and at most 12 views
+    assert "The first 12 of 43 views" in markdown and "[results.parquet](results.parquet)" in markdown
+    write_index(out)
+    index = (out / "report.md").read_text()
+    assert "## Headline numbers" in index and "| sweep | point | headline numbers | more |" in index
+    row = next(line for line in index.splitlines() if line.startswith("| [toy.quick]") and "x=1" in line)
+    assert "attack_0 0; attack_1 0.001; attack_2 0.002; attack_3 0.003 |" in row and "attack_4 " not in row
+    assert "[all 150](toy.quick/x=1/metrics.json)" in row
+    assert index.index("## Headline numbers") < index.index("## Sweeps")
+
+
+def test_a_saved_notebook_page_loads_nothing_from_the_internet_and_says_the_explorer_needs_a_kernel(tmp_path):
+    """Issue 31: pages loaded require.js and the widget manager from a CDN; no installed package ships them, so the
+    page drops them and says, in visible text where the widget was, that it needs a live kernel. MathJax uses the
+    web font its local copy ships."""
+    import re
+
+    import nbformat
+
+    from privnb.workbench.report_pages import LIVE_KERNEL_NOTE, MATHJAX_FOLDER, export_notebook_html, mathjax_source
+
+    if mathjax_source() is None:
+        pytest.skip("jupyter-server-mathjax is not installed")
+    notebook = tmp_path / "sweep" / "point" / "notebook.ipynb"
+    notebook.parent.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("tour_explorer(...)")
+    view = {"model_id": "abc", "version_major": 2, "version_minor": 0}
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/html": "<b>l = 3: anatomy</b>", "text/plain": "l = 3"}),
+        nbformat.v4.new_output(
+            "display_data", data={"application/vnd.jupyter.widget-view+json": view, "text/plain": "VBox()"}
+        ),
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell("$$x^2$$"), cell]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2}}
+    nbformat.write(nb, notebook)
+    text = export_notebook_html(notebook, tmp_path).read_text()
+    assert not re.findall(r'(?:src|href)="https?:', text)  # nothing fetched from the internet
+    assert "require.min.js" not in text and "embed-amd.js" not in text and "widget-state+json" not in text
+    assert LIVE_KERNEL_NOTE in text and "This explorer needs a live kernel." in text
+    assert "<b>l = 3: anatomy</b>" in text  # the explorer's static outputs stay
+    fonts = text.index("webFont:'STIX-Web'")
+    assert fonts < text.index(f"{MATHJAX_FOLDER}/MathJax.js?config=")  # configured before MathJax starts
+    copied = tmp_path / MATHJAX_FOLDER
+    assert (copied / "jax/output/HTML-CSS/fonts/STIX-Web/fontdata.js").is_file()
+    assert list((copied / "fonts/HTML-CSS/STIX-Web/woff").glob("*.woff"))  # the web font the pages ask for
+    assert nbformat.read(notebook, as_version=4).metadata["widgets"]  # the notebook itself is left as it was

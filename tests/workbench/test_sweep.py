@@ -114,6 +114,20 @@ def test_load_spec_resolves_the_notebook_from_notebooks(project):
     assert Path(points[0].output_dir) == (project / "results" / "toy.quick" / "x=1").resolve()
 
 
+def test_a_spec_outside_notebooks_sweeps_finds_its_notebook(tmp_path):
+    """Issue 31: a spec kept in a folder of one's own finds a notebook beside it or one of privnb's own."""
+    mine = tmp_path / "my specs"
+    write_notebook(mine, "mine.ipynb")
+    (mine / "mine.quick.yaml").write_text("notebook: mine.ipynb\ngrid: {x: [1]}\n")
+    assert Path(sweep.load_spec(mine / "mine.quick.yaml").notebook) == (mine / "mine.ipynb").resolve()
+    (mine / "tour.quick.yaml").write_text("notebook: 00_tour.ipynb\nparameters: {sample_size: 500}\n")
+    found = Path(sweep.load_spec(mine / "tour.quick.yaml").notebook)
+    assert found == (Path(sweep.__file__).resolve().parents[2] / "notebooks" / "00_tour.ipynb")
+    (mine / "bad.quick.yaml").write_text("notebook: nowhere.ipynb\n")
+    with pytest.raises(ValueError, match="the spec folder's parent, the spec's folder or privnb's notebooks/"):
+        sweep.load_spec(mine / "bad.quick.yaml")
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from privnb.experiments.folds import FoldData, Score, View, error_rate, majority_view, run_folds
+from privnb.experiments.class_metrics import CLASSIFICATION_METRICS, measure, metric_outputs, positive_column
+from privnb.experiments.folds import FoldData, Score, View, majority_view, run_folds
 from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import (
@@ -122,13 +123,15 @@ class KNeighborsScorer:
     Parameters
     ----------
     ks : sequence of int
-        The k of k-NN; the rows are classifier ``"{k}-NN"``, metric ``"error"``.
+        The k of k-NN; the rows are classifier ``"{k}-NN"``, metrics ``"error"``, ``"balanced_accuracy"`` and
+        ``"auc"`` (:data:`~privnb.experiments.class_metrics.CLASSIFICATION_METRICS`; the AUC ranks rows by IBk's
+        distribution, :meth:`~privnb.learn.IBkClassifier.predict_proba`).
     """
 
     ks: Sequence[int]
 
     def __call__(self, fitted, data: FoldData) -> list[Score]:
-        """The test error of the view's k-NN for each k (:meth:`IBkClassifier.predict_many`).
+        """The test metrics of the view's k-NN for each k (:meth:`IBkClassifier.predict_many`).
 
         Parameters
         ----------
@@ -141,13 +144,19 @@ class KNeighborsScorer:
         -------
         list of Score
         """
-        predictions = fitted.estimator_.predict_many(fitted.test_view(data.X_test), self.ks)
-        return [Score(f"{k}-NN", "error", error_rate(data.y_test, p)) for k, p in zip(self.ks, predictions)]
+        model = fitted.estimator_
+        predictions, shares = model.predict_many(fitted.test_view(data.X_test), self.ks, proba=True)
+        positive = positive_column(model.classes_)
+        return [
+            Score(f"{k}-NN", metric, value)
+            for k, p, share in zip(self.ks, predictions, shares)
+            for metric, value in measure(data.y_test, p, share[:, positive]).items()
+        ]
 
     @property
     def outputs(self) -> tuple[tuple[str, str], ...]:
         """The ``(classifier, metric)`` pairs this scorer gives (the N/A rows of a view)."""
-        return tuple((f"{k}-NN", "error") for k in self.ks)
+        return metric_outputs([f"{k}-NN" for k in self.ks])
 
 
 def knn_views(dataset, n_neighbors, ls, hierarchies=None, k_anonymity=(), ibk_options=None) -> list[View]:
@@ -339,7 +348,7 @@ def cross_validate_knn(
     options = ibk_options(dataset, ties=ties, ranges=ranges, sensitive_kind=sensitive_kind, class_order=class_order)
     chosen = [v for v in knn_views(dataset, n_neighbors, ls, hierarchies, k_anonymity, options) if v.method in views]
     if "majority" in views:
-        chosen.append(majority_view())
+        chosen.append(majority_view(CLASSIFICATION_METRICS))
     return run_folds(
         dataset,
         chosen,

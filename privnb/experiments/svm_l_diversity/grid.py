@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privnb.experiments.folds import FoldData, Score, View, error_rate, majority_view, run_folds
+from privnb.experiments.class_metrics import CLASSIFICATION_METRICS, measure, metric_outputs, positive_scores
+from privnb.experiments.folds import FoldData, Score, View, majority_view, run_folds
 from privnb.learn.svm import (
     CLASSIFIER_NAMES,
     DEFAULT_SPACE,
@@ -333,7 +334,8 @@ def fitted_models(view) -> dict:
 
 @dataclass(frozen=True)
 class KernelScorer:
-    """One mechanism, every kernel: the test error of each classifier of a fitted view's bank.
+    """One mechanism, every kernel: the test error, balanced accuracy and AUC of each classifier of a fitted view's
+    bank (:data:`~privnb.experiments.class_metrics.CLASSIFICATION_METRICS`).
 
     The test rows are encoded once (by the view's encoder, fitted on its training rows) for every kernel. With
     ``theorem_inputs``, the linear SVC also gives the rows of :func:`theorem_4_1_inputs` (pruned views only).
@@ -350,7 +352,7 @@ class KernelScorer:
     theorem_inputs: bool = False
 
     def __call__(self, fitted, data: FoldData) -> list[Score]:
-        """Each classifier's error on ``data``'s raw test rows, then Theorem 4.1's inputs when asked.
+        """Each classifier's metrics on ``data``'s raw test rows, then Theorem 4.1's inputs when asked.
 
         Parameters
         ----------
@@ -366,7 +368,11 @@ class KernelScorer:
         encoder, models = fitted.estimator_[0], fitted_models(fitted)
         test_rows = encoder.transform(fitted.test_view(data.X_test))
         scores = [
-            Score(name, "error", error_rate(data.y_test, model.predict(test_rows))) for name, model in models.items()
+            Score(name, metric, value)
+            for name, model in models.items()
+            for metric, value in measure(
+                data.y_test, model.predict(test_rows), positive_scores(model, test_rows)
+            ).items()
         ]
         linear = CLASSIFIER_NAMES["linear"]
         if self.theorem_inputs and linear in models:
@@ -376,8 +382,8 @@ class KernelScorer:
 
     @property
     def outputs(self) -> tuple[tuple[str, str], ...]:
-        """The ``(classifier, metric)`` pairs of a view's N/A rows: every classifier's error."""
-        return tuple((name, "error") for name in self.classifiers)
+        """The ``(classifier, metric)`` pairs of a view's N/A rows: every classifier's metrics."""
+        return metric_outputs(self.classifiers)
 
 
 def svm_grid_views(
@@ -440,7 +446,7 @@ def svm_grid_views(
         )
         for (method, param), view in views.items()
     ]
-    return chosen + ([majority_view()] if majority else [])
+    return chosen + ([majority_view(CLASSIFICATION_METRICS)] if majority else [])
 
 
 def run_svm_grid(

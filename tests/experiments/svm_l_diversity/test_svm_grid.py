@@ -93,10 +93,12 @@ def test_grid_rows_and_not_applicable_l():
     assert set(rows["method"]) == {"original", "identifying", "pruned", "majority"}
     na = rows[(rows["method"] == "pruned") & (rows["param"] == 4)]
     assert na["value"].isna().all() and na["note"].str.startswith("N/A").all()  # l = 4 > 3 sensitive values
-    assert set(na["classifier"]) == {"SVC", "SVM"} and set(na["metric"]) == {"error"}
+    assert set(na["classifier"]) == {"SVC", "SVM"} and set(na["metric"]) == {"error", "balanced_accuracy", "auc"}
     ok = rows[rows["note"] == ""]
-    assert ok["value"].between(0, 1).all() and len(ok) == 2 * 2 * 3 + 2  # and the baseline's 2 folds
-    majority = rows[rows["method"] == "majority"]
+    assert ok["value"].between(0, 1).all() and len(ok) == (2 * 2 * 3 + 2) * 3  # and the baseline's 2 folds; 3 metrics
+    majority = rows[(rows["method"] == "majority") & (rows["metric"] == "error")]
+    baseline = rows[(rows["method"] == "majority") & (rows["metric"] != "error")]
+    assert (baseline["value"] == 0.5).all()  # a constant guess: balanced accuracy and AUC one half
     y = np.asarray(data.y)
     assert majority["value"].tolist() == pytest.approx([np.mean(y != np.bincount(y).argmax())] * 2, abs=0.02)
     pruned = ok[ok["method"] == "pruned"]
@@ -112,13 +114,16 @@ def test_grid_is_reproducible_and_collapse_changes_nothing():
 
 def test_grid_gives_the_rows_of_cross_validate_views():
     from privnb.experiments import cross_validate_views
+    from privnb.experiments.class_metrics import CLASSIFICATION_METRICS
     from privnb.experiments.svm_l_diversity import svm_views
 
     data = toy_dataset(seed=4)
     fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7, majority=False)
     views = {**svm_views(data, "linear", ls=(2,)), **svm_views(data, "rbf", ls=(2,))}
-    generic = cross_validate_views(data, views, n_splits=3, random_state=7, progress=False)
-    keys = ["classifier", "method", "param", "fold"]
+    generic = cross_validate_views(
+        data, views, n_splits=3, random_state=7, progress=False, metrics=CLASSIFICATION_METRICS
+    )
+    keys = ["classifier", "method", "param", "fold", "metric"]
     merged = fast.merge(generic, on=keys, suffixes=("_fast", "_generic"))
     assert len(merged) == len(fast) == len(generic)
     np.testing.assert_array_equal(merged["value_fast"], merged["value_generic"])
@@ -133,13 +138,15 @@ def test_grid_needs_hierarchies_for_k():
 def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
     """The rows Theorem 4.1 reads (||w_p||, R^2 extremes of D_A) come from the fold's own pruned linear SVC."""
     from privnb.experiments import folds_and_seeds
+    from privnb.experiments.class_metrics import CLASSIFICATION_METRICS
     from privnb.learn import PrunedTraining
 
     data = toy_dataset(seed=6)
     plain = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=2, random_state=3)
     rows = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=2, random_state=3, theorem_inputs=True)
-    pd.testing.assert_frame_equal(rows[rows["metric"] == "error"].reset_index(drop=True), plain)
-    inputs = rows[rows["metric"] != "error"]
+    scored = rows["metric"].isin(list(CLASSIFICATION_METRICS))
+    pd.testing.assert_frame_equal(rows[scored].reset_index(drop=True), plain)
+    inputs = rows[~scored]
     assert set(inputs["classifier"]) == {"SVC"} and set(inputs["method"]) == {"pruned"}
     splits, seeds = folds_and_seeds(np.asarray(data.y), 2, 3)
     for fold, (train, _) in enumerate(splits):
@@ -225,7 +232,9 @@ def test_hierarchies_come_from_the_data_when_not_given():
     assert len({view.batch for view in views}) == len(views) - 1 and views[-1].method == "majority"
 
 
-def test_kernel_scorer_gives_one_error_per_kernel_and_theorem_rows_on_request():
+def test_kernel_scorer_gives_each_kernels_metrics_and_theorem_rows_on_request():
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
     from privnb.experiments import FoldData
     from privnb.experiments.svm_l_diversity import KernelScorer, SvmLearner, fitted_models
 
@@ -236,17 +245,23 @@ def test_kernel_scorer_gives_one_error_per_kernel_and_theorem_rows_on_request():
     view.fit(X.iloc[:160], y[:160])
     fold = FoldData(0, 0, X.iloc[:160], y[:160], X.iloc[160:], y[160:])
     scores = KernelScorer(("SVC", "SVM"))(view, fold)
-    assert [(s.classifier, s.metric) for s in scores] == [("SVC", "error"), ("SVM", "error")]
+    metrics = ("error", "balanced_accuracy", "auc")
+    assert [(s.classifier, s.metric) for s in scores] == [(c, m) for c in ("SVC", "SVM") for m in metrics]
+    test_rows = view.estimator_[0].transform(X.iloc[160:])
     for score in scores:
         model = fitted_models(view)[score.classifier]
-        expected = np.mean(model.predict(view.estimator_[0].transform(X.iloc[160:])) != y[160:])
+        expected = {
+            "error": np.mean(model.predict(test_rows) != y[160:]),
+            "balanced_accuracy": balanced_accuracy_score(y[160:], model.predict(test_rows)),
+            "auc": roc_auc_score(y[160:], model.decision_function(test_rows)),
+        }[score.metric]
         assert score.value == pytest.approx(expected)
     with_theorem = KernelScorer(("SVC", "SVM"), theorem_inputs=True)(view, fold)
-    assert [s.metric for s in with_theorem[2:]] == ["dimension", "w_norm", "r2_min", "r2_max"] + [
+    assert [s.metric for s in with_theorem[6:]] == ["dimension", "w_norm", "r2_min", "r2_max"] + [
         "appendix_b_r2_min",
         "appendix_b_r2_max",
     ]
-    assert KernelScorer(("SVC", "SVM")).outputs == (("SVC", "error"), ("SVM", "error"))
+    assert KernelScorer(("SVC", "SVM")).outputs == tuple((c, m) for c in ("SVC", "SVM") for m in metrics)
 
 
 def test_error_boxplot_draws_the_majority_baseline():
