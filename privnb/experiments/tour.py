@@ -158,7 +158,15 @@ FACE = PaperFace(
     tables=_tables,
     claims=_claims,
     metrics=_metrics,
-    headline=("error_original", "error_*"),
+    headline=(
+        "error_original",
+        "balanced_accuracy_original",
+        "auc_original",
+        "error_majority",
+        "error_*",
+        "balanced_accuracy_*",
+        "auc_*",
+    ),
     planned=(EXPLORER,),
     plan=_tour_plan,
 )

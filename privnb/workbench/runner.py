@@ -303,17 +303,7 @@ def run_sweeps(
                 _mark_not_run(
                     records, f"lost the dask scheduler at {scheduler}" if lost else "the sweep was interrupted"
                 )
-            missing = []  # what a full disk (or a read-only folder) kept from being written; the rest is written
-            for spec in specs:
-                missing += unwritten(
-                    write_points_json,
-                    spec,
-                    plan[spec.name],
-                    records[spec.name],
-                    what=str(out / spec.name / "points.json"),
-                )
-                missing += unwritten(write_sweep_outputs, out / spec.name)
-            missing += unwritten(write_index, out)
+            missing = _write_outputs(specs, plan, records, out)
     summary = SweepSummary(
         str(out), {s.name: [records[s.name][p.point_id] for p in plan[s.name]] for s in specs}, notes, missing
     )
@@ -323,6 +313,18 @@ def run_sweeps(
     if stop:
         raise SweepInterrupted(stop.signum, summary)
     return summary
+
+
+def _write_outputs(specs, plan, records, out: Path) -> list[str]:
+    """Each sweep's points.json, tables and report, then the index: what a full disk (or a read-only folder)
+    kept from being written is returned, the rest is written.
+    """
+    missing = []
+    for spec in specs:
+        what = str(out / spec.name / "points.json")
+        missing += unwritten(write_points_json, spec, plan[spec.name], records[spec.name], what=what)
+        missing += unwritten(write_sweep_outputs, out / spec.name)
+    return missing + unwritten(write_index, out)
 
 
 def _load_specs(specs, workers: int) -> list[SweepSpec]:

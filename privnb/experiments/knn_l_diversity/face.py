@@ -72,7 +72,10 @@ FACE = PaperFace(
     headline=(
         "mean_error_majority_Majority",
         "mean_error_1-NN_Org.",
+        "mean_balanced_accuracy_1-NN_Org.",
+        "mean_auc_1-NN_Org.",
         "mean_error_1-NN_L=*",
+        "mean_auc_1-NN_L=*",
         "mean_error_1-NN_k=*",
         "claims_agreeing",
         "claims",

@@ -68,6 +68,15 @@ FACE = PaperFace(
     tables=_tables,
     claims=svm_claims,
     metrics=_metrics,
-    headline=("majority_error", "mean_error_*_Org.", "mean_error_*_L=*", "claims_agree", "claims_total"),
+    headline=(
+        "majority_error",
+        "mean_error_*_Org.",
+        "mean_balanced_accuracy_*_Org.",
+        "mean_auc_*_Org.",
+        "mean_error_*_L=*",
+        "mean_auc_*_L=*",
+        "claims_agree",
+        "claims_total",
+    ),
     plan=_plan,
 )
