@@ -245,20 +245,20 @@ def fold_errors_reason(errors: pd.DataFrame, view: str, l: int, *, cause: tuple[
 
 
 def fold_rows(results: pd.DataFrame) -> int:
-    """The rows the folds of tidy ``results`` cover: one fold's training rows over its share, (k - 1) / k.
+    """The rows the folds of tidy ``results`` cover: every row trains in all folds but its own, so the training
+    rows summed over the folds are (folds - 1) times the rows.
 
     Parameters
     ----------
     results : DataFrame
-        Tidy rows with ``fold`` and ``n_train`` (of one data set).
+        Tidy rows with ``fold`` and ``n_train`` (of one data set and one training view).
 
     Returns
     -------
     int
     """
-    folds = results["fold"].nunique()
-    n_train = float(results["n_train"].max())
-    return round(n_train * folds / (folds - 1)) if folds > 1 else int(n_train)
+    per_fold = results.groupby("fold")["n_train"].max()
+    return round(per_fold.sum() / (len(per_fold) - 1)) if len(per_fold) > 1 else int(per_fold.sum())
 
 
 def scale_reason(rows: int, *, sampled: bool, folds: int, paper_folds: int) -> Reason | None:
