@@ -7,7 +7,7 @@ the papers' "Data Sets" sections (Section 5.1.1 of MC17, Appendix C.1 of MC16a) 
 - Adult: the paper's rows (45222 without missing values); what differs is privnb's reading where the paper is
   silent, and for the generalized views the hierarchies (Inan et al.'s are not public);
 - Marketing: the paper's rows (UCI's 39922 non-subscribers), but the sensitive age is discretized by an unnamed
-  Weka filter, so the bins are privnb's choice (:data:`privnb.data.BANK_AGE_READINGS`);
+  Weka filter, so the bins are privnb's choice (``load_bank_marketing(age_bins=...)``);
 - Fatality: PMLB's integer-coded copy of KEEL's fars, not the paper's KEEL file;
 - IPUMS: privnb's reading of UCI's ipums-mld files.
 """
