@@ -3,7 +3,9 @@ kind, specific to the data set and computed from the rows.
 
 ``paper_scale/knn_<data set>.parquet`` are the tidy results of notebook 02's paper sweep
 (``notebooks/sweeps/02_knn_l_diversity.paper.yaml``: every row, 10 folds, k 1..9, l 2..5, the anonymized 1-NN
-and the convergence experiment), kept as the sweep wrote them. The SVM claims (notebook 01) are judged on
+and the convergence experiment), kept as the sweep wrote them; ``paper_scale/fsac_<data set>.parquet`` those of
+notebook 03's (``notebooks/sweeps/03_feature_selection_k_ac.paper.yaml``: all of Adult's rows and PU1's tokens, 5
+folds, 10 runs, k 5 / 8 / 11, both stopping rules). The SVM claims (notebook 01) are judged on
 fabricated rows of the paper's size (10 folds of every row).
 """
 
@@ -16,6 +18,7 @@ import pytest
 from privnb.experiments import tidy_frame
 from privnb.experiments.claims import count_verdicts, reason_counts, unexplained
 from privnb.experiments.data_causes import GENERALIZED, SVM_CAUSES
+from privnb.experiments.feature_selection import selection_claims_table, summary_table
 from privnb.experiments.knn_l_diversity import knn_claims
 from privnb.experiments.svm_l_diversity import svm_claims
 
@@ -99,3 +102,21 @@ def test_svm_claims_at_the_papers_scale_each_carry_a_specific_reason(dataset_nam
     t_tests = tiny[(tiny["verdict"] == "differ") & (tiny["reading"] != "")]
     assert unexplained(tiny).empty and len(t_tests)  # the noise, the t-test's two readings or a view not built:
     assert not t_tests["why"].str.contains("clear-cut").any()  # never put down to the data set's cause
+
+
+@pytest.mark.parametrize(
+    "dataset_name, agree, kinds",
+    [
+        ("adult", 4, {"differ: ambiguous": 1, "differ: data": 13, "differ: departure": 3, "differ: noise": 3}),
+        ("pu1", 21, {"differ: ambiguous": 3}),
+    ],
+)
+def test_fsac_claims_at_the_papers_scale_each_carry_a_reason(dataset_name, agree, kinds):
+    results = pd.read_parquet(STORED / f"fsac_{dataset_name}.parquet")
+    claims = selection_claims_table(summary_table(results, n_splits=5), results=results)
+    assert len(claims) == 24 and unexplained(claims).empty
+    assert reason_counts(claims).loc[dataset_name].to_dict() == {"agree": agree, **kinds}
+    ties = claims[claims["reason"] == "noise"]  # each tie's noise computed from its folds
+    assert ties["evidence"].str.contains("standard error over the 5 folds").all()
+    if dataset_name == "pu1":  # RF's readings: the paper's 0.86-0.87 lies near "both-folds", not the first reading
+        assert claims.loc[claims["verdict"] == "differ", "claim"].str.startswith("Greedy-DistCnt beats RF").all()
