@@ -109,7 +109,7 @@ class Reason:
         return self.kind, self.text, str(found)
 
 
-def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> Reason:
+def t_test_reason(original, private, *, rows: int, cause: tuple[str, str], confidence: float = 0.95) -> Reason:
     """Why a t-test cell of the papers' tables ("P"/"F", original against a private view) differs from the
     paper's, read from the per-fold errors of the two views.
 
@@ -117,8 +117,8 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
     - "noise" when the cell is near the test's threshold (both p-values between 0.01 and 0.2) or the mean difference
       is within two standard errors of one run's error rate on ``rows`` rows (``sqrt(e (1 - e) / rows)``):
       another draw of folds or rows, such as the paper's, can flip the cell;
-    - "data" otherwise: a clear-cut difference beyond that sampling error, which the paper's rows or
-      preprocessing (not privnb's) must explain.
+    - ``cause`` otherwise: a clear-cut difference beyond that sampling error, put down to what differs between
+      privnb's run and the paper's on this data set (its data, or privnb's reading where the paper is silent).
 
     Parameters
     ----------
@@ -126,6 +126,8 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
         The two views' per-fold errors, paired by fold.
     rows : int
         The rows the folds cover (the data set's size).
+    cause : (str, str)
+        The kind (:data:`REASON_KINDS`) and words of a clear-cut difference on this data set.
     confidence : float
         The t-tests' confidence.
 
@@ -138,7 +140,7 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
     unpaired = unpaired_t_test(original, private, confidence=confidence)
     error = float(original.mean())
     effect = float(private.mean() - original.mean())
-    se = float(np.sqrt(max(error * (1 - error), 0.0) / max(int(rows), 1)))
+    se = one_run_error(error, rows)
     evidence = (
         f"p = {paired.pvalue:.3g} paired, {unpaired.pvalue:.3g} unpaired; difference {100 * effect:+.2f} points, "
         f"standard error of one run {100 * se:.2f} points ({int(rows)} rows)"
@@ -149,34 +151,114 @@ def t_test_reason(original, private, *, rows: int, confidence: float = 0.95) -> 
             'the paper says only "Student\'s t-test": its paired and unpaired readings split here',
             evidence,
         )
-    near = all(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue))
-    if near or abs(effect) < 2 * se:
-        why = (
-            "the cell is near the 0.05 threshold or the difference within two standard errors of one run's error: "
-            "other folds or rows can flip it"
-        )
+    if abs(effect) < 2 * se:
+        why = "the difference is within two standard errors of one run's error: other folds or rows can flip the cell"
         return Reason("noise", why, evidence)
-    why = (
-        "a clear-cut difference beyond two standard errors of one run's error: the paper's rows or preprocessing differ"
+    if all(0.01 <= p <= 0.2 for p in (paired.pvalue, unpaired.pvalue)):
+        why = "both readings' p-values lie in 0.01-0.2, near the 0.05 threshold: other folds or rows can flip the cell"
+        return Reason("noise", why, evidence)
+    return Reason(
+        cause[0], f"a clear-cut difference beyond two standard errors of one run's error; {cause[1]}", evidence
     )
-    return Reason("data", why, evidence)
+
+
+def one_run_error(error: float, rows: int) -> float:
+    """The standard error of one run's error rate ``error`` measured on ``rows`` rows, ``sqrt(e (1 - e) / rows)``:
+    the size of the sampling noise a reason compares a gap with.
+
+    Parameters
+    ----------
+    error : float
+        The error rate.
+    rows : int
+        The rows it is measured on.
+
+    Returns
+    -------
+    float
+    """
+    return float(np.sqrt(max(error * (1 - error), 0.0) / max(int(rows), 1)))
+
+
+def gap_reason(gaps, *, error: float, rows: int, cause: tuple[str, str]) -> Reason | None:
+    """Why a claim on error rates differs, from the gaps found against it beside the sampling noise of one run.
+
+    "noise" when every gap is within two standard errors of one run's error (:func:`one_run_error`), ``cause``
+    (kind and words, as in :func:`t_test_reason`) when some gap exceeds them; None without gaps.
+
+    Parameters
+    ----------
+    gaps : sequence of (str, float)
+        Each comparison against the claim, labelled, and its gap in error rate.
+    error : float
+        The error rate whose noise the gaps are read against (the original view's).
+    rows : int
+        The rows the folds cover.
+    cause : (str, str)
+        The kind and words of a difference beyond the noise.
+
+    Returns
+    -------
+    Reason or None
+    """
+    if not gaps:
+        return None
+    se = one_run_error(error, rows)
+    shown = "; ".join(f"{label} {100 * gap:+.2f}" for label, gap in gaps[:6]) + ("; ..." if len(gaps) > 6 else "")
+    evidence = (
+        f"gaps against the claim (points): {shown}; standard error of one run {100 * se:.2f} points ({rows} rows)"
+    )
+    if max(abs(gap) for _, gap in gaps) < 2 * se:
+        return Reason("noise", "every gap against the claim is within two standard errors of one run's error", evidence)
+    return Reason(
+        cause[0], f"a gap against the claim exceeds two standard errors of one run's error; {cause[1]}", evidence
+    )
+
+
+def fold_errors_reason(errors: pd.DataFrame, view: str, l: int, *, cause: tuple[str, str]) -> Reason:
+    """Why a t-test cell (the original view against ``view`` at l) differs, read from one classifier's fold errors:
+    "data" where the view could not be built in every fold, else :func:`t_test_reason`.
+
+    Parameters
+    ----------
+    errors : DataFrame
+        Tidy error rows of one classifier (``method``, ``param``, ``fold``, ``value``, ``n_train``), N/A rows left
+        out.
+    view : str
+        The private view's method ("pruned", "anatomized").
+    l : int
+        Its l.
+    cause : (str, str)
+        As in :func:`t_test_reason`.
+
+    Returns
+    -------
+    Reason
+    """
+    original = errors[errors["method"] == "original"].set_index("fold")["value"].sort_index()
+    private = errors[(errors["method"] == view) & (errors["param"] == l)].set_index("fold")["value"]
+    private = private.reindex(original.index)
+    if len(original) < 2 or private.isna().any():
+        why = f"privnb cannot build the {view} view at l = {l} in every fold (fewer than l sensitive values)"
+        return Reason("data", why, f"{int(private.isna().sum())} of {len(original)} folds N/A")
+    return t_test_reason(original, private, rows=fold_rows(errors[errors["method"] == "original"]), cause=cause)
 
 
 def fold_rows(results: pd.DataFrame) -> int:
-    """The rows the folds of tidy ``results`` cover: one fold's training rows over its share, (k - 1) / k.
+    """The rows the folds of tidy ``results`` cover: every row trains in all folds but its own, so the training
+    rows summed over the folds are (folds - 1) times the rows.
 
     Parameters
     ----------
     results : DataFrame
-        Tidy rows with ``fold`` and ``n_train`` (of one data set).
+        Tidy rows with ``fold`` and ``n_train`` (of one data set and one training view).
 
     Returns
     -------
     int
     """
-    folds = results["fold"].nunique()
-    n_train = float(results["n_train"].max())
-    return round(n_train * folds / (folds - 1)) if folds > 1 else int(n_train)
+    per_fold = results.groupby("fold")["n_train"].max()
+    return round(per_fold.sum() / (len(per_fold) - 1)) if len(per_fold) > 1 else int(per_fold.sum())
 
 
 def scale_reason(rows: int, *, sampled: bool, folds: int, paper_folds: int) -> Reason | None:

@@ -17,6 +17,7 @@ from privnb.experiments import (
     unexplained,
     verdict,
 )
+from privnb.experiments.claims import gap_reason, one_run_error, t_test_reason
 
 
 def _claim(paper_value, measured, **options):
@@ -101,3 +102,30 @@ def test_reason_kinds_are_checked_and_counted():
     assert counts.loc["adult"].to_dict() == {"agree": 0, "differ: data": 1, "differ: none": 1}
     assert counts.loc["bank"].to_dict() == {"agree": 1, "differ: data": 0, "differ: none": 0}
     assert set(REASON_KINDS) == {"data", "ambiguous", "unreachable", "noise", "departure"}
+
+
+def test_a_t_test_cell_differs_by_noise_by_the_readings_or_by_the_data_sets_cause():
+    cause = ("data", "the rows differ")
+    original = [0.20, 0.21, 0.19, 0.20, 0.22, 0.18, 0.20, 0.21, 0.19, 0.20]
+    se = math.sqrt(0.2 * 0.8 / 40000)  # 0.20 points: one run's error on 40000 rows
+    small = t_test_reason(original, [e + 0.001 for e in original[::-1]], rows=40000, cause=cause)  # 0.1 points
+    assert small.kind == "noise" and small.text.startswith("the difference is within two standard errors")
+    assert small.evidence.endswith(
+        f"difference +0.10 points, standard error of one run {100 * se:.2f} points (40000 rows)"
+    )
+    shifted = [e + 0.03 for e in original]  # 3 points, every fold: both readings significant
+    clear = t_test_reason(original, shifted, rows=40000, cause=cause)
+    assert clear.kind == "data" and clear.text.endswith("; the rows differ")
+    paired_only = [e + 0.005 + 0.001 * (i % 2) for i, e in enumerate(original)]  # steady 0.5 points: paired P only
+    split = t_test_reason(original, paired_only, rows=40000, cause=cause)
+    assert split.kind == "ambiguous" and "paired and unpaired readings split" in split.text
+    assert one_run_error(0.2, 40000) == pytest.approx(se)
+
+
+def test_gaps_against_a_claim_beside_the_noise_of_one_run():
+    cause = ("ambiguous", "privnb chose")
+    assert gap_reason([], error=0.2, rows=40000, cause=cause) is None  # nothing against the claim
+    within = gap_reason([("L=2", 0.003)], error=0.2, rows=40000, cause=cause)  # 0.3 < 2 x 0.2 points
+    assert within.kind == "noise" and within.evidence.startswith("gaps against the claim (points): L=2 +0.30;")
+    beyond = gap_reason([("L=2", 0.003), ("L=3", -0.01)], error=0.2, rows=40000, cause=cause)
+    assert beyond.kind == "ambiguous" and beyond.text.endswith("; privnb chose")

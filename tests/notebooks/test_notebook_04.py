@@ -9,7 +9,7 @@ import nbformat
 import pandas as pd
 from own_data import write_own_data
 
-from privnb.experiments import CLAIM_COLUMNS, COLUMNS
+from privnb.experiments import CLAIM_COLUMNS, COLUMNS, unexplained
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "04_nbc_publishing.ipynb"
 TINY = {"n_rows": 3000, "gammas": [2, 30], "k_values": [2, 10], "prior_negative": 0.75, "r": 1.3, "seed": 1}
@@ -50,6 +50,7 @@ def test_runs_with_tiny_parameters(run_notebook):
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)  # as the sweep report reads it ("n/a")
     assert list(claims.columns) == list(CLAIM_COLUMNS) and len(claims) >= 8 and set(claims["paper"]) == {"MZ09"}
     assert set(claims["verdict"]) <= {"agree", "differ", "n/a"} and (claims["verdict"] == "differ").any()
+    assert unexplained(claims).empty  # every differing claim carries its reason
     # a sample of 3000 rows is not the paper's data: its class counts are not compared
     assert claims.set_index("claim").loc["Adult: class counts", "verdict"] == "n/a"
 

@@ -124,7 +124,9 @@ def _claim(dataset_name, k, text, line, paper_value, paper_diff, measure, margin
     )
 
 
-def selection_claims(summary: pd.DataFrame, *, margin: float = 0.01) -> list[Claim]:
+def selection_claims(
+    summary: pd.DataFrame, *, margin: float = 0.01, results: pd.DataFrame | None = None
+) -> list[Claim]:
     """The claims of :data:`SELECTION_CLAIMS` per data set and k of ``summary``, and "every k-AC selector beats
     CM greedy", as :class:`privnb.experiments.Claim` records measured on a :func:`summary_table`.
 
@@ -140,6 +142,9 @@ def selection_claims(summary: pd.DataFrame, *, margin: float = 0.01) -> list[Cla
         A :func:`summary_table` (its data sets and the k of the k-AC selectors choose the claims).
     margin : float
         The AUC margin of a tie.
+    results : DataFrame, optional
+        The tidy rows ``summary`` condenses: a tie's reason then weighs the difference against its spread over the
+        folds (:func:`selection_reason`).
 
     Returns
     -------
@@ -155,11 +160,11 @@ def selection_claims(summary: pd.DataFrame, *, margin: float = 0.01) -> list[Cla
                 measure = _difference(dataset, better, worse, k, margin)
                 if worse == "rf":
                     measure = _with_readings(measure, _rf_readings(dataset, k))
-                reason = selection_reason(text, dataset, k, margin)
+                reason = selection_reason(text, dataset, k, margin, results)
                 claims.append(_claim(dataset, k, text, line, value, paper, measure, margin, reason))
             paper_cm = min(_paper_auc(dataset, m, k) for m in KAC_SELECTORS) - _paper_auc(dataset, "cm-greedy", k)
             text = "every k-AC selector beats CM greedy"
-            reason = selection_reason(text, dataset, k, margin)
+            reason = selection_reason(text, dataset, k, margin, results)
             claims.append(
                 _claim(dataset, k, text, "324", "yes", paper_cm, _cm_beaten(dataset, k, margin), margin, reason)
             )
@@ -187,13 +192,69 @@ def _count(summary: pd.DataFrame, dataset_name: str, method: str, k: int) -> str
     return f"{selection_label(method)} {part['n_features'].iloc[0]:.1f}{said}"
 
 
-def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01):
+def fold_differences(results: pd.DataFrame, dataset_name: str, better: str, worse: str, k: int) -> np.ndarray:
+    """Per fold, the AUC of ``better`` minus that of ``worse`` at k (randomized methods: the mean over runs of the
+    fold; DP at epsilon 1, as :func:`selection_claims` reads them).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Tidy rows of :func:`evaluate_datasets` (metric "auc"; a randomized method's run r numbers its folds
+        ``r * n_splits + i``).
+    dataset_name, better, worse : str
+        The data set and the two methods.
+    k : int
+        The k of the selectors and RF.
+
+    Returns
+    -------
+    ndarray
+        One difference per fold (empty where a method did not run).
+    """
+    auc = results[(results["dataset"] == dataset_name) & (results["metric"] == "auc")]
+    n_splits = int(auc.groupby("method")["fold"].nunique().min()) if len(auc) else 0
+
+    def per_fold(method):
+        part = auc[auc["method"] == method]
+        if method != "full":
+            part = part[np.isclose(part["param"], 1.0 if method.endswith("-dp") else k)]
+        return part.groupby(part["fold"] % max(n_splits, 1))["value"].mean()
+
+    diff = (per_fold(better) - per_fold(worse)).dropna()
+    return diff.to_numpy() if len(diff) == n_splits else np.array([])
+
+
+def _tie_reason(results, dataset_name: str, better: str, worse: str, k: int, diff: float, margin: float):
+    """A tie's reason: "noise" within two standard errors of the difference's spread over the folds; beyond them,
+    "ambiguous" (the paper prints AUCs to two decimals and tests no difference; privnb's margin calls it a tie);
+    None where the two methods score the same on every fold.
+    """
+    said = f"AUC difference {diff:+.3f}, margin {margin:g}"
+    folds = fold_differences(results, dataset_name, better, worse, k) if results is not None else np.array([])
+    if len(folds) < 2:
+        why = "the two AUCs lie within the tie margin: five folds do not resolve a difference this small"
+        return Reason("noise", why, said)
+    if np.allclose(folds, 0):
+        return None  # the same AUC on every fold: no noise, the selections agree (the data set's reason says why)
+    se = float(np.std(folds, ddof=1) / np.sqrt(len(folds)))
+    said += f"; standard error over the {len(folds)} folds {se:.3f}"
+    if abs(diff) < 2 * se:
+        return Reason("noise", "the difference is within two standard errors of its spread over the folds", said)
+    why = (
+        "a difference beyond the folds' noise but within 0.01: the paper prints AUCs to two decimals and tests no "
+        "difference, and privnb calls one within that margin a tie"
+    )
+    return Reason("ambiguous", why, said)
+
+
+def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01, results: pd.DataFrame | None = None):
     """Why a claim of :data:`SELECTION_CLAIMS` (or "every k-AC selector beats CM greedy") differs.
 
     The reason (:class:`privnb.experiments.Reason`, a kind of :data:`privnb.experiments.REASON_KINDS`) is picked
     from the :func:`summary_table` the claim is measured on:
 
-    - an AUC difference within ``margin`` (a "tie"): "noise", the folds do not resolve it;
+    - an AUC difference within ``margin`` (a "tie"): "noise" when within two standard errors of its spread over the
+      folds (read from ``results``; without them, every tie), else "ambiguous" (privnb's margin calls it a tie);
     - a claim against RF: "ambiguous", the paper does not say what RF's SVM is tested on (RF's AUC under every
       reading that ran is the evidence);
     - a claim against Laplace-DP: "departure", privnb's Laplace-DP is epsilon-DP as booked, the paper's is not;
@@ -213,6 +274,8 @@ def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01)
         Its k.
     margin : float
         The AUC margin of a tie.
+    results : DataFrame, optional
+        The tidy rows the summary condenses (:func:`fold_differences`).
 
     Returns
     -------
@@ -228,8 +291,10 @@ def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01)
         diffs = [_auc(summary, dataset_name, b, k) - _auc(summary, dataset_name, worse, k) for b in better.split("+")]
         diff = min(diffs)
         if not np.isnan(diff) and abs(diff) <= margin:
-            why = "the two AUCs lie within the tie margin: five folds do not resolve a difference this small"
-            return Reason("noise", why, f"AUC difference {diff:+.3f}, margin {margin:g}")
+            closest = better.split("+")[int(np.nanargmin(diffs))]
+            tie = _tie_reason(results, dataset_name, closest, worse, k, diff, margin)
+            if tie is not None:
+                return tie
         if worse == "rf":
             why = (
                 "the paper does not say what RF's SVM is tested on; privnb's first reading trains on the flipped "
@@ -258,7 +323,9 @@ def selection_reason(text: str, dataset_name: str, k: int, margin: float = 0.01)
     return reason
 
 
-def selection_claims_table(summary: pd.DataFrame, *, margin: float = 0.01) -> pd.DataFrame:
+def selection_claims_table(
+    summary: pd.DataFrame, *, margin: float = 0.01, results: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """:func:`selection_claims` evaluated on ``summary``: the claims table (:data:`privnb.experiments.CLAIM_COLUMNS`).
 
     Parameters
@@ -267,12 +334,14 @@ def selection_claims_table(summary: pd.DataFrame, *, margin: float = 0.01) -> pd
         A :func:`summary_table`.
     margin : float
         The AUC margin of a tie.
+    results : DataFrame, optional
+        The tidy rows ``summary`` condenses (a tie's reason reads their folds).
 
     Returns
     -------
     DataFrame
     """
-    return evaluate(selection_claims(summary, margin=margin), summary)
+    return evaluate(selection_claims(summary, margin=margin, results=results), summary)
 
 
 def reading_table(summary: pd.DataFrame) -> pd.DataFrame:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_rows, t_test_reason
+from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_errors_reason, fold_rows, gap_reason
+from privnb.experiments.data_causes import GENERALIZED, KNN_CAUSES, Cause
 from privnb.experiments.labels import method_label, method_sort_key
 from privnb.experiments.ttest import t_test_table
 
@@ -304,36 +305,18 @@ def knn_t_tests(
     return table.reindex([f"{k}-NN" for k in ks])
 
 
-def _aspect_reason(check):
-    """Why an aspect claim differs: the error gaps its check found against the claim, against the standard
-    error of one run's error rate (original 1-NN) on the data set's rows: "noise" when every gap is within two
-    standard errors, "data" when some gap exceeds them (the paper's rows or preprocessing differ).
+def _aspect_reason(check, cause: Cause):
+    """Why an aspect claim differs: the error gaps its check found against the claim, beside the standard error of
+    one run's error rate (original 1-NN) on the data set's rows (:func:`~privnb.experiments.claims.gap_reason`).
     """
 
     def reason(measures) -> Reason | None:
         measures.against = []
         check(measures)
         gaps, measures.against = measures.against, []
-        if not gaps:
-            return None
         errors, _ = _split(measures.results)
         rows = fold_rows(errors[errors["method"] == "original"])
-        error = measures.err("original", 1)
-        se = float(np.sqrt(error * (1 - error) / rows))
-        worst = max(abs(gap) for _, gap in gaps)
-        shown = "; ".join(f"{label} {100 * gap:+.2f}" for label, gap in gaps[:6]) + ("; ..." if len(gaps) > 6 else "")
-        evidence = (
-            f"gaps against the claim (points): {shown}; standard error of one run {100 * se:.2f} points ({rows} rows)"
-        )
-        if worst < 2 * se:
-            return Reason(
-                "noise", "every gap against the claim is within two standard errors of one run's error", evidence
-            )
-        why = (
-            "a gap against the claim exceeds two standard errors of one run's error: the paper's rows or "
-            "preprocessing differ"
-        )
-        return Reason("data", why, evidence)
+        return gap_reason(gaps, error=measures.err("original", 1), rows=rows, cause=cause)
 
     return reason
 
@@ -344,8 +327,20 @@ def _answer(check):
 
 
 def _aspect_claims(dataset_name: str, rows) -> tuple[Claim, ...]:
+    """The statements of Section 5.2; aspect 3 (the anonymized 1-NN) differs by the hierarchies, the others by the
+    data set's cause (:data:`~privnb.experiments.data_causes.KNN_CAUSES`).
+    """
+    causes = {source: GENERALIZED if "aspect 3" in source else KNN_CAUSES[dataset_name] for source, _, _ in rows}
     return tuple(
-        Claim("MC17", source, text, "yes", _answer(check), dataset=dataset_name, reason=_aspect_reason(check))
+        Claim(
+            "MC17",
+            source,
+            text,
+            "yes",
+            _answer(check),
+            dataset=dataset_name,
+            reason=_aspect_reason(check, causes[source]),
+        )
         for source, text, check in rows
     )
 
@@ -363,19 +358,14 @@ def _cell(k: int, l: int, paired: bool):
     return measure
 
 
-def _cell_reason(k: int, l: int):
-    """Why a t-test cell differs (:func:`~privnb.experiments.claims.t_test_reason` of its fold errors)."""
+def _cell_reason(k: int, l: int, cause: Cause):
+    """Why a t-test cell differs (:func:`~privnb.experiments.claims.fold_errors_reason` of its fold errors)."""
 
     def reason(measures):
         errors, _ = _split(measures.results)
-        errors = errors[(errors["classifier"] == f"{k}-NN") & (errors["note"] == "")]
-        original = errors[errors["method"] == "original"].set_index("fold")["value"].sort_index()
-        private = errors[(errors["method"] == "anatomized") & (errors["param"] == l)].set_index("fold")["value"]
-        private = private.reindex(original.index)
-        if len(original) < 2 or private.isna().any():
-            why = f"privnb cannot build the anatomized view at l = {l} in every fold (fewer than l sensitive values)"
-            return Reason("data", why, f"{int(private.isna().sum())} of {len(original)} folds N/A")
-        return t_test_reason(original, private, rows=fold_rows(errors[errors["method"] == "original"]))
+        return fold_errors_reason(
+            errors[(errors["classifier"] == f"{k}-NN") & (errors["note"] == "")], "anatomized", l, cause=cause
+        )
 
     return reason
 
@@ -392,7 +382,7 @@ def _ttest_claims(dataset_name: str) -> tuple[Claim, ...]:
             _cell(k, l, paired),
             dataset=dataset_name,
             reading=reading,
-            reason=_cell_reason(k, l),
+            reason=_cell_reason(k, l, KNN_CAUSES[dataset_name]),
         )
         for row, k in enumerate((1, 3, 5, 7, 9))
         for col, l in enumerate((2, 3, 4, 5))

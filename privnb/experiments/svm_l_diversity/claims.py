@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_rows, t_test_reason
+from privnb.experiments.claims import NOT_MEASURED, Claim, Reason, evaluate, fold_errors_reason, fold_rows, gap_reason
+from privnb.experiments.data_causes import GENERALIZED, SVM_CAUSES, Cause
 from privnb.experiments.svm_l_diversity.tables import error_rows, svm_aspects
 from privnb.experiments.ttest import t_test_table
 
@@ -155,26 +156,16 @@ def _reader(measure: Callable, reading: str) -> Callable[[SvmEvidence], object]:
 _KIND_ORDER = ("data", "ambiguous", "noise")  # a claim over several cells takes the first kind one of them has
 
 
-def _cells_reason(classifier: str, ls: Sequence[int]):
-    """Why a t-test claim over the cells ``ls`` differs: :func:`~privnb.experiments.claims.t_test_reason` of each
-    cell's fold errors (original against pruned), the claim taking the first of "data", "ambiguous", "noise"
-    that a cell has.
+def _cells_reason(classifier: str, ls: Sequence[int], cause: Cause):
+    """Why a t-test claim over the cells ``ls`` differs: :func:`~privnb.experiments.claims.fold_errors_reason` of
+    each cell (original against pruned), the claim taking the first of "data", "ambiguous", "noise" a cell has.
     """
 
     def reason(evidence: SvmEvidence) -> Reason | None:
         if evidence.errors is None:
             return None
         errors = evidence.errors[(evidence.errors["classifier"] == classifier) & (evidence.errors["note"] == "")]
-        original = errors[errors["method"] == "original"].set_index("fold")["value"].sort_index()
-        cells = {}
-        for l in ls:
-            pruned = errors[(errors["method"] == "pruned") & (errors["param"] == l)].set_index("fold")["value"]
-            pruned = pruned.reindex(original.index)
-            if len(original) >= 2 and pruned.notna().all():
-                cells[l] = t_test_reason(original, pruned, rows=fold_rows(errors[errors["method"] == "original"]))
-            else:
-                why = f"privnb cannot build the pruned view at l = {l} in every fold (fewer than l sensitive values)"
-                cells[l] = Reason("data", why, f"{int(pruned.isna().sum())} of {len(original)} folds N/A")
+        cells = {l: fold_errors_reason(errors, "pruned", l, cause=cause) for l in ls}
         if not cells:
             return None
         kind = next(k for k in _KIND_ORDER if any(r.kind == k for r in cells.values()))
@@ -184,11 +175,10 @@ def _cells_reason(classifier: str, ls: Sequence[int]):
     return reason
 
 
-def _gap_reason(classifier: str, column: str, mode: int | str):
+def _gap_reason(classifier: str, column: str, mode: int | str, cause: Cause):
     """Why an aspect claim differs: the gaps of ``column`` (:func:`svm_aspects`) against it, beside the standard
-    error of one run's error rate (the original view's, on the data set's rows). ``mode``: -1 or +1, the gaps of
-    the wrong sign; "magnitude", every gap; "spread", the range of the column over l. "noise" when the largest is
-    within two standard errors, "data" otherwise (the paper's rows or preprocessing differ).
+    error of one run's error rate (the original view's, on the data set's rows) (:func:`gap_reason`). ``mode``: -1
+    or +1, the gaps of the wrong sign; "magnitude", every gap; "spread", the range of the column over l.
     """
 
     def reason(evidence: SvmEvidence) -> Reason | None:
@@ -197,24 +187,16 @@ def _gap_reason(classifier: str, column: str, mode: int | str):
             return None
         values = dict(zip(part["l"], part[column]))
         if mode == "spread":
-            worst, shown = max(values.values()) - min(values.values()), values
+            gaps = [
+                (f"{column} spread over L={min(values)}..{max(values)}", max(values.values()) - min(values.values()))
+            ]
         else:
             shown = values if mode == "magnitude" else {l: v for l, v in values.items() if np.sign(v) != mode}
-            worst = max((abs(v) for v in shown.values()), default=0.0)
-        errors = evidence.errors[evidence.errors["classifier"] == classifier]
-        error = float(errors.loc[errors["method"] == "original", "value"].mean())
-        rows = fold_rows(errors[errors["method"] == "original"])
-        se = float(np.sqrt(error * (1 - error) / rows))
-        gaps = ", ".join(f"L={l}: {100 * v:+.2f}" for l, v in shown.items())
-        evidence_text = f"{column} (points) {gaps}; standard error of one run {100 * se:.2f} points ({rows} rows)"
-        if worst < 2 * se:
-            why = "the gaps against the claim are within two standard errors of one run's error"
-            return Reason("noise", why, evidence_text)
-        why = (
-            "a gap against the claim exceeds two standard errors of one run's error: the paper's rows or "
-            "preprocessing differ"
-        )
-        return Reason("data", why, evidence_text)
+            gaps = [(f"{column} L={l}", v) for l, v in shown.items()]
+        errors = evidence.errors[
+            (evidence.errors["classifier"] == classifier) & (evidence.errors["method"] == "original")
+        ]
+        return gap_reason(gaps, error=float(errors["value"].mean()), rows=fold_rows(errors), cause=cause)
 
     return reason
 
@@ -227,7 +209,7 @@ def _claims(dataset_name: str, *specs) -> tuple[SvmClaim, ...]:
     ttests)`` reads the measurements; a claim read from a t-test (``t-test``: the l of its cells) gives one record
     per reading, with the reason :func:`_cells_reason` should it differ.
     """
-    claims = []
+    claims, cause = [], SVM_CAUSES[dataset_name]
     for classifier, aspect, line, text, paper_value, measure, agrees, ttest, *gap in specs:
         paper = "MC16" if line.startswith("003:") else "MC16a"
         for reading in T_TEST_READINGS if ttest else ("",):
@@ -243,7 +225,9 @@ def _claims(dataset_name: str, *specs) -> tuple[SvmClaim, ...]:
                     reading=reading,
                     show=_shown,
                     classifier=classifier,
-                    reason=_cells_reason(classifier, ttest) if ttest else _gap_reason(classifier, *gap[0]),
+                    reason=_cells_reason(classifier, ttest, cause)
+                    if ttest
+                    else _gap_reason(classifier, *gap[0], GENERALIZED if "generalized" in gap[0][0] else cause),
                 )
             )
     return tuple(claims)

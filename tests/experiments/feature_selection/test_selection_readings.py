@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.experiments import CLAIM_COLUMNS, Claim, unexplained
+from privnb.experiments import CLAIM_COLUMNS, Claim, tidy_frame, unexplained
 from privnb.experiments.feature_selection import (
     READINGS,
     evaluate_methods,
@@ -171,3 +171,27 @@ def test_adult_rf_claim_takes_section_5_4_and_every_differing_claim_has_a_reason
     twin = claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin"]  # AUC -0.005: within the margin
     assert twin["verdict"] == "differ" and twin["reason"] == "noise" and "margin 0.01" in twin["evidence"]
     assert claims.loc["Greedy-DistCnt beats CM greedy", "reason"] == ""  # agrees: no reason shown
+
+
+def test_a_tie_is_noise_only_within_the_spread_of_its_folds():
+    methods = ["greedy-hamdist", "k-anonymity-hamdist", "greedy-distcnt", "k-anonymity-distcnt", "cm-greedy"]
+    folds = {  # per-fold AUCs at k = 5: HamDist ahead by a steady 0.008, DistCnt by a noisy 0.002, CM the same
+        "greedy-hamdist": [0.80, 0.81, 0.79, 0.80, 0.82],
+        "k-anonymity-hamdist": [0.792, 0.802, 0.782, 0.792, 0.812],
+        "greedy-distcnt": [0.83, 0.77, 0.84, 0.76, 0.81],
+        "k-anonymity-distcnt": [0.80, 0.80, 0.80, 0.80, 0.80],
+        "cm-greedy": [0.83, 0.77, 0.84, 0.76, 0.81],
+    }
+    rows = [("adult", "linear-svm", m, 5.0, f, "auc", v, 100, 0, "") for m in methods for f, v in enumerate(folds[m])]
+    rows += [("adult", "linear-svm", m, 5.0, f, "n_features", 3.0, 100, 0, "") for m in methods for f in range(5)]
+    results = tidy_frame(rows)
+    summary = summary_table(results, n_splits=5)
+    claims = selection_claims_table(summary, results=results)
+    claims = claims.assign(claim=claims["claim"].str.partition(" at k = 5")[0]).set_index("claim")
+    steady = claims.loc["Greedy-HamDist (k-AC) beats its k-anonymity twin"]  # beyond two standard errors of 0.000
+    assert steady["reason"] == "ambiguous" and steady["evidence"].endswith("standard error over the 5 folds 0.000")
+    noisy = claims.loc["Greedy-DistCnt (k-AC) beats its k-anonymity twin"]  # 0.002 against 0.016
+    assert noisy["reason"] == "noise" and noisy["evidence"].endswith("standard error over the 5 folds 0.016")
+    same = claims.loc["Greedy-DistCnt beats CM greedy"]  # equal on every fold: the data set's reason
+    assert same["reason"] == "data" and same["why"].startswith("Adult's 19 binary features")
+    assert unexplained(claims.reset_index()).empty

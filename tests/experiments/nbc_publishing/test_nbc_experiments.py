@@ -10,6 +10,7 @@ import pytest
 
 from privnb.data import nbc_figure1_databases
 from privnb.experiments import CLAIM_COLUMNS
+from privnb.experiments.claims import unexplained
 from privnb.experiments.nbc_publishing import (
     adult_nbc_frame,
     claims_table,
@@ -262,6 +263,21 @@ def test_claims_table():
     assert said["EST with prior 75% and r = 1.3"] == "differ" and said["Statement 14 for Adult (F~ = 3)"] == "differ"
     assert said["best r-closeness w.r.t. prior 75% keeping accuracy"] == "differ"  # 2.0004 > 1.3
     assert said["accuracy drop with k-anonymity"] == "agree" and said["recall (>50K) drop with k-anonymity"] == "agree"
+    assert unexplained(table).empty  # every differing claim carries its reason, computed on the metrics
+    why = table.set_index("claim")[["reason", "evidence"]]
+    assert why.loc["Definition 1 with L1 = 0.5, L2 = 0.6"].tolist() == [
+        "ambiguous",
+        "breaches of V1, V2: strict 0, 0; non-strict 6, 6",
+    ]
+    assert why.loc["EST with prior 75% and r = 1.3"].tolist() == [
+        "unreachable",
+        "r >= 2 (>50K predicted on 5,000 tuples)",
+    ]
+    assert why.loc["best r-closeness w.r.t. prior 75% keeping accuracy"].tolist() == [
+        "unreachable",
+        "floor 2, measured 2.0004",
+    ]
+    assert why.loc["Statement 14 for Adult (F~ = 3)", "evidence"].startswith("log10 r >= 1.23e+06")
     assert ours["Figure 1 example: posterior of Alice"] == "88.0%, 77.8% (exact: 22/25, 7/9)"
     assert ours["Adult: class counts"] == "24720 : 7841"
     assert ours["achieved r-closeness well below the bound"] == (
@@ -346,6 +362,48 @@ def test_claims_verdicts_of_figure8_and_the_counterexample():
     assert failing["Corollary 4 blocks amplification gamma (condition (8))"] == "differ"
     assert said(est_like_for_like_seconds=0.5)["EST runtime on Adult"] == "agree"  # 0.5 s <= 10 x 2.92 s
     assert said(est_like_for_like_seconds=0.5, prior_negative=0.5)["EST runtime on Adult"] == "n/a"
+
+
+def test_every_claim_that_can_differ_carries_its_reason():
+    """Metrics against every claim a run can measure: each differing claim says why, of a named kind."""
+    db_a, db_b = nbc_figure1_databases()
+    figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
+    against = _metrics(
+        min_gamma_zeros_skipped=150.0,
+        counterexample_rows=12,
+        counterexample_gamma=9.0,
+        counterexample_r=9.3,
+        counterexample_condition8=17.6,
+        condition8_rows=6,
+        est_figure8_runs=18,
+        est_figure8_successes=0,
+        est_figure8_failures="3 at prior floor, 15 at merging",
+        est_figure8_r_min=None,
+        est_like_for_like_seconds=60.0,
+        accuracy_drop_max=0.15,
+        recall_drop_max=0.1,
+    )
+    fig8 = pd.DataFrame({"r_measured": [1.01, 1.2]})
+    table = claims_table(against, fig8, [2], figure1_views=figure1, alice={"Adr": "W", "Age": 40})
+    differ = table[table["verdict"] == "differ"].set_index("claim")
+    assert len(differ) == 10 and unexplained(table).empty
+    assert differ["reason"].to_dict() == {
+        "Definition 1 with L1 = 0.5, L2 = 0.6": "ambiguous",
+        "minimum gamma of Corollary 4": "ambiguous",
+        "Corollary 4 blocks amplification gamma (condition (8))": "unreachable",
+        "achieved r-closeness well below the bound": "unreachable",
+        "EST runtime on Adult": "departure",
+        "EST with prior 75% and r = 1.3": "unreachable",
+        "Statement 14 for Adult (F~ = 3)": "unreachable",
+        "best r-closeness w.r.t. prior 75% keeping accuracy": "unreachable",
+        "accuracy drop with k-anonymity": "ambiguous",
+        "recall (>50K) drop with k-anonymity": "ambiguous",
+    }
+    assert differ.loc["minimum gamma of Corollary 4", "evidence"] == "zeros skipped 150, +1 100; paper 238"
+    assert differ.loc["achieved r-closeness well below the bound", "evidence"] == (
+        "published 0 of 18; failed: 3 at prior floor, 15 at merging; prior floor 2"
+    )
+    assert differ.loc["EST runtime on Adult", "evidence"] == "60.00 s against 2.92 s"
 
 
 def test_nbc_data_of_own_cards(tmp_path):

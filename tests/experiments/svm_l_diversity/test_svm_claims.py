@@ -111,7 +111,8 @@ def test_verdicts_follow_the_measurements():
     # every differing claim carries a reason read from the errors, without a fallback
     assert unexplained(claims.reset_index()).empty
     why = claims.loc["identifying SVC beats pruned SVC for l = 2..4 (bad predictor)"]
-    assert why["reason"] in {"noise", "data"} and "pruned - identifying" in why["evidence"]
+    assert why["reason"] == "ambiguous" and "pruned - identifying" in why["evidence"]  # a gap beyond the noise:
+    assert "svm-scale" in why["why"]  # Adult's rows are the paper's, so the cause is privnb's reading of MC16
 
 
 def test_only_the_classifiers_that_ran_and_the_datasets_of_the_paper():
