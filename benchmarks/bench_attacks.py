@@ -3,7 +3,8 @@
 Three measures in one run: the vectorized E-step against a plain per-group loop (the loop timed on a slice of
 the groups, scaled to the whole release); the EM's time to convergence by SQUAREM against plain EM steps on
 Adult; and the same on the replicated table, where plain EM is capped at ``plain_cap`` iterations (its time
-there is a lower bound, and so is the ratio). Prints the times and their ratios. Usage:
+there is a lower bound, and so is the ratio). Prints the times (CPU seconds, ``time.process_time``: the
+machine may be shared), the E-steps and their ratios. Usage:
 ``PRIVNB_DATA=... python benchmarks/bench_attacks.py [l] [copies] [plain_cap]``.
 """
 
@@ -60,13 +61,13 @@ def em_to_convergence(anatomy, truth, l: int, plain_cap: int = 2000) -> None:
     """
     times = {}
     for name, accelerate, cap in (("SQUAREM", "squarem", 2000), ("plain EM", None, plain_cap)):
-        start = time.perf_counter()
+        start = time.process_time()
         run = definetti_attack(anatomy, l=l, accelerate=accelerate, n_iter=cap)
-        times[name] = time.perf_counter() - start
+        times[name] = time.process_time() - start
         state = "converged" if run.converged else f"NOT converged (cap {cap})"
         print(
-            f"  {name}: {times[name]:.1f} s, {run.n_iter} iterations, {run.e_steps} E-steps, {state}; "
-            f"correct guesses {run.success(truth):.4f}"
+            f"  {name}: {times[name]:.1f} s, {run.n_iter} iterations, {run.e_steps} E-steps "
+            f"({times[name] / run.e_steps:.2f} s each), {state}; correct guesses {run.success(truth):.4f}"
         )
     bound = "" if run.converged else " (at least: plain EM stopped at its cap)"
     print(f"  time to convergence, plain / SQUAREM: {times['plain EM'] / times['SQUAREM']:.1f}x{bound}")
@@ -90,9 +91,9 @@ def main(l: int = 5, copies: int = 7, plain_cap: int = 200, n_iter: int = 20) ->
     frame, _ = with_labels(data.X, data.y)
     anatomy = anatomize(frame, data.sensitive, l, random_state=0)
     truth = data.X[data.sensitive]
-    start = time.perf_counter()
+    start = time.process_time()
     attack = definetti_attack(anatomy, l=l, n_iter=n_iter, tol=0, accelerate=None)
-    fast = time.perf_counter() - start
+    fast = time.process_time() - start
     per_iteration = fast / (attack.n_iter + 1)  # E-steps: the join model's, then one per iteration
     groups = np.unique(anatomy.it["gid"])
     part = groups[: max(1, len(groups) // 20)]
@@ -103,9 +104,9 @@ def main(l: int = 5, copies: int = 7, plain_cap: int = 200, n_iter: int = 20) ->
         sensitive=anatomy.sensitive,
         l=l,
     )
-    start = time.perf_counter()
+    start = time.process_time()
     naive_definetti_attack(sub, n_iter=0)
-    naive = (time.perf_counter() - start) * len(groups) / len(part)
+    naive = (time.process_time() - start) * len(groups) / len(part)
     print(f"Adult, l={l}: {len(anatomy.it)} individuals in {len(groups)} groups")
     print(
         f"de Finetti E-step (vectorized): {per_iteration:.3f} s; random worlds {random_worlds_rate(anatomy, truth):.4f}"

@@ -50,19 +50,47 @@ tables = st.integers(1, 25).flatmap(
 )
 
 
+@pytest.mark.parametrize("algorithm", ["tree", "scan"])
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables, st.integers(1, 5))
-def test_mdav_groups_match_the_brute_force(rows, k):
+@given(rows=tables, k=st.integers(1, 5))
+def test_mdav_groups_match_the_brute_force(algorithm, rows, k):
     points = np.array(rows, dtype=float)
     if len(points) < k:
         with pytest.raises(ValueError, match="at least k"):
-            mdav_groups(points, k)
+            mdav_groups(points, k, algorithm=algorithm)
         return
-    group = mdav_groups(points, k)
+    group = mdav_groups(points, k, algorithm=algorithm)
     found = [sorted(np.flatnonzero(group == g).tolist()) for g in range(group.max() + 1)]
     assert found == brute_mdav(points, k)
     sizes = np.bincount(group)
     assert sizes.min() >= k and (len(points) < 2 * k or sizes.max() <= 2 * k - 1)
+
+
+grids = st.tuples(st.integers(1, 400), st.integers(1, 5), st.integers(1, 8), st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids, st.integers(1, 6))
+def test_tree_and_scan_give_the_same_groups(grid, k):
+    """Up to 400 records in 1-5 dimensions, on a coarse grid (ties everywhere) or continuous (levels 8): the
+    k-d tree's branch and bound reaches the scan's groups, ties included."""
+    n, d, levels, seed = grid
+    rng = np.random.default_rng(seed)
+    points = rng.integers(0, levels, (n, d)) * 0.5 if levels < 8 else rng.standard_cauchy((n, d))
+    if n < k:
+        return
+    np.testing.assert_array_equal(mdav_groups(points, k, algorithm="tree"), mdav_groups(points, k, algorithm="scan"))
+
+
+def test_tree_and_scan_agree_on_a_few_thousand_rows_with_duplicates():
+    rng = np.random.default_rng(7)
+    points = np.vstack([rng.normal(size=(2500, 3)), np.repeat(rng.normal(size=(50, 3)), 30, axis=0)])
+    rng.shuffle(points)
+    tree = mdav_groups(points, 4, algorithm="tree")
+    np.testing.assert_array_equal(tree, mdav_groups(points, 4, algorithm="scan"))
+    assert np.bincount(tree).min() >= 4 and np.bincount(tree).max() <= 7
+    with pytest.raises(ValueError, match="'tree', 'scan' or None"):
+        mdav_groups(points, 4, algorithm="kd")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
