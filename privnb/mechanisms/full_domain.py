@@ -13,9 +13,8 @@ from sklearn.exceptions import NotFittedError
 
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame, combine_codes
-from privnb.mechanisms.lattice import LOSSES, FullDomainLattice, minimal_nodes
-from privnb.mechanisms.lattice_cache import forget_learned, matches_data
-from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
+from privnb.mechanisms.lattice import LOSSES, AnonymityJudge, FullDomainLattice, minimal_nodes
+from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models
 from privnb.mechanisms.optimal_node import UTILITIES, optimal_node
 from privnb.mechanisms.releases import GeneralizedRelease
 from privnb.validation import check_int, validated_rows
@@ -183,14 +182,10 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
                 f"no generalization makes {len(frame)} sample(s) {k}-anonymous: k-anonymity needs at least k rows"
             )
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
-        if check is None:
-            judge, search = None, "flash"
-            nodes, ok, n_checks = lattice.classify(k)
-        else:
-            judge = NodeJudge(lattice, check)
-            nodes, ok, n_checks, search = search_with_models(lattice, judge)
+        judge = AnonymityJudge(lattice, k) if check is None else NodeJudge(lattice, check)
+        nodes, ok, n_checks, search = judge.search()
         if not ok.any():
-            if judge is None and forget_learned(lattice):  # the top node always qualifies: a wrong cache entry
+            if judge.forget():  # without models the top node always qualifies: a wrong disk cache entry
                 return self.fit(frame)
             with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
             raise ValueError(
@@ -199,9 +194,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             )
         rows = []
         for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
-            n_sup, score = lattice.summary(m, k) if judge is None else judge.summary(m)
+            n_sup, score = judge.summary(m)
             if self.utility in LOSSES:
-                score = lattice.loss(m, k, utility=self.utility) if judge is None else judge.loss(m, self.utility)
+                score = judge.loss(m, self.utility)
             rows.append([*m, sum(m), n_sup, score])
         table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
         table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
@@ -220,9 +215,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             self.node_ = {a: int(table.loc[0, a]) for a in qi}
             self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
         node = [self.node_[a] for a in qi]
-        small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
-        offered = [*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]
-        if judge is None and not matches_data(lattice, k, *offered):
+        small = judge.suppressed_rows(node)
+        if not judge.verified([*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]):
             return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
         self.generalized_, classes = _released(frame, lattice, hier, self.node_, small)

@@ -271,6 +271,23 @@ class NodeJudge:
         self.summaries = {}  # node -> (suppressed rows, discernibility)
         self.verdicts = {}  # node -> which of its classes are kept (nodes judged by summarize)
 
+    @property
+    def k(self) -> int:
+        """The least class size."""
+        return self.check.k
+
+    def search(self) -> tuple[np.ndarray, np.ndarray, int, str]:
+        """Every node's acceptability (:func:`search_with_models`)."""
+        return search_with_models(self.lattice, self)
+
+    def forget(self) -> bool:
+        """False: what a search with models learns is not read from the disk cache."""
+        return False
+
+    def verified(self, nodes, suppressed) -> bool:
+        """True: the classes' counts are rolled up from the rows of this fit, never read from disk."""
+        return True
+
     def judge(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(class of each entry, each class's size, which classes are suppressed) at ``node``.
 
