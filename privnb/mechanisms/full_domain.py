@@ -12,12 +12,11 @@ from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 from privnb.mechanisms.base import Mechanism
-from privnb.mechanisms.grouping import as_hierarchy, check_frame
-from privnb.mechanisms.lattice import LOSSES, FullDomainLattice, minimal_nodes
-from privnb.mechanisms.lattice_cache import forget_learned, matches_data
-from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models, search_with_models
+from privnb.mechanisms.grouping import as_hierarchy, check_frame, combine_codes
+from privnb.mechanisms.lattice import LOSSES, AnonymityJudge, FullDomainLattice, minimal_nodes
+from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models
 from privnb.mechanisms.optimal_node import UTILITIES, optimal_node
-from privnb.mechanisms.releases import GeneralizedRelease, row_classes
+from privnb.mechanisms.releases import GeneralizedRelease
 from privnb.validation import check_int, validated_rows
 
 
@@ -183,14 +182,10 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
                 f"no generalization makes {len(frame)} sample(s) {k}-anonymous: k-anonymity needs at least k rows"
             )
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
-        if check is None:
-            judge, search = None, "flash"
-            nodes, ok, n_checks = lattice.classify(k)
-        else:
-            judge = NodeJudge(lattice, check)
-            nodes, ok, n_checks, search = search_with_models(lattice, judge)
+        judge = AnonymityJudge(lattice, k) if check is None else NodeJudge(lattice, check)
+        nodes, ok, n_checks, search = judge.search()
         if not ok.any():
-            if judge is None and forget_learned(lattice):  # the top node always qualifies: a wrong cache entry
+            if judge.forget():  # without models the top node always qualifies: a wrong disk cache entry
                 return self.fit(frame)
             with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
             raise ValueError(
@@ -199,9 +194,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             )
         rows = []
         for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
-            n_sup, score = lattice.summary(m, k) if judge is None else judge.summary(m)
+            n_sup, score = judge.summary(m)
             if self.utility in LOSSES:
-                score = lattice.loss(m, k, utility=self.utility) if judge is None else judge.loss(m, self.utility)
+                score = judge.loss(m, self.utility)
             rows.append([*m, sum(m), n_sup, score])
         table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
         table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
@@ -220,20 +215,15 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             self.node_ = {a: int(table.loc[0, a]) for a in qi}
             self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
         node = [self.node_[a] for a in qi]
-        small = lattice.suppressed_rows(node, k) if judge is None else judge.suppressed_rows(node)
-        offered = [*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]
-        if judge is None and not matches_data(lattice, k, *offered):
+        small = judge.suppressed_rows(node)
+        if not judge.verified([*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]):
             return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
-        release = frame[~small]  # the labels from the lattice's codes of the rows: no value looked up twice
-        for i, (a, level) in enumerate(self.node_.items()):
-            labels = hier[a].generalize(lattice.uniques[i], level)
-            release[a] = _spread(labels, lattice.raw[i][~small], release.index)
-        self.generalized_ = release
+        self.generalized_, classes = _released(frame, lattice, hier, self.node_, small)
         self.release_ = GeneralizedRelease(
             self.generalized_,
             tuple(qi),
-            row_classes(self.generalized_, qi),
+            classes,
             self.suppressed_,
             k,
             "full-domain",
@@ -291,6 +281,28 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             encode = h.midpoints if h.numeric else h.generalize
             out[a] = _by_value(out[a], lambda values, encode=encode, level=level: encode(values, level))
         return out
+
+
+def _released(frame: pd.DataFrame, lattice, hierarchies, node: dict, small: np.ndarray):
+    """(the release: ``frame``'s rows but the ``small`` ones, each quasi-identifier replaced by its label at
+    ``node``; the class of each released row, numbered as :func:`~privnb.mechanisms.releases.row_classes` numbers
+    them).
+
+    Built from the lattice's codes of the rows: each attribute's distinct values are labelled once and the
+    labels spread by a take; the classes are the rows' combined label codes, numbered in order of first
+    appearance. The other columns are taken once (not at all when nothing is suppressed), the replaced ones
+    never copied.
+    """
+    kept = np.flatnonzero(~small) if small.any() else None
+    release = frame.drop(columns=list(node))
+    release = release if kept is None else release.take(kept)
+    codes, spans = [], []
+    for i, (a, level) in enumerate(node.items()):
+        label_codes, labels = pd.factorize(hierarchies[a].generalize(lattice.uniques[i], level))
+        codes.append(label_codes[lattice.raw[i] if kept is None else lattice.raw[i][kept]])
+        spans.append(len(labels))
+        release[a] = _spread(np.asarray(labels), codes[-1], release.index)
+    return release[frame.columns], pd.factorize(combine_codes(codes, spans))[0].astype(np.intp, copy=False)
 
 
 def _spread(labels: np.ndarray, codes: np.ndarray, index: pd.Index) -> pd.Series:

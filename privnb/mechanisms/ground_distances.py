@@ -62,18 +62,28 @@ def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _tree_sums(hierarchy, values: tuple) -> list[tuple[float, np.ndarray, np.ndarray]]:
-    """Per level above the values: (level / H, value -> node a level down, node -> parent) indicators."""
+def _tree_sums(hierarchy, values: tuple) -> list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per level above the values: (level / H, the values ordered by their node a level down and where each
+    node's run starts, those nodes ordered by their parent and where each parent's run starts).
+    """
     height, child, out = hierarchy.n_levels - 1, np.arange(len(values)), []
     for level in range(1, height + 1):
         top = level == height
         parent = np.zeros(len(values), dtype=np.int64) if top else hierarchy.codes(np.asarray(values, object), level)
         children, parents = (np.unique(c, return_inverse=True)[1].ravel() for c in (child, parent))
-        links = np.zeros((children.max() + 1, parents.max() + 1))
-        links[children, parents] = 1
-        out.append((level / height, np.eye(children.max() + 1)[children], links))
+        parent_of = np.empty(children.max() + 1, dtype=np.int64)
+        parent_of[children] = parents
+        by_child, by_parent = np.argsort(children, kind="stable"), np.argsort(parent_of, kind="stable")
+        out.append(
+            (level / height, by_child, _run_starts(children[by_child]), by_parent, _run_starts(parent_of[by_parent]))
+        )
         child = parent
     return out
+
+
+def _run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of ``ordered`` starts."""
+    return np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
 
 
 def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values) -> np.ndarray:
@@ -101,9 +111,12 @@ def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values)
     """
     cost = np.zeros(shares.shape[0])
     extra = shares - overall  # the level-0 nodes: the values themselves
-    for weight, children, parents in _tree_sums(hierarchy, tuple(values)):
-        child_extra = extra @ children  # the extra of each node at level - 1
-        positive, negative = np.clip(child_extra, 0, None) @ parents, np.clip(-child_extra, 0, None) @ parents
+    if not len(extra):
+        return cost
+    for weight, by_child, child_starts, by_parent, parent_starts in _tree_sums(hierarchy, tuple(values)):
+        child_extra = np.add.reduceat(extra[:, by_child], child_starts, axis=1)[:, by_parent]  # nodes at level - 1
+        positive = np.add.reduceat(np.clip(child_extra, 0, None), parent_starts, axis=1)
+        negative = np.add.reduceat(np.clip(-child_extra, 0, None), parent_starts, axis=1)
         cost += weight * np.minimum(positive, negative).sum(axis=1)
     return cost
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from privnb.mechanisms.grouping import group_sizes
-from privnb.mechanisms.lattice_cache import lattice_key, load_learned, save_learned
+from privnb.mechanisms.lattice_cache import forget_learned, lattice_key, load_learned, matches_data, save_learned
 from privnb.mechanisms.rollup import ClassCounts, GroupSizes
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
@@ -446,3 +446,48 @@ class FullDomainLattice:
         key, span = self.sizes.groups([int(lv) for lv in node])  # per entry, then spread to the rows
         group, size = group_sizes(key, self.sizes.weights, span=span)
         return (size < k)[group][self.sizes.entry]
+
+
+class AnonymityJudge:
+    """The nodes of a lattice judged by k-anonymity alone (classes of fewer than ``k`` rows suppressed): the
+    interface :class:`~privnb.mechanisms.NodeJudge` offers with privacy models, so that a generalizer searches,
+    scores and releases through one path.
+
+    Parameters
+    ----------
+    lattice : FullDomainLattice
+        The training frame's lattice.
+    k : int
+        The anonymity level.
+    """
+
+    def __init__(self, lattice: FullDomainLattice, k: int):
+        self.lattice, self.k = lattice, k
+
+    def search(self) -> tuple[np.ndarray, np.ndarray, int, str]:
+        """(nodes, k-anonymous within the budget, nodes checked, ``"flash"``)."""
+        return (*self.lattice.classify(self.k), "flash")
+
+    def summary(self, node) -> tuple[int, float]:
+        """(suppressed rows, discernibility) at ``node`` (:meth:`FullDomainLattice.summary`)."""
+        return self.lattice.summary(node, self.k)
+
+    def loss(self, node, utility: str = "loss") -> float:
+        """The loss metric at ``node`` (:meth:`FullDomainLattice.loss`)."""
+        return self.lattice.loss(node, self.k, utility=utility)
+
+    def suppressed_rows(self, node) -> np.ndarray:
+        """Boolean mask of the rows suppressed at ``node``."""
+        return self.lattice.suppressed_rows(node, self.k)
+
+    def forget(self) -> bool:
+        """Forget what the lattice learned from the disk cache; False when nothing came from there
+        (:func:`~privnb.mechanisms.lattice_cache.forget_learned`).
+        """
+        return forget_learned(self.lattice)
+
+    def verified(self, nodes, suppressed) -> bool:
+        """Whether the rows confirm each node's suppression (:func:`~privnb.mechanisms.lattice_cache.matches_data`:
+        a disk cache entry is trusted by the search, not by the release).
+        """
+        return matches_data(self.lattice, self.k, nodes, suppressed)

@@ -92,7 +92,7 @@ def lattice_key(raw, uniques, hierarchies, max_suppression: float) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{_FORMAT}|{float(max_suppression)!r}|{len(raw)}".encode())
     for codes, values, hierarchy in zip(raw, uniques, hierarchies):
-        update_digest(h, np.asarray(codes, dtype=np.int64))
+        update_digest(h, np.asarray(codes).astype(np.min_scalar_type(len(values))))  # lossless, fewer bytes
         update_digest(h, values)
         h.update(hierarchy.fingerprint().encode())
     return h.hexdigest()

@@ -48,6 +48,7 @@ from privnb.mechanisms.privacy_models import (
 __all__ = ["ModelCheck", "NodeJudge", "search_with_models"]
 
 L_DIVERSITY = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)
+_BATCH_CELLS = 1 << 20  # class-by-value counts judged together by NodeJudge.summarize (8 MB)
 
 
 class ModelCheck:
@@ -105,6 +106,13 @@ class ModelCheck:
                     f"the training rows hold {len(self.values)}"
                 )
             m.class_holds(counts.counts, self.overall)  # an ordered distance with no order known raises here
+
+    @property
+    def separable(self) -> bool:
+        """Whether :meth:`class_ok` judges each class by its own counts alone (no model compares it with the
+        kept rows' distribution), so that the classes of several releases may be judged together.
+        """
+        return all(getattr(m, "reference", "input") == "input" for m in self.models)
 
     @property
     def monotone(self) -> bool:
@@ -261,6 +269,24 @@ class NodeJudge:
             counts = lattice.count_rollup(lattice.entry_counts(check.codes, len(check.values)))
         self.counts = counts
         self.summaries = {}  # node -> (suppressed rows, discernibility)
+        self.verdicts = {}  # node -> which of its classes are kept (nodes judged by summarize)
+
+    @property
+    def k(self) -> int:
+        """The least class size."""
+        return self.check.k
+
+    def search(self) -> tuple[np.ndarray, np.ndarray, int, str]:
+        """Every node's acceptability (:func:`search_with_models`)."""
+        return search_with_models(self.lattice, self)
+
+    def forget(self) -> bool:
+        """False: what a search with models learns is not read from the disk cache."""
+        return False
+
+    def verified(self, nodes, suppressed) -> bool:
+        """True: the classes' counts are rolled up from the rows of this fit, never read from disk."""
+        return True
 
     def judge(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(class of each entry, each class's size, which classes are suppressed) at ``node``.
@@ -312,6 +338,57 @@ class NodeJudge:
             kept = size[~failing]
             got = self.summaries[key] = (n_sup, float(kept @ kept) + self.lattice.n * n_sup)
         return got
+
+    def summarize(self, nodes) -> None:
+        """Compute :meth:`summary` at each of ``nodes``, listed lowest first so that each rolls up from a node
+        below.
+
+        When every model compares a class with the input table's distribution, a class's verdict depends on
+        its own counts alone: the classes of the nodes of one height are judged together, and a class that
+        a node's roll-up took whole from a node already judged keeps that node's verdict.
+
+        Parameters
+        ----------
+        nodes : sequence of sequences of int
+            One level per quasi-identifier each.
+        """
+        if not self.check.separable:
+            for node in nodes:
+                self.summary(node)
+            return
+        batch, cells, height = [], 0, None
+        for node in nodes:
+            key = tuple(int(lv) for lv in node)
+            if batch and (sum(key) != height or cells >= _BATCH_CELLS):  # the verdicts below are known
+                self._judge_together(batch)
+                batch, cells = [], 0
+            if key not in self.summaries:
+                batch.append((key, *self.counts.rolled(key)[1:]))
+                cells += batch[-1][1].size
+                height = sum(key)
+        if batch:
+            self._judge_together(batch)
+
+    def _judge_together(self, batch) -> None:
+        """The summaries of ``batch``'s nodes ((node, class-by-value counts, origin) triples, see
+        :meth:`ClassCounts.rolled`) from one judgement of the classes no verdict is known for.
+        """
+        counts = np.concatenate([c for _, c, _ in batch])
+        size = counts.sum(axis=1)
+        ok = size >= self.check.k
+        fresh = ok.copy()  # classes to judge
+        bounds = np.cumsum([0] + [len(c) for _, c, _ in batch]).tolist()
+        for (_, _, origin), start, end in zip(batch, bounds, bounds[1:]):
+            known = None if origin is None else self.verdicts.get(origin[0])
+            if known is not None:  # a class taken whole keeps its verdict
+                fresh[start:end] &= origin[2]
+                ok[start:end] = np.where(origin[2], ok[start:end], known[origin[1]])
+        ok[fresh] = self.check.class_ok(counts[fresh])
+        n_sup = np.add.reduceat(size * ~ok, bounds[:-1]).tolist()
+        squares = np.add.reduceat(size * size * ok, bounds[:-1]).tolist()
+        for (key, _, _), start, end, n, square in zip(batch, bounds, bounds[1:], n_sup, squares):
+            self.verdicts[key] = ok[start:end]
+            self.summaries[key] = (int(n), square + self.lattice.n * int(n))
 
     def loss(self, node, utility: str = "loss") -> float:
         """The loss metric at ``node`` with this check's suppression.
@@ -379,6 +456,7 @@ def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarra
         n_checks += more
     acceptable = anon.copy()
     candidates = np.flatnonzero(anon)
-    for i in candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]:  # lowest first: roll-ups
-        acceptable[i] = accept(nodes[i])
-    return nodes, acceptable, n_checks + int(anon.sum()), "flash+exhaustive"
+    candidates = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # lowest first: roll-ups
+    judge.summarize(nodes[candidates].tolist())
+    acceptable[candidates] = [judge.summary(node)[0] <= lattice.budget for node in nodes[candidates].tolist()]
+    return nodes, acceptable, n_checks + len(candidates), "flash+exhaustive"

@@ -40,7 +40,7 @@ import dataclasses
 
 import numpy as np
 
-from privnb.mechanisms.lattice import LOSSES, aggregate_losses
+from privnb.mechanisms.lattice import LOSSES, AnonymityJudge, aggregate_losses
 
 __all__ = ["OptimalNode", "optimal_node"]
 
@@ -79,8 +79,9 @@ def _scorers(lattice, k: int, utility: str, judge):
     """
     if utility not in UTILITIES:
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
-    if judge is not None and judge.check.k != k:
-        raise ValueError(f"the judge checks k={judge.check.k}, not k={k}: build it for the same k")
+    judge = AnonymityJudge(lattice, k) if judge is None else judge
+    if judge.k != k:
+        raise ValueError(f"the judge checks k={judge.k}, not k={k}: build it for the same k")
     if utility in LOSSES:  # nothing suppressed, each attribute's loss depends on its own level only
         weights, bottom = lattice.sizes.weights, [0] * len(lattice.heights)
         terms = [
@@ -94,9 +95,9 @@ def _scorers(lattice, k: int, utility: str, judge):
         return lattice.summary(node, 1)[1]  # at k = 1 nothing is suppressed: the sum of squared sizes
 
     def score(node) -> tuple[int, float]:
-        n_sup, value = lattice.summary(node, k) if judge is None else judge.summary(node)
+        n_sup, value = judge.summary(node)
         if utility in LOSSES:
-            value = lattice.loss(node, k, utility=utility) if judge is None else judge.loss(node, utility)
+            value = judge.loss(node, utility)
         return n_sup, value
 
     return bound, score
@@ -119,8 +120,8 @@ def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discerni
     utility : {"discernibility", "loss", "geometric_loss"}
         The score to minimize (ARX's non-monotone discernibility, or Iyengar's loss metric, averaged over
         attributes arithmetically or by ARX's geometric mean).
-    judge : NodeJudge, optional
-        With privacy models: the suppression and scores follow its classes (k must be its k).
+    judge : NodeJudge or AnonymityJudge, optional
+        The suppression and scores follow its classes (k must be its k); default k-anonymity alone.
 
     Returns
     -------

@@ -140,6 +140,16 @@ class GroupSizes:
             got = known[sub] = (ids.astype(dtype), len(counts))
         return got
 
+    def node_ids(self, node: list) -> tuple[list[np.ndarray], list[int]]:
+        """(each part's ids at ``node``, each part's number of ids), parts with a single id left out."""
+        ids, radices = [], []
+        for p, attrs in enumerate(self.parts):
+            part, n = self._part_ids(p, tuple(node[i] for i in attrs))
+            if n > 1:
+                ids.append(part)
+                radices.append(n)
+        return ids, radices
+
     def groups(self, node: Sequence[int], rep: np.ndarray | None = None):
         """(mixed-radix key at ``node`` of each entry, or of each ``rep`` entry; its span).
 
@@ -188,8 +198,7 @@ class GroupSizes:
         """
         rep, weights = self.src[source]
         if self.compiled:  # numba: one pass, keys and hash table (None when keys would overflow)
-            parts = [self._part_ids(p, tuple(node[i] for i in attrs)) for p, attrs in enumerate(self.parts)]
-            counted = count_groups([i for i, n in parts if n > 1], [n for _, n in parts if n > 1], rep, weights)
+            counted = count_groups(*self.node_ids(node), rep, weights)
             if counted is not None:
                 size, first = counted
                 if not force and 2 * len(size) > len(weights):
@@ -264,12 +273,15 @@ def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[n
 
 class ClassCounts:
     """Class-by-value counts (a sensitive attribute's) at any lattice node, rolled up as :class:`GroupSizes`
-    rolls up the class sizes: from the smallest kept count table of a node at or below, never from scratch.
+    rolls up the class sizes: from a kept count table of a node at or below, never from scratch.
 
     A table is a list of cells, the non-zero counts of a class-by-value table, each with one entry of its
     class (every entry of a class has the same key at any node above). A node's table is its source's cells
     summed by the node's key of their entries (classes only merge going up). Tables with fewer cells than
-    their source are kept in a ring of ``slots`` (at most ``cached_cells`` cells in all).
+    their source are kept in a ring of ``slots`` (at most ``cached_cells`` cells in all); a node whose table
+    has as many cells as its source's stands for the same source. A count only merges into fewer cells going
+    up, so the source is the smallest kept table of the node's immediate predecessors, found by their levels;
+    when none is kept, the smallest kept table at or below the node, found by the node bit masks.
 
     Parameters
     ----------
@@ -292,8 +304,24 @@ class ClassCounts:
         self.cells = np.full(1 + slots, _NO_TABLE, dtype=np.intp)
         self.tables = [_cells(np.arange(len(entry_counts), dtype=np.int32), entry_counts)] + [None] * slots
         self.cells[0] = len(self.tables[0][0])
+        self.owner = [tuple([0] * len(sizes.maps))] + [None] * slots  # the node of each kept table
+        self.kept = {}  # node -> (slot, owner) of its table (its source's when no smaller)
         self.ring, self.cached, self.cached_cells = 1, 0, cached_cells
         self.top = 1  # slots below it have been used
+
+    def _source(self, node: list, bits: list[int]) -> int:
+        """The slot of the table a node's counts are summed from (see the class docstring)."""
+        best, best_cells = -1, _NO_TABLE
+        for i, lv in enumerate(node):
+            if lv:
+                got = self.kept.get((*node[:i], lv - 1, *node[i + 1 :]))
+                if got is not None and self.owner[got[0]] == got[1] and self.cells[got[0]] < best_cells:
+                    best, best_cells = got[0], self.cells[got[0]]
+        if best >= 0:
+            return best
+        top = self.top
+        finer = ((self.bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
+        return int(np.argmin(np.where(finer, self.cells[:top], _NO_TABLE)))
 
     def counts(self, node) -> tuple[np.ndarray, np.ndarray]:
         """(an entry of each class, the class-by-value counts) at ``node``.
@@ -307,28 +335,46 @@ class ClassCounts:
         -------
         (ndarray of int, ndarray of float of shape (n_classes, n_values))
         """
+        return self.rolled(node)[:2]
+
+    def rolled(self, node) -> tuple[np.ndarray, np.ndarray, tuple | None]:
+        """(an entry of each class, the class-by-value counts, where the classes come from) at ``node``.
+
+        Where they come from, when the compiled kernel rolled them up from a node's table: (that node, the class
+        of that node each class holds first, whether each class merges several of them); else None. A class
+        that merges none is that node's class, with the same counts.
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per attribute.
+
+        Returns
+        -------
+        (ndarray of int, ndarray of float of shape (n_classes, n_values), tuple or None)
+        """
         node = [int(lv) for lv in node]
         bits = self.sizes._bits(node)
-        top = self.top
-        finer = ((self.bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
-        source = int(np.argmin(np.where(finer, self.cells[:top], _NO_TABLE)))
+        source = self._source(node, bits)
+        anchor = _anchor(node) if source == 0 else None
+        if anchor is not None:  # no table below but the entries': count a coarser node under it first
+            self.counts(anchor)
+            source = self._source(node, bits)
         rep, value, weights = self.tables[source]
-        counted = None
-        if self.sizes.compiled:  # numba: keys, hash table and sums in one pass
-            parts = [self.sizes._part_ids(p, tuple(node[i] for i in attrs)) for p, attrs in enumerate(self.sizes.parts)]
-            ids, radices = [i for i, n in parts if n > 1], [n for _, n in parts if n > 1]
-            counted = count_cells(ids, radices, rep, value, weights, self.n_values)
-        if counted is None:
+        counted = count_cells(*self.sizes.node_ids(node), rep, value, weights, self.n_values)
+        if counted is None:  # numpy: the keys' groups, then a bincount of (group, value)
             key, span = self.sizes.groups(node, rep)
             group, _ = group_sizes(key, span=span)
             n_classes, v = int(group.max()) + 1, self.n_values
             out = np.bincount(group * v + value, weights=weights, minlength=n_classes * v).reshape(n_classes, v)
             first = np.empty(n_classes, dtype=np.intp)
             first[group[::-1]] = np.arange(len(group) - 1, -1, -1)
+            entries = rep[first]
+            table, origin = _cells(entries, out), None
         else:
-            out, first = counted
-        entries = rep[first]
-        table = _cells(entries, out)
+            out, entries, table, first_class, merged = counted
+            origin = self.owner[source], first_class, merged
+        key = tuple(node)
         if len(table[0]) < len(rep):
             slot = self.ring
             old = self.cells[slot] if self.tables[slot] is not None else 0
@@ -336,8 +382,24 @@ class ClassCounts:
                 self.ring = slot + 1 if slot + 1 < len(self.tables) else 1
                 self.cached += len(table[0]) - old
                 self.bits[slot], self.cells[slot], self.tables[slot] = bits, len(table[0]), table
+                self.owner[slot], self.kept[key] = key, (slot, key)
                 self.top = max(self.top, slot + 1)
-        return entries, out
+        else:  # no fewer cells: its source serves the nodes above it as well
+            self.kept[key] = (source, self.owner[source])
+        return entries, out, origin
+
+
+def _anchor(node: list) -> list | None:
+    """The node below ``node`` on the coarsest grid of even levels (multiples of 2, else 4, ...) that holds one
+    lower, or None at the bottom node.
+    """
+    step = 2
+    while step <= 2 * max(node, default=0):
+        anchor = [lv - lv % step for lv in node]
+        if anchor != node:
+            return anchor
+        step *= 2
+    return None
 
 
 def _cells(entries: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

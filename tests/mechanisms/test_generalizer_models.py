@@ -23,8 +23,11 @@ from privnb.mechanisms import (
     EnhancedBetaLikeness,
     EntropyLDiversity,
     FullDomainGeneralizer,
+    FullDomainLattice,
     Hierarchy,
+    ModelCheck,
     MondrianGeneralizer,
+    NodeJudge,
     NotLDiverseError,
     RecursiveCLDiversity,
     TCloseness,
@@ -341,3 +344,32 @@ def test_full_domain_suppression_separates_the_two_readings():
     assert len(releases["input"]) < len(frame)
     arx = sensitive_counts(releases["input"], QI, "s", input_table=frame)
     assert TCloseness(0.1).holds(arx) and not TCloseness(0.1, reference="release").holds(arx)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(20, 200),
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 4),
+    st.lists(st.sampled_from(MODELS[:7]), min_size=1, max_size=2, unique_by=repr),
+)
+def test_nodes_judged_together_match_each_node_judged_alone(n, seed, k, models):
+    """NodeJudge.summarize (the classes of each height judged together, a class taken whole from a judged node
+    keeping its verdict) gives every node the summary a judge of that node alone gives."""
+    rng = np.random.default_rng(seed)
+    qi = ["num", "let", "col"]
+    frame = pd.DataFrame(
+        {"num": rng.integers(0, 16, n), "let": rng.choice(list("abcd"), n), "col": rng.choice(list("xyz"), n)}
+    ).assign(s=rng.permutation(np.arange(n) % 4))
+    lattice = FullDomainLattice(
+        [pd.factorize(frame[a])[0] for a in qi],
+        [pd.factorize(frame[a])[1].to_numpy() for a in qi],
+        list(small_hierarchies(qi).values()),
+        0.1,
+    )
+    check = ModelCheck(frame, qi, "s", models, k)
+    nodes = list(itertools.product(*(range(h) for h in lattice.heights)))
+    together = NodeJudge(lattice, check)
+    together.summarize(sorted(nodes, key=sum))
+    for node in nodes:
+        assert together.summaries[node] == NodeJudge(lattice, check).summary(node)
