@@ -473,7 +473,15 @@ class AnonymityJudge:
         return self.lattice.summary(node, self.k)
 
     def loss(self, node, utility: str = "loss") -> float:
-        """The loss metric at ``node`` (:meth:`FullDomainLattice.loss`)."""
+        """The loss metric at ``node`` (:meth:`FullDomainLattice.loss`).
+
+        Parameters
+        ----------
+        node : sequence of int
+            One level per quasi-identifier.
+        utility : str
+            The loss :meth:`FullDomainLattice.loss` computes.
+        """
         return self.lattice.loss(node, self.k, utility=utility)
 
     def suppressed_rows(self, node) -> np.ndarray:
@@ -489,5 +497,12 @@ class AnonymityJudge:
     def verified(self, nodes, suppressed) -> bool:
         """Whether the rows confirm each node's suppression (:func:`~privnb.mechanisms.lattice_cache.matches_data`:
         a disk cache entry is trusted by the search, not by the release).
+
+        Parameters
+        ----------
+        nodes : array of shape (n_nodes, n_attributes)
+            The minimal nodes offered for release.
+        suppressed : array of int
+            The rows each of them suppresses, as the search counted them.
         """
         return matches_data(self.lattice, self.k, nodes, suppressed)

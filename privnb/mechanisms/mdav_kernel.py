@@ -231,7 +231,15 @@ if numba is not None:
 
 
 def mdav_tree_groups(points: np.ndarray, k: int) -> np.ndarray:
-    """The MDAV group of each record (checked finite 2-D ``points``, ``k <= len(points)``), by the k-d tree."""
+    """The MDAV group of each record, by the k-d tree: the same groups as the exact scan.
+
+    Parameters
+    ----------
+    points : ndarray of shape (n, d)
+        The records, checked finite.
+    k : int
+        The group size, at most ``n``.
+    """
     from sklearn.neighbors import KDTree
 
     points = np.ascontiguousarray(points, dtype=np.float64)

@@ -285,7 +285,15 @@ class NodeJudge:
         return False
 
     def verified(self, nodes, suppressed) -> bool:
-        """True: the classes' counts are rolled up from the rows of this fit, never read from disk."""
+        """True: the classes' counts are rolled up from the rows of this fit, never read from disk.
+
+        Parameters
+        ----------
+        nodes : array of shape (n_nodes, n_attributes)
+            The minimal nodes offered for release (as :meth:`AnonymityJudge.verified` takes them).
+        suppressed : array of int
+            The rows each of them suppresses.
+        """
         return True
 
     def judge(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
