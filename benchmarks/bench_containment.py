@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from privnb.data import binarize_adult, load_adult, load_pu1
 from privnb.learn import greedy_distcnt, largest_itemsets, maximal_itemsets
-from privnb.mechanisms import check_binary, distcnt, dp_select_release, feature_hamdist, hamdist, is_k_ac
+from privnb.mechanisms import dp_select_release, feature_hamdist, is_k_ac
+from privnb.mechanisms.containment import check_binary, distcnt, hamdist
 from privnb.mechanisms.dp_release import exponential_pick, geometric_counts, hamdist_sensitivity
 
 
@@ -94,7 +95,8 @@ def bench_dp_draws(P, y):
 
 def bench_rf_fits(P, y):
     """RF's tuned SVM on flipped PU1 training folds: every row against each repeated row once, weighted."""
-    from privnb.experiments.feature_selection import auc_or_nan, fit_svm, selection_folds
+    from privnb.experiments.feature_selection.runner import selection_folds
+    from privnb.experiments.feature_selection.svm import auc_or_nan, fit_svm
     from privnb.mechanisms import randomized_flipping
 
     splits, _, seeds = selection_folds(y, 5, 0)
@@ -157,7 +159,7 @@ def same_csr(a, b):
 
 def bench_flipping(named):
     """RF's flipping and the repeated rows its SVM merges, on 4/5 of each data set, against their loops."""
-    from privnb.experiments.feature_selection import repeated_rows
+    from privnb.experiments.feature_selection.svm import repeated_rows
     from privnb.mechanisms import randomized_flipping
 
     for name, X, y in named:

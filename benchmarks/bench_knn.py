@@ -32,11 +32,12 @@ from dataclasses import replace
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
-from privnb.data import load_adult
+from privnb.data import adult_hierarchies, load_adult
 from privnb.experiments import run_folds
-from privnb.experiments.knn_l_diversity import convergence_views, cross_validate_knn
+from privnb.experiments.knn_l_diversity import cross_validate_knn
+from privnb.experiments.knn_l_diversity.convergence import convergence_views
 from privnb.learn import IBkClassifier
-from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies, anatomize
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, anatomize
 
 KS = (1, 3, 5, 7, 9)
 

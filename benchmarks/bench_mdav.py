@@ -15,7 +15,7 @@ import numpy as np
 from bench_attacks import replicated
 
 from privnb.data import load
-from privnb.mechanisms import mdav_groups
+from privnb.mechanisms.mdav import mdav_groups
 
 K = 5
 

@@ -39,10 +39,10 @@ from privnb.nbc import (
     posterior,
     prior_floor,
     prior_r_lower_bound,
-    resolve_ties,
-    step1_remove_zeros,
 )
+from privnb.nbc.est_release import resolve_ties
 from privnb.nbc.roots import precision_bits, rounded_roots
+from privnb.nbc.safety import step1_remove_zeros
 from privnb.nbc.views import integer_tables as _integer_tables
 
 PAPER_EST_SECONDS = 2.92

@@ -23,8 +23,8 @@ import argparse
 import numpy as np
 from bench_generalize import ARX_QI, timed
 
-from privnb.data import Hierarchy, load_adult, load_adult_hierarchies
-from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, adult_hierarchies, optimal_node
+from privnb.data import Hierarchy, adult_hierarchies, load_adult, load_adult_hierarchies
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, optimal_node
 
 #: ARX's optimal discernibility and suppressed rows on this task (ARX's optimal search, as issue 23 gives them).
 ARX = {2: (7_950_641, 63), 5: (13_898_357, 107), 10: (20_412_407, 111)}

@@ -41,11 +41,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privnb.data import load_adult
+from privnb.data import adult_hierarchies, load_adult
 from privnb.experiments import cross_validate_views, error_rate, method_label
-from privnb.experiments.svm_l_diversity import run_svm_grid, svm_views
+from privnb.experiments.svm_l_diversity import run_svm_grid
+from privnb.experiments.svm_l_diversity.grid import svm_views
 from privnb.learn import GeneralizedTraining, OriginalTraining, svm_pipeline
-from privnb.mechanisms import adult_hierarchies
 
 
 def timed(fn):
@@ -169,7 +169,7 @@ def part_d(adult, hierarchies, n_splits, folds, seed, n_jobs):
 
 def part_e(adult, rows, kernels, seed):
     print(f"\n== E. input spaces: {rows} training rows of Adult (fold 0 of a 10-fold split), 4000 test rows ==")
-    from privnb.experiments import folds_and_seeds
+    from privnb.experiments.folds import folds_and_seeds
 
     ((train, test),) = [folds_and_seeds(np.asarray(adult.y), 10, seed)[0][0]]
     train, test = train[:rows], test[:4000]

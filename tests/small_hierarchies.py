@@ -10,7 +10,7 @@ import os
 
 import pandas as pd
 
-from privnb.mechanisms import Hierarchy
+from privnb.data import Hierarchy
 
 LETTERS = pd.DataFrame([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]])
 COLOURS = pd.DataFrame([["x", "*"], ["y", "*"], ["z", "*"]])

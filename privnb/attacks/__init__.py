@@ -9,64 +9,82 @@ imported here (the runner that puts attacks and learners on the same folds lives
 ``privnb.experiments.privacy_frontier``).
 """
 
-from .adversary import EXACT_CLASS_SIZE, Targets, background_prior, cell_posteriors, class_cells, common_adversary
+from .adversary import (
+    Targets,
+    background_prior,
+    common_adversary,
+)
 from .anatomy_disclosure import (
     definetti_disclosure,
-    group_prior,
     original_model_disclosure,
     pruning_disclosure,
     random_guess,
     random_worlds_rate,
 )
-from .class_disclosure import class_disclosure, class_release
+from .class_disclosure import (
+    class_disclosure,
+    class_release,
+)
 from .definetti import (
     AnatomyAttack,
-    check_anatomy,
     definetti_attack,
-    encode_quasi_identifiers,
     naive_definetti_attack,
-    sinkhorn_marginals,
 )
-from .linkage import ADVERSARIES, linkage_attack, singled_out
-from .lira import lira_attacks, lira_scores, logit_confidence, shadow_confidences
-from .membership import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
-from .nbc_audit import nbc_audit_attack
-from .registry import ATTACKS, Attack, attacks_for, register_attack, release_attacks
-from .result import AttackResult, wilson_interval
-from .risk import equivalence_classes, homogeneity_attack, prosecutor_attack
+from .linkage import (
+    ADVERSARIES,
+    linkage_attack,
+    singled_out,
+)
+from .lira import (
+    lira_attacks,
+    lira_scores,
+)
+from .membership import (
+    loss_threshold_attack,
+    membership_attack,
+)
+from .nbc_audit import (
+    nbc_audit_attack,
+)
+from .registry import (
+    ATTACKS,
+    Attack,
+    attacks_for,
+    register_attack,
+    release_attacks,
+)
+from .result import (
+    AttackResult,
+    wilson_interval,
+)
+from .risk import (
+    equivalence_classes,
+    homogeneity_attack,
+    prosecutor_attack,
+)
 
 __all__ = [
     "ADVERSARIES",
     "ATTACKS",
     "Attack",
-    "EXACT_CLASS_SIZE",
     "Targets",
     "attacks_for",
     "background_prior",
-    "cell_posteriors",
-    "class_cells",
     "common_adversary",
     "register_attack",
     "release_attacks",
     "wilson_interval",
     "AnatomyAttack",
     "AttackResult",
-    "check_anatomy",
     "class_disclosure",
     "class_release",
     "definetti_attack",
     "definetti_disclosure",
-    "best_threshold",
-    "encode_quasi_identifiers",
-    "example_losses",
     "equivalence_classes",
-    "group_prior",
     "homogeneity_attack",
     "linkage_attack",
     "lira_attacks",
     "lira_scores",
-    "logit_confidence",
-    "shadow_confidences",
     "loss_threshold_attack",
     "membership_attack",
     "naive_definetti_attack",
@@ -77,6 +95,4 @@ __all__ = [
     "random_guess",
     "random_worlds_rate",
     "singled_out",
-    "sinkhorn_marginals",
-    "threshold_rates",
 ]

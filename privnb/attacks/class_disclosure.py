@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms import Anatomy, check_columns
+from privnb.mechanisms import Anatomy
+from privnb.mechanisms.grouping import check_columns
 from privnb.validation import check_int
 
 from .anatomy_disclosure import definetti_disclosure, original_model_disclosure

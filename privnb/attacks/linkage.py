@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from privnb.mechanisms import check_binary
+from privnb.mechanisms.containment import check_binary
 from privnb.validation import check_int
 
 from .result import AttackResult

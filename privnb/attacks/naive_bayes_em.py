@@ -55,7 +55,7 @@ class NaiveBayesModel:
     Parameters
     ----------
     codes : ndarray of int, shape (n_rows, n_quasi_identifiers)
-        The rows' categories (:func:`privnb.attacks.encode_quasi_identifiers`).
+        The rows' categories (:func:`privnb.attacks.definetti.encode_quasi_identifiers`).
     n_values : int
         The sensitive values.
     alpha : float

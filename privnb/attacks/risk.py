@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms import check_columns
+from privnb.mechanisms.grouping import check_columns
 from privnb.validation import check_int
 
 from .result import AttackResult

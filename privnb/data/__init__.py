@@ -3,37 +3,35 @@
 data set carries (``Dataset.hierarchies``, :class:`Hierarchy`), the papers' toy tables, Adult's binarization.
 """
 
-from .binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST, binarize_adult, binarize_table, density
-from .card_hierarchies import build_card_hierarchies
+from .binarize import (
+    binarize_adult,
+    binarize_table,
+)
 from .cards import (
     CardError,
-    CardReport,
     adult_hierarchies,
     builtin_cards,
     check_card,
     hierarchies_from_card,
-    inspect_card,
-    is_card,
     load,
     load_card,
     read_card,
 )
-from .containers import KINDS, Dataset, TokenCorpus
-from .hierarchy import MAX_GROUPS, Hierarchy, HierarchyError
-from .labels import format_interval, format_number, parse_interval
+from .containers import (
+    Dataset,
+    TokenCorpus,
+)
+from .hierarchy import (
+    Hierarchy,
+    HierarchyError,
+)
+from .labels import (
+    format_interval,
+    parse_interval,
+)
 from .loaders import (
-    ADULT_COLUMNS,
-    ADULT_QUASI_IDENTIFIERS,
     ARX_ADULT_ATTRIBUTES,
-    BANK_AGE_BINS,
-    BANK_AGE_ORDER,
-    EDUCATION_ORDER,
-    FARS_NUMERIC,
-    FARS_SENSITIVE,
-    IPUMS_COLUMNS,
-    IPUMS_QUASI_IDENTIFIERS,
     LOADERS,
-    PU1_VERSIONS,
     load_adult,
     load_adult_hierarchies,
     load_bank_marketing,
@@ -41,78 +39,50 @@ from .loaders import (
     load_ipums,
     load_pu1,
 )
-from .manifest import FILES, describe_data
+from .manifest import (
+    FILES,
+    describe_data,
+)
 from .sources import (
-    ENV_VAR,
     DataUnavailableError,
-    FileSpec,
-    content_sha256,
-    download,
     fetch,
-    locate,
-    open_binary,
-    search_dirs,
     user_cache_dir,
 )
-from .toys import anatomy_toy, feature_selection_table1, nbc_figure1_databases
+from .toys import (
+    anatomy_toy,
+    feature_selection_table1,
+    nbc_figure1_databases,
+)
 
 __all__ = [
-    "ADULT_BINS",
-    "ADULT_EDUCATION",
-    "ADULT_ONE_VS_REST",
     "binarize_adult",
     "binarize_table",
-    "density",
-    "KINDS",
     "Dataset",
     "TokenCorpus",
     "FILES",
     "describe_data",
-    "ADULT_COLUMNS",
-    "ADULT_QUASI_IDENTIFIERS",
-    "EDUCATION_ORDER",
     "load_adult",
     "ARX_ADULT_ATTRIBUTES",
     "load_adult_hierarchies",
-    "BANK_AGE_BINS",
-    "BANK_AGE_ORDER",
     "load_bank_marketing",
-    "FARS_SENSITIVE",
-    "FARS_NUMERIC",
     "load_fars",
-    "IPUMS_COLUMNS",
-    "IPUMS_QUASI_IDENTIFIERS",
     "load_ipums",
-    "PU1_VERSIONS",
     "load_pu1",
     "LOADERS",
     "load",
     "CardError",
-    "CardReport",
     "builtin_cards",
-    "is_card",
     "load_card",
     "check_card",
-    "inspect_card",
     "read_card",
     "hierarchies_from_card",
     "adult_hierarchies",
-    "build_card_hierarchies",
     "Hierarchy",
     "HierarchyError",
-    "MAX_GROUPS",
     "format_interval",
-    "format_number",
     "parse_interval",
-    "ENV_VAR",
     "DataUnavailableError",
-    "FileSpec",
     "user_cache_dir",
-    "search_dirs",
-    "locate",
-    "open_binary",
-    "content_sha256",
-    "download",
     "fetch",
     "feature_selection_table1",
     "nbc_figure1_databases",

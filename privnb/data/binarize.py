@@ -67,7 +67,7 @@ def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
         if outside.any():
             raise ValueError(
                 f"{attribute} = {values[outside][0]} lies outside the intervals "
-                f"{intervals}; extend privnb.data.ADULT_BINS"
+                f"{intervals}; extend privnb.data.binarize.ADULT_BINS"
             )
         for lo, hi in intervals:
             columns[f"{attribute}={lo}-{hi}"] = (values >= lo) & (values <= hi)
@@ -75,7 +75,7 @@ def binarize_adult(frame: pd.DataFrame) -> pd.DataFrame:
     known = {v for values in ADULT_EDUCATION.values() for v in values}
     unknown = sorted(set(education.unique()) - known)
     if unknown:
-        raise ValueError(f"unknown education values {unknown[:5]}; extend privnb.data.ADULT_EDUCATION")
+        raise ValueError(f"unknown education values {unknown[:5]}; extend privnb.data.binarize.ADULT_EDUCATION")
     for name, values in ADULT_EDUCATION.items():
         columns[f"education={name}"] = education.isin(values).to_numpy()
     for attribute, (name, values) in ADULT_ONE_VS_REST.items():

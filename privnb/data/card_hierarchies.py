@@ -39,7 +39,7 @@ def card_file(card: str | os.PathLike, ref, data_home=None) -> Path:
         The name the card gives.
     data_home : str or path-like, optional
         Where ``data:`` files are looked up (default: ``PRIVNB_DATA``, then the user cache; see
-        :func:`privnb.data.search_dirs`); they are fetched and verified against their pinned sha256.
+        :func:`privnb.data.sources.search_dirs`); they are fetched and verified against their pinned sha256.
 
     Returns
     -------

@@ -15,7 +15,9 @@ is first read (importing this package imports none of them):
 :mod:`.nbc_publishing` (MZ09) and :mod:`.privacy_frontier` (notebook 05); the tour's face is :mod:`.tour`.
 """
 
-from .card_check import CardCheck, card_check
+from .card_check import (
+    card_check,
+)
 from .claims import (
     CLAIM_COLUMNS,
     REASON_KINDS,
@@ -24,99 +26,93 @@ from .claims import (
     Reason,
     count_verdicts,
     evaluate,
-    fold_rows,
     reason_counts,
     scale_reason,
-    t_test_reason,
     unexplained,
     verdict,
 )
 from .class_metrics import (
     CLASSIFICATION_METRICS,
     METRIC_MEANINGS,
-    balanced_accuracy,
     metric_means,
     metric_values,
-    roc_auc,
 )
-from .data_support import NEEDS, DataSupport, DataUnsupportedError, data_support
+from .data_support import (
+    DataSupport,
+    DataUnsupportedError,
+    data_support,
+)
 from .folds import (
     COLUMNS,
-    FoldData,
     PredictionScorer,
-    ResultRow,
-    Score,
     View,
-    chosen_folds,
     cross_validate_views,
     error_rate,
-    folds_and_seeds,
     majority_view,
     run_folds,
     tidy_frame,
 )
-from .labels import method_label, method_sort_key
-from .notebook_needs import notebook_requirements, section_needs
-from .papers import NOTEBOOKS, PAPERS, FoldPlan, PaperFace, Section, register_paper
-from .section_plans import frontier_nbc_plan, frontier_sizes, linkage_ms, notebook_plan, tour_audits
-from .ttest import TTestResult, paired_t_test, t_test_table, unpaired_t_test
+from .labels import (
+    method_label,
+)
+from .notebook_needs import (
+    section_needs,
+)
+from .papers import (
+    NOTEBOOKS,
+    PAPERS,
+    FoldPlan,
+    PaperFace,
+    Section,
+    register_paper,
+)
+from .section_plans import (
+    frontier_sizes,
+    notebook_plan,
+)
+from .ttest import (
+    paired_t_test,
+    t_test_table,
+)
 
 __all__ = [
     "CLAIM_COLUMNS",
     "CLASSIFICATION_METRICS",
     "COLUMNS",
-    "NEEDS",
     "NOTEBOOKS",
     "PAPERS",
     "REASON_KINDS",
     "VERDICTS",
-    "CardCheck",
     "Claim",
     "DataSupport",
     "DataUnsupportedError",
     "FoldPlan",
     "METRIC_MEANINGS",
-    "FoldData",
     "PredictionScorer",
     "Reason",
     "PaperFace",
-    "ResultRow",
-    "Score",
     "Section",
-    "TTestResult",
     "View",
-    "balanced_accuracy",
     "card_check",
-    "chosen_folds",
     "count_verdicts",
     "cross_validate_views",
     "data_support",
     "error_rate",
     "evaluate",
-    "fold_rows",
-    "folds_and_seeds",
-    "frontier_nbc_plan",
     "frontier_sizes",
     "majority_view",
     "method_label",
     "metric_means",
     "metric_values",
-    "method_sort_key",
-    "linkage_ms",
     "notebook_plan",
-    "notebook_requirements",
-    "tour_audits",
     "paired_t_test",
     "reason_counts",
     "register_paper",
-    "roc_auc",
     "run_folds",
     "scale_reason",
     "section_needs",
-    "t_test_reason",
     "t_test_table",
     "tidy_frame",
     "unexplained",
-    "unpaired_t_test",
     "verdict",
 ]

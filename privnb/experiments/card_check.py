@@ -22,7 +22,7 @@ class CardCheck:
 
     Attributes
     ----------
-    report : privnb.data.CardReport
+    report : privnb.data.cards.CardReport
         The card's report (columns, notes, unused columns, warnings).
     hierarchies : pandas.DataFrame
         One row per built hierarchy: column, source, levels, groups per level, leaves.
@@ -140,7 +140,8 @@ def card_check(source: str | os.PathLike, parameters: Mapping[str, Mapping] | No
     privnb.data.DataUnavailableError
         A built-in card whose files are not here.
     """
-    from privnb.data import builtin_cards, inspect_card, is_card, read_card
+    from privnb.data import builtin_cards, read_card
+    from privnb.data.cards import inspect_card, is_card
     from privnb.data.sources import read_only
     from privnb.experiments.data_support import data_support
     from privnb.experiments.notebook_needs import notebook_requirements

@@ -239,7 +239,8 @@ class DataSupport:
 
 
 def _paper_name(source) -> str | None:
-    from privnb.data import builtin_cards, is_card
+    from privnb.data import builtin_cards
+    from privnb.data.cards import is_card
 
     if isinstance(source, str) and not is_card(source) and source in builtin_cards():
         return source

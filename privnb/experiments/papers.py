@@ -64,7 +64,7 @@ class Section:
     what : str
         What those sections do with the data.
     needs : tuple of str
-        The needs (:data:`privnb.experiments.NEEDS`, or a line where the face checks its own).
+        The needs (:data:`privnb.experiments.data_support.NEEDS`, or a line where the face checks its own).
     """
 
     headings: tuple[str, ...]

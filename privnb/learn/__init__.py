@@ -2,35 +2,41 @@
 and the feature selectors.
 """
 
-from .encoding import KINDS, SCHEMES, FrameEncoder, generalized_kinds
+from .encoding import (
+    FrameEncoder,
+    generalized_kinds,
+)
 from .feature_selection import (
     CONTAINMENT_SELECTORS,
     STOP_RULES,
     ContainmentSelector,
-    GreedyState,
-    check_stop,
-    cm_gains,
-    distcnt_gains,
     greedy_cm,
     greedy_distcnt,
     greedy_hamdist,
     greedy_submodular,
     maximal_feasible,
 )
-from .knn import IBkClassifier, vote
-from .largest_itemsets import SearchBudgetExceeded, largest_itemsets, largest_itemsets_stats
-from .maximal_selection import MAXIMAL_SEARCHES, maximal, maximal_itemsets, selection_of, transactions
-from .neighbors import kneighbors, kneighbors_factored, nearest_per_part, tied_counts_per_part
+from .knn import (
+    IBkClassifier,
+    vote,
+)
+from .largest_itemsets import (
+    SearchBudgetExceeded,
+    largest_itemsets,
+)
+from .maximal_selection import (
+    maximal,
+    maximal_itemsets,
+)
+from .neighbors import (
+    kneighbors,
+)
 from .svm import (
     CLASSIFIER_NAMES,
     DEFAULT_SPACE,
-    KERNELS,
-    SOLVERS,
     SPACES,
     CollapseDuplicates,
-    KernelBank,
     NystroemSVM,
-    encoded_classifier,
     svm_classifier,
     svm_pipeline,
 )
@@ -41,43 +47,27 @@ from .training import (
     OriginalTraining,
     ProtectedTraining,
     PrunedTraining,
-    TrainingData,
     TrainingView,
 )
 
 __all__ = [
     "FrameEncoder",
     "generalized_kinds",
-    "KINDS",
-    "SCHEMES",
-    "GreedyState",
-    "distcnt_gains",
     "greedy_submodular",
     "greedy_distcnt",
     "greedy_hamdist",
-    "transactions",
     "maximal_itemsets",
     "maximal",
     "maximal_feasible",
-    "selection_of",
-    "check_stop",
-    "MAXIMAL_SEARCHES",
     "STOP_RULES",
     "SearchBudgetExceeded",
     "largest_itemsets",
-    "largest_itemsets_stats",
     "CONTAINMENT_SELECTORS",
     "ContainmentSelector",
-    "cm_gains",
     "greedy_cm",
     "kneighbors",
-    "kneighbors_factored",
     "vote",
     "IBkClassifier",
-    "nearest_per_part",
-    "tied_counts_per_part",
-    "KERNELS",
-    "SOLVERS",
     "SPACES",
     "DEFAULT_SPACE",
     "CLASSIFIER_NAMES",
@@ -85,9 +75,6 @@ __all__ = [
     "NystroemSVM",
     "svm_classifier",
     "svm_pipeline",
-    "encoded_classifier",
-    "KernelBank",
-    "TrainingData",
     "ProtectedTraining",
     "TrainingView",
     "OriginalTraining",

@@ -14,7 +14,7 @@ learner changes.
 view                   mechanism                                  training data
 =====================  =========================================  ====================================
 OriginalTraining       None                                       the original training data D
-IdentifyingTraining    :class:`~privnb.mechanisms.SensitiveDropper`  D_id (Definition 13 of MC17)
+IdentifyingTraining    :class:`~privnb.mechanisms.anatomy.SensitiveDropper`  D_id (Definition 13 of MC17)
 AnatomizedTraining     :class:`~privnb.mechanisms.Anatomizer`     D_A, N*l rows (Definitions 11-12)
 PrunedTraining         :class:`~privnb.mechanisms.AnatomyPruner`  D_P (Definitions 13, 15 of MC16)
 GeneralizedTraining    Full-domain or Mondrian generalizer        k-anonymous rows (MC16's "k=")
@@ -271,7 +271,7 @@ class OriginalTraining(TrainingView):
 class IdentifyingTraining(TrainingView):
     """Train on the identifying training data D_id (Definition 13 of MC17; "Id." in the plots).
 
-    The sensitive column is dropped from the training rows (:class:`privnb.mechanisms.SensitiveDropper`)
+    The sensitive column is dropped from the training rows (:class:`privnb.mechanisms.anatomy.SensitiveDropper`)
     and from the test rows.
 
     Parameters
@@ -287,7 +287,7 @@ class IdentifyingTraining(TrainingView):
         self.sensitive = sensitive
 
     def new_mechanism(self):
-        """:class:`privnb.mechanisms.SensitiveDropper` of ``sensitive``."""
+        """:class:`privnb.mechanisms.anatomy.SensitiveDropper` of ``sensitive``."""
         return SensitiveDropper(self.sensitive)
 
 

@@ -79,7 +79,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         :mod:`privnb.mechanisms.privacy_models`' l-diversity, t-closeness and beta-likeness models, judged
         against the training frame's sensitive distribution (each t-closeness and beta-likeness model's
         ``reference``: the input's, ARX's reading, or the kept rows'; see
-        :meth:`~privnb.mechanisms.ModelCheck.class_ok`). At a node, classes with fewer than k rows or
+        :meth:`~privnb.mechanisms.model_checks.ModelCheck.class_ok`). At a node, classes with fewer than k rows or
         failing a model are suppressed, and the node is acceptable when they are within the budget.
         Distinct l-diversity keeps this monotone and Flash's search exact; with the other models the search
         classifies k-anonymity (and distinct l-diversity) by Flash, then evaluates the models exactly on

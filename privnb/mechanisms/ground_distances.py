@@ -100,7 +100,7 @@ def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values)
         Each class's sensitive distribution.
     overall : ndarray of shape (n_values,)
         The table's.
-    hierarchy : privnb.mechanisms.Hierarchy
+    hierarchy : privnb.data.Hierarchy
         The sensitive attribute's generalization hierarchy (its top level ``*`` joins everything).
     values : sequence
         The sensitive values, in the columns' order.

@@ -450,8 +450,8 @@ class FullDomainLattice:
 
 class AnonymityJudge:
     """The nodes of a lattice judged by k-anonymity alone (classes of fewer than ``k`` rows suppressed): the
-    interface :class:`~privnb.mechanisms.NodeJudge` offers with privacy models, so that a generalizer searches,
-    scores and releases through one path.
+    interface :class:`~privnb.mechanisms.model_checks.NodeJudge` offers with privacy models, so that a generalizer
+    searches, scores and releases through one path.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """MDAV on a k-d tree, compiled with numba (when it is installed): the same groups as the scan in
-:func:`privnb.mechanisms.mdav_groups`, in near O(n log n) instead of O(n^2 / k) (on 4 standardized columns of
+:func:`privnb.mechanisms.mdav.mdav_groups`, in near O(n log n) instead of O(n^2 / k) (on 4 standardized columns of
 Adult replicated with noise, CPU seconds: 3 s at 181k rows, 38 s at 995k; ``benchmarks/bench_mdav.py``).
 
 The tree (scikit-learn's ``KDTree`` layout: nodes in heap order, node i's children 2i+1 and 2i+2) keeps for
@@ -173,7 +173,7 @@ def _remove(points, i, tree, leaf_of):
 
 
 def _mdav_tree_groups(points, k, order, start, end, lo, hi):
-    """The MDAV loop of :func:`privnb.mechanisms.mdav_groups` on the tree (see that function)."""
+    """The MDAV loop of :func:`privnb.mechanisms.mdav.mdav_groups` on the tree (see that function)."""
     n, n_nodes = len(points), len(start)
     count = end - start
     alive = np.ones(n, np.bool_)

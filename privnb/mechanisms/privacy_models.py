@@ -296,7 +296,7 @@ class TCloseness(PrivacyModel):
         ordinal or numeric one (``|i - j| / (m - 1)`` over the m values of the ordered domain: ``order`` when
         given, else the numbers present by value; text without ``order`` is refused), "hierarchical" with
         ``hierarchy``.
-    hierarchy : privnb.mechanisms.Hierarchy, optional
+    hierarchy : privnb.data.Hierarchy, optional
         The sensitive attribute's hierarchy (``distance="hierarchical"``).
     values : sequence, optional
         The sensitive values in the columns' order, for the hierarchical and ordered distances inside a

@@ -196,7 +196,8 @@ _MISSING_FILE = re.compile(r"^DataUnavailableError: data file '([^']+)'")
 
 def _present_here(error: str) -> Path | None:
     """Where the client finds the data file a worker missed, or None (not a missing file, or missing here too)."""
-    from privnb.data import FILES, locate, search_dirs
+    from privnb.data import FILES
+    from privnb.data.sources import locate, search_dirs
 
     found = _MISSING_FILE.match(error)
     spec = FILES.get(found.group(1)) if found else None

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privnb.data import Dataset
-from privnb.experiments import tour_audits
-from privnb.experiments.privacy_frontier import peer_releases
+from privnb.experiments.privacy_frontier.comparison import peer_releases
+from privnb.experiments.section_plans import tour_audits
 from privnb.mechanisms import Anatomy, FullDomainGeneralizer, MondrianGeneralizer, NotLDiverseError, anatomize
 from privnb.nbc import NBCViews, achieved_r
 from privnb.workbench.display import Caption, skipped, table

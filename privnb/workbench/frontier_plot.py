@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from privnb.experiments.privacy_frontier import frontier_headlines
+from privnb.experiments.privacy_frontier.points import frontier_headlines
 from privnb.workbench.frontier_words import attack_words, method_order, method_words
 
 __all__ = ["frontier_plot"]

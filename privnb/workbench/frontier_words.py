@@ -5,7 +5,7 @@ title and axis. The data (which attacks measure which release) lives in :mod:`pr
 
 from __future__ import annotations
 
-from privnb.experiments.privacy_frontier import VIEWS
+from privnb.experiments.privacy_frontier.views import VIEWS
 
 __all__ = ["attack_words", "method_order", "method_words"]
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from small_hierarchies import small_hierarchies
 
-from privnb.attacks import EXACT_CLASS_SIZE, AttackResult, Targets, cell_posteriors, common_adversary
+from privnb.attacks import AttackResult, Targets, common_adversary
+from privnb.attacks.adversary import EXACT_CLASS_SIZE, cell_posteriors
 from privnb.data import load
 from privnb.mechanisms import (
     Anatomy,

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
-from privnb.attacks import class_disclosure, class_release, definetti_attack, definetti_disclosure, sinkhorn_marginals
+from privnb.attacks import class_disclosure, class_release, definetti_attack, definetti_disclosure
+from privnb.attacks.definetti import sinkhorn_marginals
 from privnb.mechanisms import DistinctLDiversity, MondrianGeneralizer, anatomize
 
 

@@ -11,14 +11,14 @@ from sklearn.exceptions import ConvergenceWarning
 from privnb.attacks import (
     definetti_attack,
     definetti_disclosure,
-    encode_quasi_identifiers,
-    group_prior,
     naive_definetti_attack,
     original_model_disclosure,
     pruning_disclosure,
     random_guess,
     random_worlds_rate,
 )
+from privnb.attacks.anatomy_disclosure import group_prior
+from privnb.attacks.definetti import encode_quasi_identifiers
 from privnb.attacks.naive_bayes_em import interchangeable_values
 from privnb.mechanisms import Anatomy, anatomize
 

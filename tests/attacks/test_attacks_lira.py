@@ -11,7 +11,8 @@ from sklearn.dummy import DummyClassifier
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC, LinearSVC
 
-from privnb.attacks import lira_attacks, lira_scores, logit_confidence, membership_attack, shadow_confidences
+from privnb.attacks import lira_attacks, lira_scores, membership_attack
+from privnb.attacks.lira import logit_confidence, shadow_confidences
 
 
 def _noisy_blobs(n, seed, flip=0.2):

@@ -10,8 +10,8 @@ from sklearn.dummy import DummyClassifier
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import LinearSVC
 
-from privnb.attacks import best_threshold, example_losses, loss_threshold_attack, membership_attack, threshold_rates
-from privnb.attacks.membership import tpr_at_fpr
+from privnb.attacks import loss_threshold_attack, membership_attack
+from privnb.attacks.membership import best_threshold, example_losses, threshold_rates, tpr_at_fpr
 
 
 def _random_labels(n, seed):

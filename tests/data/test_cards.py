@@ -11,8 +11,16 @@ import pytest
 import yaml
 
 from privnb.__main__ import main
-from privnb.data import CardError, Dataset, TokenCorpus, builtin_cards, check_card, load
-from privnb.mechanisms import Hierarchy, hierarchies_from_card
+from privnb.data import (
+    CardError,
+    Dataset,
+    Hierarchy,
+    TokenCorpus,
+    builtin_cards,
+    check_card,
+    hierarchies_from_card,
+    load,
+)
 
 CARD = {
     "name": "clinic",

@@ -17,17 +17,17 @@ from privnb import mechanisms
 from privnb.__main__ import main
 from privnb.attacks import equivalence_classes
 from privnb.data import (
-    MAX_GROUPS,
     CardError,
     Hierarchy,
     HierarchyError,
-    build_card_hierarchies,
     builtin_cards,
     hierarchies_from_card,
     load,
     parse_interval,
     read_card,
 )
+from privnb.data.card_hierarchies import build_card_hierarchies
+from privnb.data.hierarchy import MAX_GROUPS
 from privnb.experiments import data_support
 from privnb.mechanisms import MondrianGeneralizer
 

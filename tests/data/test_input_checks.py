@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from privnb.bounds.amplification import check_gamma, corollary4_ratio, lemma2_ratio_value
-from privnb.mechanisms import bucketize, is_k_anonymous, is_l_diverse
+from privnb.mechanisms import is_k_anonymous, is_l_diverse
+from privnb.mechanisms.anatomy import bucketize
 from privnb.nbc.views import NBCViews
 
 

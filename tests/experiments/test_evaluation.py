@@ -23,11 +23,11 @@ from privnb.experiments import (
     cross_validate_views,
     error_rate,
     method_label,
-    method_sort_key,
     paired_t_test,
     t_test_table,
     tidy_frame,
 )
+from privnb.experiments.labels import method_sort_key
 
 
 class NotBuildable(ValueError):

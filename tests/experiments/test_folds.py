@@ -11,16 +11,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils import check_random_state
 
 from privnb.data import Dataset
-from privnb.experiments import (
-    COLUMNS,
-    PredictionScorer,
-    ResultRow,
-    Score,
-    View,
-    cross_validate_views,
-    majority_view,
-    run_folds,
-)
+from privnb.experiments import COLUMNS, PredictionScorer, View, cross_validate_views, majority_view, run_folds
+from privnb.experiments.folds import ResultRow, Score
 from privnb.learn import AnatomizedTraining, OriginalTraining
 
 

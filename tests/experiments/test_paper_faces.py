@@ -16,7 +16,6 @@ from own_data import write_own_data
 
 from privnb.experiments import (
     CLAIM_COLUMNS,
-    NEEDS,
     NOTEBOOKS,
     PAPERS,
     Claim,
@@ -31,6 +30,7 @@ from privnb.experiments import (
     section_needs,
     tidy_frame,
 )
+from privnb.experiments.data_support import NEEDS
 from privnb.experiments.papers import section_numbers
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"

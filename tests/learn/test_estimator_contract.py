@@ -42,26 +42,20 @@ from sklearn.svm import SVC
 from sklearn.utils import estimator_checks as sk
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from privnb.data import Hierarchy
 from privnb.learn import (
     CollapseDuplicates,
     ContainmentSelector,
     FrameEncoder,
     GeneralizedTraining,
     IBkClassifier,
-    KernelBank,
     NystroemSVM,
     ProtectedTraining,
     PrunedTraining,
 )
-from privnb.mechanisms import (
-    Anatomizer,
-    AnatomyPruner,
-    FullDomainGeneralizer,
-    Hierarchy,
-    MDAVMicroaggregator,
-    MondrianGeneralizer,
-    SensitiveDropper,
-)
+from privnb.learn.svm import KernelBank
+from privnb.mechanisms import Anatomizer, AnatomyPruner, FullDomainGeneralizer, MDAVMicroaggregator, MondrianGeneralizer
+from privnb.mechanisms.anatomy import SensitiveDropper
 from privnb.nbc import NBCViews, SafetyTransform
 
 # a hierarchy covering every value the generic checks draw for column 0 (unit intervals, then doubling)

@@ -13,7 +13,8 @@ import privnb.learn.knn as knn_module
 from privnb.data import Dataset, anatomy_toy
 from privnb.experiments import COLUMNS
 from privnb.experiments.knn_l_diversity import convergence_curves, cross_validate_knn
-from privnb.learn import AnatomizedTraining, IBkClassifier, kneighbors, nearest_per_part, vote
+from privnb.learn import AnatomizedTraining, IBkClassifier, kneighbors, vote
+from privnb.learn.neighbors import nearest_per_part
 
 
 def brute(X, Q, k):
@@ -339,7 +340,7 @@ def test_factored_tied_search_equals_plain_tied_search(seed, k, l):
 
 
 def test_knn_views_read_the_sensitive_attribute_as_weka_does():
-    from privnb.experiments.knn_l_diversity import ibk_kinds, weka_class_order
+    from privnb.experiments.knn_l_diversity.cross_validation import ibk_kinds, weka_class_order
 
     adult_like = Dataset(
         "adult",
@@ -369,7 +370,7 @@ def _constant_dataset(name, first_label, n=60):
 
 
 def test_class_order_appearance_or_declared():
-    from privnb.experiments.knn_l_diversity import DECLARED_CLASS_ORDERS, weka_class_order
+    from privnb.experiments.knn_l_diversity.cross_validation import DECLARED_CLASS_ORDERS, weka_class_order
 
     adult = _constant_dataset("adult", first_label=0)
     assert weka_class_order(adult) == (0, 1)  # "<=50K" appears first
@@ -385,9 +386,9 @@ def test_class_order_appearance_or_declared():
 def test_an_even_vote_goes_to_the_class_declared_first(order, first):
     """Constant rows, a balanced training fold: every row votes, the split is even and the 1-NN predicts the
     class declared first, in the cross-validation and the convergence views alike."""
-    from privnb.experiments import FoldData
-    from privnb.experiments.knn_l_diversity import convergence_views, knn_views
-    from privnb.experiments.knn_l_diversity.cross_validation import ibk_options
+    from privnb.experiments.folds import FoldData
+    from privnb.experiments.knn_l_diversity.convergence import convergence_views
+    from privnb.experiments.knn_l_diversity.cross_validation import ibk_options, knn_views
 
     data = _constant_dataset("adult", first_label=0)
     train = np.flatnonzero(np.arange(60) < 40)

@@ -19,9 +19,9 @@ from privnb.learn import (
     GeneralizedTraining,
     IdentifyingTraining,
     OriginalTraining,
-    TrainingData,
     TrainingView,
 )
+from privnb.learn.training import TrainingData
 from privnb.mechanisms import anatomize
 
 KINDS = {"age": "numeric", "job": "nominal", "edu": "nominal"}

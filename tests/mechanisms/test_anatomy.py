@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.mechanisms import NotLDiverseError, anatomize, bucketize, is_l_diverse
+from privnb.mechanisms import NotLDiverseError, anatomize, is_l_diverse
+from privnb.mechanisms.anatomy import bucketize
 
 
 def greedy_groups(counts, l):

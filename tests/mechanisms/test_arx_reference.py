@@ -22,12 +22,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.data import ARX_ADULT_ATTRIBUTES, load_adult
+from privnb.data import ARX_ADULT_ATTRIBUTES, Hierarchy, load_adult
 from privnb.mechanisms import (
     DistinctLDiversity,
     EntropyLDiversity,
     FullDomainGeneralizer,
-    Hierarchy,
     RecursiveCLDiversity,
     TCloseness,
 )

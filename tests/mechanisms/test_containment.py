@@ -21,17 +21,13 @@ from privnb.learn import (
     maximal_feasible,
     maximal_itemsets,
 )
-from privnb.mechanisms import (
-    CONSTRAINTS,
+from privnb.mechanisms import CONSTRAINTS, dataset_ac, entity_ac, feature_hamdist, is_k_ac
+from privnb.mechanisms.containment import (
     classification_metric,
-    dataset_ac,
     dataset_anonymity,
     distcnt,
-    entity_ac,
     entity_anonymity,
-    feature_hamdist,
     hamdist,
-    is_k_ac,
     is_k_anonymous_binary,
 )
 

@@ -10,20 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privnb.data import binarize_adult, density
+from privnb.data import binarize_adult
+from privnb.data.binarize import density
 from privnb.experiments import COLUMNS
-from privnb.experiments.feature_selection import METHODS, evaluate_methods, side_by_side, summary_table
+from privnb.experiments.feature_selection import side_by_side, summary_table
+from privnb.experiments.feature_selection.runner import evaluate_methods
+from privnb.experiments.feature_selection.views import METHODS
 from privnb.learn import STOP_RULES, greedy_cm
-from privnb.mechanisms import (
-    DP_MECHANISMS,
-    classification_metric,
-    dataset_ac,
-    dataset_anonymity,
-    dp_select_release,
-    feature_hamdist,
-    hamdist_sensitivity,
-    randomized_flipping,
-)
+from privnb.mechanisms import DP_MECHANISMS, dataset_ac, dp_select_release, feature_hamdist, randomized_flipping
+from privnb.mechanisms.containment import classification_metric, dataset_anonymity
+from privnb.mechanisms.dp_release import hamdist_sensitivity
 
 matrices = arrays(np.int8, st.tuples(st.integers(3, 12), st.integers(1, 5)), elements=st.integers(0, 1))
 

@@ -4,15 +4,8 @@ with diffprivlib's BudgetAccountant, and the paper's literal reading kept apart 
 import numpy as np
 import pytest
 
-from privnb.mechanisms import (
-    DP_MECHANISMS,
-    dp_release,
-    dp_select_release,
-    dp_table_release,
-    hamdist_sensitivity,
-    selection_noise_scale,
-)
-from privnb.mechanisms.dp_release import exponential_pick, geometric_counts
+from privnb.mechanisms import DP_MECHANISMS, dp_release, dp_select_release, dp_table_release
+from privnb.mechanisms.dp_release import exponential_pick, geometric_counts, hamdist_sensitivity, selection_noise_scale
 
 
 class RecordingState(np.random.RandomState):

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from small_hierarchies import HAS_ADULT_HIERARCHIES, LETTERS, small_hierarchies
 
-from privnb.mechanisms import FullDomainGeneralizer, Hierarchy, MondrianGeneralizer, is_k_anonymous
+from privnb.data import Hierarchy
+from privnb.mechanisms import FullDomainGeneralizer, MondrianGeneralizer, is_k_anonymous
 from privnb.mechanisms.group_kernel import rollup_counts
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
 from privnb.mechanisms.rollup import ClassCounts, GroupSizes
@@ -435,8 +436,7 @@ def test_mondrian_ordinal_order_and_errors():
 # -- Adult with ARX's hierarchies (real data) -----------------------------------------------
 @pytest.mark.skipif(not HAS_ADULT_HIERARCHIES, reason="needs PRIVNB_DATA with adult_hierarchies")
 def test_adult_full_domain_and_mondrian():
-    from privnb.data import load_adult
-    from privnb.mechanisms import adult_hierarchies
+    from privnb.data import adult_hierarchies, load_adult
 
     ds = load_adult(version="train")
     hierarchies = adult_hierarchies()

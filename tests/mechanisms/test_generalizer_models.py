@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sklearn.neighbors import KNeighborsClassifier
 from small_hierarchies import LETTERS, small_hierarchies
 
-from privnb.data import Dataset
+from privnb.data import Dataset, Hierarchy
 from privnb.experiments import PredictionScorer, View, run_folds
 from privnb.learn import GeneralizedTraining
 from privnb.mechanisms import (
@@ -24,15 +24,13 @@ from privnb.mechanisms import (
     EntropyLDiversity,
     FullDomainGeneralizer,
     FullDomainLattice,
-    Hierarchy,
-    ModelCheck,
     MondrianGeneralizer,
-    NodeJudge,
     NotLDiverseError,
     RecursiveCLDiversity,
     TCloseness,
     sensitive_counts,
 )
+from privnb.mechanisms.model_checks import ModelCheck, NodeJudge
 
 QI = ["num", "let"]
 MODELS = [

@@ -163,8 +163,7 @@ def _education_distance(release, frame, qi, order):
 
 @pytest.mark.skipif(not HAS_ADULT_HIERARCHIES, reason="needs PRIVNB_DATA with adult and adult_hierarchies")
 def test_a_t_close_release_of_adult_holds_in_educations_real_order():
-    from privnb.data import load
-    from privnb.mechanisms import adult_hierarchies
+    from privnb.data import adult_hierarchies, load
 
     data = load("adult")
     order = list(data.orders["education"])

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from small_hierarchies import LETTERS, small_hierarchies
 
-from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, Hierarchy
+from privnb.data import Hierarchy
+from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice
 from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned, save_learned
 
 QI = ["num", "let"]

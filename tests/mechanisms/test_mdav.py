@@ -10,7 +10,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
 from privnb.learn import ProtectedTraining
-from privnb.mechanisms import MDAVMicroaggregator, is_k_anonymous, mdav_groups
+from privnb.mechanisms import MDAVMicroaggregator, is_k_anonymous
+from privnb.mechanisms.mdav import mdav_groups
 
 
 def brute_mdav(points, k):

@@ -4,15 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.mechanisms import (
-    Anatomizer,
-    AnatomyPruner,
-    FullDomainGeneralizer,
-    Hierarchy,
-    Mechanism,
-    MondrianGeneralizer,
-    SensitiveDropper,
-)
+from privnb.data import Hierarchy
+from privnb.mechanisms import Anatomizer, AnatomyPruner, FullDomainGeneralizer, Mechanism, MondrianGeneralizer
+from privnb.mechanisms.anatomy import SensitiveDropper
 
 
 def _rows(n=60, seed=0):

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from small_hierarchies import HAS_ADULT_HIERARCHIES, small_hierarchies
 
+from privnb.data import Hierarchy
 from privnb.mechanisms import (
     DistinctLDiversity,
     EntropyLDiversity,
     FullDomainGeneralizer,
     FullDomainLattice,
-    Hierarchy,
     RecursiveCLDiversity,
     TCloseness,
     is_k_anonymous,
@@ -150,8 +150,7 @@ def test_optimal_node_input_errors():
 def test_arx_optimum_on_adult():
     """ARX's optimal discernibility (non-monotone DM, suppressed rows n each, 2% suppression) on adult.data
     and adult.test without missing values (45,222 rows), ARX's nine attributes and hierarchies."""
-    from privnb.data import ARX_ADULT_ATTRIBUTES, load_adult, load_adult_hierarchies
-    from privnb.mechanisms import adult_hierarchies
+    from privnb.data import ARX_ADULT_ATTRIBUTES, adult_hierarchies, load_adult, load_adult_hierarchies
 
     adult = load_adult()
     salary = Hierarchy.from_arx(load_adult_hierarchies()["salary-class"], name="salary-class")

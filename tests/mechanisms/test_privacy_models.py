@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from privnb.mechanisms import Hierarchy
+from privnb.data import Hierarchy
 from privnb.mechanisms.privacy_models import (
     BasicBetaLikeness,
     DistinctLDiversity,

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privnb.mechanisms import appendix_b_preprocess, prerequisites, prune
+from privnb.mechanisms import prune
+from privnb.mechanisms.pruning import appendix_b_preprocess, prerequisites
 
 KINDS = {"A1": "numeric", "A2": "numeric"}
 

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from small_hierarchies import LETTERS, small_hierarchies
 
+from privnb.data import Hierarchy
 from privnb.mechanisms import (
     FullDomainGeneralizer,
-    Hierarchy,
     MDAVMicroaggregator,
     MondrianGeneralizer,
     anatomize,

@@ -9,16 +9,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privnb.nbc import (
-    NBCViews,
-    achieved_r,
-    audit,
-    brute_force_posterior,
-    min_score_ratio,
-    nbc_equivalent,
-    posterior,
-    score_signs,
-)
+from privnb.nbc import NBCViews, achieved_r, audit, brute_force_posterior, min_score_ratio, nbc_equivalent, posterior
+from privnb.nbc.views import score_signs
 
 
 def figure1():

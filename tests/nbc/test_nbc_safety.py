@@ -15,22 +15,16 @@ from privnb.nbc import (
     corollary4_gamma,
     est,
     k_sind,
-    merge,
     nbc_equivalent,
     prior_r_lower_bound,
-    resolve_ties,
     safety_transform,
     satisfies_corollary4,
-    score_signs,
-    split,
-    step1_remove_zeros,
-    step2_roots,
-    step3_restore_totals,
-    step4_integers,
     synthetic_database,
-    winning_labels,
 )
+from privnb.nbc.est_release import merge, resolve_ties, split, winning_labels
 from privnb.nbc.roots import RootPlan, rounded_roots
+from privnb.nbc.safety import step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers
+from privnb.nbc.views import score_signs
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

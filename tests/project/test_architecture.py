@@ -1,6 +1,7 @@
 """privnb's shape: layers that import only downwards, no import circle, small modules, short notebook cells."""
 
 import ast
+import importlib
 import json
 from pathlib import Path
 
@@ -120,3 +121,23 @@ def test_notebook_code_cells_stay_short():
             if cell["cell_type"] == "code" and lines > MAX_CELL_LINES:
                 long_cells.append(f"{notebook.name} cell {index}: {lines} lines")
     assert long_cells == []
+
+
+MAX_LAYER_EXPORTS = 40
+MAX_PAPER_EXPORTS = 20
+
+
+@pytest.mark.parametrize(
+    "package, limit",
+    [(f"privnb.{layer}", MAX_LAYER_EXPORTS) for layer in sorted(set(RANK) - {"files", "validation", "__main__"})]
+    + [
+        (f"privnb.experiments.{paper}", MAX_PAPER_EXPORTS)
+        for paper in ("svm_l_diversity", "knn_l_diversity", "feature_selection", "nbc_publishing", "privacy_frontier")
+    ],
+)
+def test_each_package_exports_a_small_face(package, limit):
+    """A layer's face is at most 40 names, a paper subpackage's at most 20 (what its notebook imports); the rest is
+    imported from the module that holds it."""
+    exported = importlib.import_module(package).__all__
+    print(f"{package}: {len(exported)} exported names")
+    assert len(exported) == len(set(exported)) <= limit

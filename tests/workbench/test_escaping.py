@@ -4,8 +4,7 @@ display table and the tour explorer's HTML never carry a raw tag from the data."
 import numpy as np
 import pandas as pd
 
-from privnb.data import Dataset
-from privnb.mechanisms import Hierarchy
+from privnb.data import Dataset, Hierarchy
 from privnb.workbench import table, tour_state
 
 SCRIPT = "<script>alert(1)</script>"

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import sympy as sp
 
-from privnb.data import Dataset, nbc_figure1_databases
-from privnb.mechanisms import Hierarchy, anatomize, is_k_anonymous
+from privnb.data import Dataset, Hierarchy, nbc_figure1_databases
+from privnb.mechanisms import anatomize, is_k_anonymous
 from privnb.nbc import NBCViews, SafetyTransform, achieved_r
 from privnb.workbench import caption, equation, equations, table, tour_explorer, tour_state
 from privnb.workbench.explorer import nbc_views_of

@@ -23,15 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privnb.data import (
-    ADULT_BINS,
-    ADULT_EDUCATION,
-    ADULT_ONE_VS_REST,
-    TokenCorpus,
-    binarize_adult,
-    binarize_table,
-    load,
-)
+from privnb.data import TokenCorpus, binarize_adult, binarize_table, load
+from privnb.data.binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST
 from privnb.experiments.data_support import DataSupport, data_support
 from privnb.experiments.feature_selection.statistics import PAPER_DATA, frequent_columns, itemset_growth, time_miners
 from privnb.experiments.papers import Section

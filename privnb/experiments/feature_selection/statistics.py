@@ -26,7 +26,7 @@ def dataset_statistics(inputs: Mapping) -> tuple[pd.DataFrame, dict]:
     inputs : mapping
         Name -> an object with ``X_all`` (binary features, every row), ``y_all`` (labels 0/1), ``how`` (how the
         features were made) and ``support.paper`` (the papers' name or None), e.g.
-        :class:`privnb.experiments.feature_selection.SelectionInput`.
+        :class:`privnb.experiments.feature_selection.inputs.SelectionInput`.
 
     Returns
     -------

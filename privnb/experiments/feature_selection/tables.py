@@ -1,7 +1,7 @@
 """Section 5.2 of FSAC, the tables: the paper's Tables 5-6 and ours, side by side, and the headline metrics.
 
 :data:`PAPER_TABLES` holds the paper's Tables 5 (Adult) and 6 (Email), for the side-by-side table.
-:func:`summary_table` condenses the tidy rows of :func:`privnb.experiments.feature_selection.evaluate_methods`;
+:func:`summary_table` condenses the tidy rows of :func:`privnb.experiments.feature_selection.runner.evaluate_methods`;
 :func:`auc_tables` and :func:`ac_table` (Tables 5-6), :func:`side_by_side`, :func:`selection_metrics`.
 :func:`feature_set_table` and :func:`selection_example` show the definitions and the selectors on the paper's
 Table 1.
@@ -77,7 +77,7 @@ def summary_table(results: pd.DataFrame, *, n_splits: int = 5) -> pd.DataFrame:
     Parameters
     ----------
     results : DataFrame
-        Tidy rows of :func:`privnb.experiments.feature_selection.evaluate_methods`.
+        Tidy rows of :func:`privnb.experiments.feature_selection.runner.evaluate_methods`.
     n_splits : int
         The folds per run (fold ``f`` is of run ``f // n_splits``).
 

@@ -9,8 +9,6 @@ they read; the checks of its theory (:func:`rho_squared_table`, :func:`theorem_1
 """
 
 from .claims import (
-    KNN_CLAIMS,
-    PAPER_TTESTS,
     convergence_drops,
     knn_aspects,
     knn_claims,
@@ -19,15 +17,11 @@ from .claims import (
     knn_suppression,
     knn_t_tests,
 )
-from .convergence import PartsTraining, PrefixScorer, convergence_curves, convergence_views
+from .convergence import (
+    convergence_curves,
+)
 from .cross_validation import (
-    CLASS_ORDERS,
-    DECLARED_CLASS_ORDERS,
-    KNeighborsScorer,
     cross_validate_knn,
-    ibk_kinds,
-    knn_views,
-    weka_class_order,
 )
 from .theory import (
     catalan_values,
@@ -39,30 +33,19 @@ from .theory import (
 )
 
 __all__ = [
-    "CLASS_ORDERS",
-    "DECLARED_CLASS_ORDERS",
-    "KNN_CLAIMS",
-    "KNeighborsScorer",
-    "PAPER_TTESTS",
-    "PartsTraining",
-    "PrefixScorer",
     "catalan_values",
     "chain_holds",
     "convergence_curves",
     "convergence_drops",
-    "convergence_views",
     "cross_validate_knn",
-    "ibk_kinds",
     "knn_aspects",
     "knn_claims",
     "knn_mean_errors",
     "knn_error_table",
     "knn_suppression",
     "knn_t_tests",
-    "knn_views",
     "rho_squared_table",
     "series_readings",
     "theorem_17_table",
     "theorem_17_within_bounds",
-    "weka_class_order",
 ]

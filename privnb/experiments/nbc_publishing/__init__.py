@@ -10,72 +10,41 @@ a table card: the experiments of notebook 04, their headline metrics and the pap
   notebook 04 needs.
 """
 
-from privnb.experiments.nbc_data import NBCData, adult_nbc_frame, nbc_data, nbc_requirements
+from privnb.experiments.nbc_data import (
+    nbc_data,
+    nbc_requirements,
+)
 
 from .claims import (
-    NBC_CLAIMS,
-    ClaimEvidence,
-    Reading,
-    claims_evidence,
     claims_table,
     figure8_est_metrics,
     figure8_metrics,
     figure9_metrics,
 )
 from .figure9 import (
-    EDUCATION_NUM_CUTS,
-    FIGURE9_METRICS,
-    NBCTraining,
-    accuracy,
-    adult_figure9_hierarchies,
     figure9,
-    figure9_table,
-    figure9_views,
-    recall,
 )
 from .release import (
-    PAPER_PRIOR_NEGATIVE,
-    ESTExperiment,
     corollary4_report,
     counterexample_report,
     est_experiment,
     exact_audits,
     figure8_est,
-    planned_audit,
-    planned_audit_plans,
     safety_transform_sweep,
 )
 
 __all__ = [
-    "NBC_CLAIMS",
-    "ClaimEvidence",
-    "Reading",
-    "claims_evidence",
     "claims_table",
     "figure8_est_metrics",
     "figure8_metrics",
     "figure9_metrics",
-    "NBCData",
     "nbc_data",
     "nbc_requirements",
-    "EDUCATION_NUM_CUTS",
-    "FIGURE9_METRICS",
-    "NBCTraining",
-    "accuracy",
-    "adult_figure9_hierarchies",
     "figure9",
-    "figure9_table",
-    "figure9_views",
-    "recall",
-    "PAPER_PRIOR_NEGATIVE",
-    "ESTExperiment",
-    "adult_nbc_frame",
     "corollary4_report",
     "counterexample_report",
     "est_experiment",
     "exact_audits",
-    "planned_audit",
-    "planned_audit_plans",
     "figure8_est",
     "safety_transform_sweep",
 ]

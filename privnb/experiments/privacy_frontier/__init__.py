@@ -9,71 +9,54 @@ release's attack by :func:`membership_table`. Anatomy's peers at the same l (:da
 :func:`like_for_like_table`; every release's utility rows are tabled by :func:`utility_tables`.
 """
 
-from .anatomy_rates import definetti_rates, rate_spread
+from .anatomy_rates import (
+    definetti_rates,
+    rate_spread,
+)
 from .comparison import (
-    COMPARISON_COLUMNS,
     LIKE_FOR_LIKE,
-    PEER_COLUMNS,
     like_for_like_table,
-    peer_releases,
     utility_tables,
 )
-from .leakage import MEMBERSHIP_COLUMNS, lira_table, membership_reading, membership_table
-from .points import POINT_COLUMNS, frontier_headlines, frontier_points, pooled_interval, view_table
-from .readings import ADVERSARY_COLUMNS, adversary_table, ranking_lines, strongest_lines
-from .releases import NBC_RELEASES, NBCRelease, SelectedLinearSVC
-from .runners import anatomy_and_k_anonymity, containment_linkage, nbc_release_audit
-from .scoring import (
-    UTILITY_METRICS,
-    AttackScorer,
-    attack_scores,
-    fold_targets,
-    membership_scores,
-    release_view,
-    utility_scores,
+from .leakage import (
+    lira_table,
+    membership_reading,
+    membership_table,
 )
-from .views import PEERS, VIEWS, FrontierView, ViewSetting, matching_t, population_rows, register_view
+from .points import (
+    frontier_points,
+    view_table,
+)
+from .readings import (
+    adversary_table,
+    ranking_lines,
+    strongest_lines,
+)
+from .runners import (
+    anatomy_and_k_anonymity,
+    containment_linkage,
+    nbc_release_audit,
+)
+from .views import (
+    population_rows,
+)
 
 __all__ = [
-    "ADVERSARY_COLUMNS",
-    "AttackScorer",
     "adversary_table",
     "ranking_lines",
     "strongest_lines",
-    "COMPARISON_COLUMNS",
-    "FrontierView",
     "LIKE_FOR_LIKE",
-    "MEMBERSHIP_COLUMNS",
-    "NBCRelease",
-    "NBC_RELEASES",
-    "PEERS",
-    "PEER_COLUMNS",
-    "POINT_COLUMNS",
-    "SelectedLinearSVC",
-    "UTILITY_METRICS",
-    "VIEWS",
-    "ViewSetting",
     "anatomy_and_k_anonymity",
-    "attack_scores",
     "containment_linkage",
     "definetti_rates",
-    "fold_targets",
-    "frontier_headlines",
     "frontier_points",
     "like_for_like_table",
     "lira_table",
-    "matching_t",
     "membership_reading",
-    "membership_scores",
     "membership_table",
     "nbc_release_audit",
-    "peer_releases",
-    "pooled_interval",
     "population_rows",
     "rate_spread",
-    "register_view",
-    "release_view",
-    "utility_scores",
     "utility_tables",
     "view_table",
 ]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privnb.attacks import class_release, definetti_attack, group_prior
+from privnb.attacks import class_release, definetti_attack
+from privnb.attacks.anatomy_disclosure import group_prior
 from privnb.mechanisms import (
     DistinctLDiversity,
     FullDomainGeneralizer,

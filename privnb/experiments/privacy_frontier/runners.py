@@ -19,7 +19,7 @@ import pandas as pd
 
 from privnb.experiments.folds import evaluate_view, run_folds, stratified_holdout, tidy_frame
 from privnb.learn.training import OriginalTraining
-from privnb.mechanisms import check_binary
+from privnb.mechanisms.containment import check_binary
 
 from .releases import NBCRelease, SelectedLinearSVC
 from .scoring import release_view

@@ -7,30 +7,17 @@ The public face: the grid (:func:`run_svm_grid`, :func:`svm_views`, :class:`SvmL
 """
 
 from .claims import (
-    SVM_CLAIMS,
-    T_TEST_READINGS,
-    SvmClaim,
-    SvmEvidence,
     compare_space_claims,
     svm_claims,
-    svm_evidence,
 )
 from .grid import (
-    KernelScorer,
-    SvmLearner,
-    dataset_hierarchies,
-    fitted_models,
     run_svm_grid,
-    svm_grid_views,
-    svm_views,
-    theorem_4_1_inputs,
-    training_views,
 )
-from .ordinal_centers import CENTER_COLUMNS, CenteredPair, CenterScorer, compare_ordinal_centers
+from .ordinal_centers import (
+    compare_ordinal_centers,
+)
 from .tables import (
     AT_MAJORITY,
-    MAJORITY,
-    THEOREM_4_1_COLUMNS,
     THEOREM_4_1_MAIN_COLUMNS,
     compare_spaces,
     error_rows,
@@ -42,33 +29,15 @@ from .tables import (
 
 __all__ = [
     "AT_MAJORITY",
-    "CENTER_COLUMNS",
-    "CenterScorer",
-    "CenteredPair",
-    "KernelScorer",
-    "MAJORITY",
-    "SVM_CLAIMS",
-    "SvmClaim",
-    "SvmEvidence",
-    "SvmLearner",
-    "THEOREM_4_1_COLUMNS",
     "THEOREM_4_1_MAIN_COLUMNS",
-    "T_TEST_READINGS",
     "compare_ordinal_centers",
     "compare_space_claims",
     "compare_spaces",
-    "dataset_hierarchies",
     "error_rows",
-    "fitted_models",
     "majority_error",
     "run_svm_grid",
     "svm_aspects",
     "svm_claims",
-    "svm_evidence",
-    "svm_grid_views",
     "svm_summary",
-    "svm_views",
-    "theorem_4_1_inputs",
     "theorem_4_1_table",
-    "training_views",
 ]

@@ -480,7 +480,7 @@ def svm_claims(
     -------
     DataFrame
         The one claims schema, :data:`privnb.experiments.CLAIM_COLUMNS`; a t-test claim that differs carries
-        the reason its fold errors give (:func:`privnb.experiments.t_test_reason`).
+        the reason its fold errors give (:func:`privnb.experiments.claims.t_test_reason`).
     """
     present = set(results["classifier"])
     chosen = [claim for claim in SVM_CLAIMS.get(dataset, ()) if claim.classifier in present]

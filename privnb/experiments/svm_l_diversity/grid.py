@@ -3,7 +3,7 @@ encoded and collapsed once, and the inputs of Theorem 4.1 measured on the pruned
 
 The grid is :func:`privnb.experiments.run_folds` over one :class:`~privnb.experiments.View` per training view
 (original, identifying, pruned per l, generalized per k, the majority-class baseline): each view's estimator
-encodes its rows and fits every kernel at once (a :class:`~privnb.learn.KernelBank`), and one
+encodes its rows and fits every kernel at once (a :class:`~privnb.learn.svm.KernelBank`), and one
 :class:`KernelScorer` gives a Score per kernel (and, on the pruned views, the rows Theorem 4.1 of MC16 needs).
 The generalized views of a fold share a batch (one lattice search for every k).
 

@@ -9,14 +9,13 @@ from own_data import write_own_data
 
 from privnb.data import Dataset, binarize_table
 from privnb.experiments.feature_selection import (
-    SECTIONS,
-    adult_feature_definitions,
     dataset_statistics,
     experiment_sizes,
     itemset_tables,
     selection_inputs,
     selection_requirements,
 )
+from privnb.experiments.feature_selection.inputs import SECTIONS, adult_feature_definitions
 from privnb.mechanisms import dataset_ac
 
 

@@ -14,12 +14,10 @@ from privnb.experiments.feature_selection import (
     auc_tables,
     dataset_statistics,
     evaluate_datasets,
-    evaluate_methods,
-    frequent_columns,
-    itemset_growth,
     selection_metrics,
-    time_miners,
 )
+from privnb.experiments.feature_selection.runner import evaluate_methods
+from privnb.experiments.feature_selection.statistics import frequent_columns, itemset_growth, time_miners
 
 
 def test_frequent_columns_keeps_tokens_of_at_least_min_df_rows():

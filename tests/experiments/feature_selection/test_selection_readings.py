@@ -8,17 +8,16 @@ import pytest
 
 from privnb.experiments import CLAIM_COLUMNS, Claim, tidy_frame, unexplained
 from privnb.experiments.feature_selection import (
-    READINGS,
-    evaluate_methods,
     maximal_order_range,
     reading_table,
-    selection_claims,
     selection_claims_table,
     selection_counts,
     selection_metrics,
     summary_table,
     svm_setting_table,
 )
+from privnb.experiments.feature_selection.claims import selection_claims
+from privnb.experiments.feature_selection.runner import READINGS, evaluate_methods
 from privnb.learn import greedy_cm, greedy_distcnt
 
 

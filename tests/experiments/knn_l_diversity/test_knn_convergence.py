@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from privnb.data import Dataset
 from privnb.experiments.knn_l_diversity import convergence_curves
 from privnb.experiments.knn_l_diversity.convergence import _PrefixSearch
-from privnb.learn import IBkClassifier, nearest_per_part, tied_counts_per_part
+from privnb.learn import IBkClassifier
 from privnb.learn.encoding import FrameEncoder
 from privnb.learn.knn_votes import class_ranks
-from privnb.learn.neighbors import tied_counts_per_part_factored
+from privnb.learn.neighbors import nearest_per_part, tied_counts_per_part, tied_counts_per_part_factored
 
 
 def brute_prefix(X, parts, Q, labels, n_classes):

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privnb.data import nbc_figure1_databases
+from privnb.data import Hierarchy, nbc_figure1_databases
 from privnb.experiments import CLAIM_COLUMNS
 from privnb.experiments.claims import unexplained
+from privnb.experiments.nbc_data import adult_nbc_frame
 from privnb.experiments.nbc_publishing import (
-    adult_nbc_frame,
     claims_table,
     corollary4_report,
     est_experiment,
@@ -22,7 +22,6 @@ from privnb.experiments.nbc_publishing import (
     figure9_metrics,
     safety_transform_sweep,
 )
-from privnb.mechanisms import Hierarchy
 from privnb.nbc import NBCViews, SafetyTransform, audit, condition8_ratio, nbc_equivalent
 
 PRIOR = {0: 0.75, 1: 0.25}
@@ -449,7 +448,7 @@ def test_nbc_data_leaves_out_fractional_and_many_valued_numbers():
 
 def test_claims_are_records_measured_on_one_evidence():
     from privnb.experiments import Claim, evaluate
-    from privnb.experiments.nbc_publishing import NBC_CLAIMS, Reading, claims_evidence
+    from privnb.experiments.nbc_publishing.claims import NBC_CLAIMS, Reading, claims_evidence
 
     db_a, db_b = nbc_figure1_databases()
     figure1 = [NBCViews.from_frame(db, ["Adr", "Age"], "Sal") for db in (db_a, db_b)]
@@ -474,7 +473,8 @@ def test_audits_of_counts_the_budget_cannot_hold_adapt_and_say_so_instead_of_rai
     largest audit that fits the budget and say which, with the same numbers whatever memory is free."""
     import pandas as pd
 
-    from privnb.experiments.nbc_publishing import exact_audits, figure8_est, planned_audit_plans
+    from privnb.experiments.nbc_publishing import exact_audits, figure8_est
+    from privnb.experiments.nbc_publishing.release import planned_audit_plans
     from privnb.nbc import NBCViews
 
     table = pd.DataFrame([[1400, 160], [1270, 170]], index=["female", "male"], columns=[0, 1])

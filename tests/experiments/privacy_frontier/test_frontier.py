@@ -16,12 +16,6 @@ from privnb.attacks import ATTACKS, AttackResult, register_attack
 from privnb.data import load
 from privnb.experiments import View, data_support, run_folds, tidy_frame
 from privnb.experiments.privacy_frontier import (
-    MEMBERSHIP_COLUMNS,
-    PEERS,
-    POINT_COLUMNS,
-    VIEWS,
-    AttackScorer,
-    FrontierView,
     anatomy_and_k_anonymity,
     definetti_rates,
     frontier_points,
@@ -31,12 +25,15 @@ from privnb.experiments.privacy_frontier import (
     nbc_release_audit,
     population_rows,
     rate_spread,
-    register_view,
-    release_view,
     view_table,
 )
+from privnb.experiments.privacy_frontier.leakage import MEMBERSHIP_COLUMNS
+from privnb.experiments.privacy_frontier.points import POINT_COLUMNS
+from privnb.experiments.privacy_frontier.scoring import AttackScorer, release_view
+from privnb.experiments.privacy_frontier.views import PEERS, VIEWS, FrontierView, register_view
 from privnb.learn import ProtectedTraining
-from privnb.mechanisms import Anatomy, GeneralizedRelease, Mechanism, row_classes
+from privnb.mechanisms import Anatomy, GeneralizedRelease, Mechanism
+from privnb.mechanisms.releases import row_classes
 from privnb.workbench.frontier_plot import frontier_plot
 
 

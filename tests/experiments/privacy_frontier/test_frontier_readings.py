@@ -38,7 +38,7 @@ def test_strongest_lines_name_the_attack_that_guesses_most_on_the_same_rows():
 
 
 def test_matching_t_is_the_distance_to_l_equal_shares():
-    from privnb.experiments.privacy_frontier import matching_t
+    from privnb.experiments.privacy_frontier.views import matching_t
 
     counts = [50, 30, 15, 5]
     assert matching_t(counts, 1) == pytest.approx(0.5)  # one value at share 1 against 0.5: half the L1 distance

@@ -8,14 +8,14 @@ from privnb.bounds import rp2_range_from_data, theorem_4_1_terms
 from privnb.experiments import CLAIM_COLUMNS, COLUMNS, Claim, count_verdicts, tidy_frame, unexplained
 from privnb.experiments.svm_l_diversity import (
     AT_MAJORITY,
-    SVM_CLAIMS,
-    THEOREM_4_1_COLUMNS,
     THEOREM_4_1_MAIN_COLUMNS,
     svm_aspects,
     svm_claims,
     svm_summary,
     theorem_4_1_table,
 )
+from privnb.experiments.svm_l_diversity.claims import SVM_CLAIMS
+from privnb.experiments.svm_l_diversity.tables import THEOREM_4_1_COLUMNS
 
 # per-fold errors of three folds; Org. vs L=4 is not significant (F), Org. vs L=5 is (P)
 SVC = {

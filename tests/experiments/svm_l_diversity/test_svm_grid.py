@@ -115,7 +115,7 @@ def test_grid_is_reproducible_and_collapse_changes_nothing():
 def test_grid_gives_the_rows_of_cross_validate_views():
     from privnb.experiments import cross_validate_views
     from privnb.experiments.class_metrics import CLASSIFICATION_METRICS
-    from privnb.experiments.svm_l_diversity import svm_views
+    from privnb.experiments.svm_l_diversity.grid import svm_views
 
     data = toy_dataset(seed=4)
     fast = run_svm_grid(data, kernels=("linear", "rbf"), ls=(2,), n_splits=3, random_state=7, majority=False)
@@ -137,8 +137,8 @@ def test_grid_needs_hierarchies_for_k():
 
 def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
     """The rows Theorem 4.1 reads (||w_p||, R^2 extremes of D_A) come from the fold's own pruned linear SVC."""
-    from privnb.experiments import folds_and_seeds
     from privnb.experiments.class_metrics import CLASSIFICATION_METRICS
+    from privnb.experiments.folds import folds_and_seeds
     from privnb.learn import PrunedTraining
 
     data = toy_dataset(seed=6)
@@ -168,7 +168,7 @@ def test_theorem_inputs_are_those_of_each_folds_pruned_svc():
 
 def test_space_appendix_b_is_seed_003s_r_d_plus_1_and_theorem_inputs_record_the_dimension():
     """space="appendix_b": one coordinate per attribute (d + 1 = 4 with the sensitive column); one-hot: 5."""
-    from privnb.experiments.svm_l_diversity import svm_views
+    from privnb.experiments.svm_l_diversity.grid import svm_views
 
     data = toy_dataset(seed=2)
     for space, width in (("appendix_b", 4), ("one_hot", 5)):
@@ -215,8 +215,7 @@ def test_compare_ordinal_centers_counts_the_kept_rows_that_move_and_their_error(
 def test_hierarchies_come_from_the_data_when_not_given():
     from types import SimpleNamespace
 
-    from privnb.experiments.svm_l_diversity import dataset_hierarchies, svm_grid_views
-    from privnb.experiments.svm_l_diversity.grid import SvmLearner
+    from privnb.experiments.svm_l_diversity.grid import SvmLearner, dataset_hierarchies, svm_grid_views
 
     own = {"a": object()}
     assert dataset_hierarchies(SimpleNamespace(hierarchies=own)) is own
@@ -235,8 +234,8 @@ def test_hierarchies_come_from_the_data_when_not_given():
 def test_kernel_scorer_gives_each_kernels_metrics_and_theorem_rows_on_request():
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
-    from privnb.experiments import FoldData
-    from privnb.experiments.svm_l_diversity import KernelScorer, SvmLearner, fitted_models
+    from privnb.experiments.folds import FoldData
+    from privnb.experiments.svm_l_diversity.grid import KernelScorer, SvmLearner, fitted_models
 
     data = toy_dataset(seed=8)
     X, y = data.X, np.asarray(data.y)
