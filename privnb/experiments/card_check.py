@@ -160,7 +160,8 @@ def card_check(source: str | os.PathLike, parameters: Mapping[str, Mapping] | No
             plans = {name: notebook_plan(name, support, data, values) for name, values in parameters.items()}
             requirements = pd.concat(plans, names=["notebook", None]).reset_index(level=0).reset_index(drop=True)
     planned = f"l = {CHECK_L}" if parameters is None else "planned with each notebook's defaults"
-    report.warnings.extend(collapsing_hierarchies(hierarchies, data.frame))
+    if hierarchies:  # an item card has none (and no frame)
+        report.warnings.extend(collapsing_hierarchies(hierarchies, data.frame))
     return CardCheck(report, _hierarchy_rows(specs, hierarchies), requirements, planned, input_risk(data))
 
 

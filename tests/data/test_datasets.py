@@ -36,6 +36,7 @@ from privnb.data import (
     loaders,
     nbc_figure1_databases,
 )
+from privnb.data import loaders as loaders_module
 from privnb.data import sources as _fetch
 
 SHARED = Path(os.environ.get("PRIVNB_DATA", "/nonexistent"))
@@ -105,9 +106,9 @@ def test_adult_rows_and_classes():
     assert len(test_part) == 15060
     assert merged.target_names == ("<=50K", ">50K")
     assert merged.sensitive == "education" and merged.kinds["education"] == "ordinal"
-    assert set(merged.frame["education"]) == set(datasets.EDUCATION_ORDER)
+    assert set(merged.frame["education"]) == set(loaders_module.EDUCATION_ORDER)
     assert "fnlwgt" not in merged.frame and "education-num" not in merged.frame
-    assert list(merged.X.columns) == [*datasets.ADULT_QUASI_IDENTIFIERS, "education"]
+    assert list(merged.X.columns) == [*loaders_module.ADULT_QUASI_IDENTIFIERS, "education"]
     assert merged.y.dtype.kind == "i" and set(np.unique(merged.y)) == {0, 1}
 
 
@@ -124,8 +125,8 @@ def test_bank_marketing():
     assert len(bank.frame) == 39922
     assert bank.quasi_identifiers == ("job", "day", "month") and bank.sensitive == "age"
     assert bank.target == "housing" and bank.target_names == ("no", "yes")
-    assert bank.orders["age"] == datasets.BANK_AGE_ORDER
-    assert set(bank.frame["age"]) <= set(datasets.BANK_AGE_ORDER)
+    assert bank.orders["age"] == loaders_module.BANK_AGE_ORDER
+    assert set(bank.frame["age"]) <= set(loaders_module.BANK_AGE_ORDER)
     assert bank.frame["age"].nunique() >= 5  # l-diversity up to 5 is possible
 
 
@@ -139,7 +140,7 @@ def test_bank_age_bins_are_wekas_equal_width_bins():
     expected = np.clip(np.searchsorted(edges[1:-1], ages, side="left"), 0, 9)
     got = (
         pd.Series(datasets.load_bank_marketing().frame["age"])
-        .map({label: i for i, label in enumerate(datasets.BANK_AGE_ORDER)})
+        .map({label: i for i, label in enumerate(loaders_module.BANK_AGE_ORDER)})
         .to_numpy()
     )
     assert (got == expected).all()
@@ -189,7 +190,7 @@ def test_fars():
     metadata = yaml.safe_load((SHARED / "fars/pmlb_fars_metadata.yaml").read_text())
     continuous = {f["name"] for f in metadata["features"] if f["type"] == "continuous"}
     numeric = {c for c, k in fars.kinds.items() if k == "numeric"}
-    assert numeric == set(datasets.FARS_NUMERIC) and numeric <= continuous
+    assert numeric == set(loaders_module.FARS_NUMERIC) and numeric <= continuous
 
 
 @needs("pu1/pu1_encoded.tar.gz")
@@ -570,9 +571,9 @@ def test_loader_without_data_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def ipums_line(**values):
-    fields = dict.fromkeys(datasets.IPUMS_COLUMNS, 0)
+    fields = dict.fromkeys(loaders_module.IPUMS_COLUMNS, 0)
     fields.update(values)
-    return ",".join(str(fields[c]) for c in datasets.IPUMS_COLUMNS) + "\n"
+    return ",".join(str(fields[c]) for c in loaders_module.IPUMS_COLUMNS) + "\n"
 
 
 def test_ipums_parses_the_uci_format(tmp_path):
@@ -590,10 +591,10 @@ def test_ipums_parses_the_uci_format(tmp_path):
     assert len(ipums.frame) == 4
     assert ipums.y.tolist() == [0, 1, 0, 1]  # inctot > 50000
     assert ipums.frame["age"].tolist() == [35, 52, 41, 29]
-    assert ipums.sensitive == "educrec" and ipums.quasi_identifiers == datasets.IPUMS_QUASI_IDENTIFIERS
+    assert ipums.sensitive == "educrec" and ipums.quasi_identifiers == loaders_module.IPUMS_QUASI_IDENTIFIERS
     assert ipums.orders["educrec"] == (3, 7, 8, 9)
     assert ipums.kinds["age"] == "numeric" and ipums.kinds["raceg"] == "nominal"
-    assert len(datasets.IPUMS_COLUMNS) == 61
+    assert len(loaders_module.IPUMS_COLUMNS) == 61
 
 
 def test_ipums_rejects_a_wrong_layout(tmp_path):

@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 from privnb import workbench as sweep
 from privnb.experiments import COLUMNS
+from privnb.workbench import report as report_module
+from privnb.workbench import report_pages as report_pages_module
 from privnb.workbench import runner
+from privnb.workbench import spec as spec_module
 from privnb.workbench.freshness import point_identity
 
 NOTEBOOK_BODY = """
@@ -73,10 +76,10 @@ def project(tmp_path):
 
 
 def test_expand_grid_is_the_cartesian_product_in_spec_order():
-    points = sweep.expand_grid({"dataset": ["adult", "bank"], "l": [2, 3, 4]})
+    points = spec_module.expand_grid({"dataset": ["adult", "bank"], "l": [2, 3, 4]})
     assert points[:3] == [{"dataset": "adult", "l": 2}, {"dataset": "adult", "l": 3}, {"dataset": "adult", "l": 4}]
     assert len(points) == 6 and len({tuple(p.items()) for p in points}) == 6
-    assert sweep.expand_grid({}) == [{}]
+    assert spec_module.expand_grid({}) == [{}]
 
 
 @given(
@@ -87,21 +90,21 @@ def test_expand_grid_is_the_cartesian_product_in_spec_order():
     )
 )
 def test_point_ids_are_file_name_safe(grid):
-    for values in sweep.expand_grid(grid):
-        pid = sweep.point_id(values)
+    for values in spec_module.expand_grid(grid):
+        pid = spec_module.point_id(values)
         assert pid and "/" not in pid and len(pid) <= 100 and pid not in (".", "..")
 
 
 def test_point_id_reads_like_the_parameters():
-    assert sweep.point_id({"dataset": "adult", "l": 2}) == "dataset=adult,l=2"
-    assert sweep.point_id({}) == "default"
-    assert sweep.point_id({"datasets": ["adult", "pu1"], "ks": [5]}) == "datasets=adult+pu1,ks=5"
+    assert spec_module.point_id({"dataset": "adult", "l": 2}) == "dataset=adult,l=2"
+    assert spec_module.point_id({}) == "default"
+    assert spec_module.point_id({"datasets": ["adult", "pu1"], "ks": [5]}) == "datasets=adult+pu1,ks=5"
 
 
 def test_sweep_name_is_the_file_name_without_yaml():
-    assert sweep.sweep_name("notebooks/sweeps/00_tour.quick.yaml") == "00_tour.quick"
+    assert spec_module.sweep_name("notebooks/sweeps/00_tour.quick.yaml") == "00_tour.quick"
     with pytest.raises(ValueError, match="yaml"):
-        sweep.sweep_name("spec.json")
+        spec_module.sweep_name("spec.json")
 
 
 def test_load_spec_resolves_the_notebook_from_notebooks(project):
@@ -153,8 +156,12 @@ def test_points_whose_names_collide_are_refused(project):
 
 
 def test_report_renderers_escape_and_link():
-    blocks = [("h1", "T"), ("table", ["a|b", "c"], [["<x>", sweep.Link("nb", "p/n.ipynb")]]), ("img", "f", "p/f.png")]
-    md, page = sweep.render_markdown(blocks), sweep.render_html(blocks)
+    blocks = [
+        ("h1", "T"),
+        ("table", ["a|b", "c"], [["<x>", report_pages_module.Link("nb", "p/n.ipynb")]]),
+        ("img", "f", "p/f.png"),
+    ]
+    md, page = report_pages_module.render_markdown(blocks), report_pages_module.render_html(blocks)
     assert "a\\|b" in md and "[nb](p/n.ipynb)" in md and "![f](p/f.png)" in md
     assert "&lt;x&gt;" in page and '<a href="p/n.ipynb">nb</a>' in page and '<img src="p/f.png"' in page
 
@@ -328,7 +335,7 @@ def test_collect_results_adds_point_parameters_and_renames_clashes(tmp_path):
         ).to_parquet(tmp_path / pid / "results.parquet")
         points.append({"point": pid, "parameters": params, "status": "ok", "error": ""})
     (tmp_path / "points.json").write_text(json.dumps({"sweep": "s", "spec": {"name": "s"}, "points": points}))
-    results = sweep.collect_results(tmp_path)
+    results = report_module.collect_results(tmp_path)
     assert list(results["dataset"]) == ["adult-sample", "bank-sample"]  # the notebook's column is kept
     assert list(results["point_dataset"]) == ["adult", "bank"]
     assert list(results["l"]) == ["2", "x"]  # mixed types across points become strings (parquet-safe)
