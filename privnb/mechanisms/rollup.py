@@ -226,12 +226,7 @@ class GroupSizes:
 
     def _source(self, bits: list[int]) -> int:
         """The smallest kept table at or below the node of ``bits`` (slots in use only)."""
-        top = self.top
-        if len(bits) == 1:  # one word (the usual case): no reduction over words
-            finer = (self.src_bits[:top, 0] & ~bits[0]) == 0
-        else:
-            finer = ((self.src_bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
-        return int(np.argmin(np.where(finer, self.src_size[:top], _NO_TABLE)))
+        return _smallest_at_or_below(self.src_bits[: self.top], self.src_size[: self.top], bits)
 
     def classes(self, node) -> tuple[np.ndarray, np.ndarray]:
         """(an entry of each group, each group's size) at ``node``, rolled up like :meth:`sizes`.
@@ -262,6 +257,15 @@ class GroupSizes:
                 self.cached += len(table[0]) - old
                 self._store(slot, bits, table)
         return size
+
+
+def _smallest_at_or_below(slot_bits: np.ndarray, slot_sizes: np.ndarray, bits: list[int]) -> int:
+    """The slot of the smallest table whose node is at or below the node of ``bits`` (its bits a subset)."""
+    if len(bits) == 1:  # one word (the usual case): no reduction over words
+        finer = (slot_bits[:, 0] & ~bits[0]) == 0
+    else:
+        finer = ((slot_bits & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
+    return int(np.argmin(np.where(finer, slot_sizes, _NO_TABLE)))
 
 
 def _scatter(group: np.ndarray, n_groups: int, cols: list[np.ndarray]) -> list[np.ndarray]:
@@ -319,9 +323,7 @@ class ClassCounts:
                     best, best_cells = got[0], self.cells[got[0]]
         if best >= 0:
             return best
-        top = self.top
-        finer = ((self.bits[:top] & ~np.array(bits, dtype=np.int64)) == 0).all(axis=1)
-        return int(np.argmin(np.where(finer, self.cells[:top], _NO_TABLE)))
+        return _smallest_at_or_below(self.bits[: self.top], self.cells[: self.top], bits)
 
     def counts(self, node) -> tuple[np.ndarray, np.ndarray]:
         """(an entry of each class, the class-by-value counts) at ``node``.
