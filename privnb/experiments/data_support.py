@@ -200,7 +200,7 @@ class DataSupport:
         self,
         sections: Mapping[str, Sequence[str] | str],
         *,
-        l: int | None = None,
+        l: int | Sequence[int] | None = None,
         k: int | None = None,
         n_splits: int | None = None,
     ) -> pd.DataFrame:
@@ -210,8 +210,10 @@ class DataSupport:
         ----------
         sections : mapping
             Section -> its needs (one or a list of :data:`NEEDS`).
-        l : int, optional
-            The largest l the sections use.
+        l : int or sequence of int, optional
+            The l the sections use. A sequence is a notebook's ``ls``: an l above the sensitive domain gives N/A
+            rows there, so a section needing ``"sensitive"`` runs when the smallest l fits, and its ``why not``
+            names the l recorded N/A.
         k : int, optional
             The largest k the sections that need ``"rows"`` use.
         n_splits : int, optional
@@ -220,22 +222,35 @@ class DataSupport:
         Returns
         -------
         DataFrame
-            Columns ``section``, ``needs``, ``runs``, ``why not``.
+            Columns ``section``, ``needs``, ``runs``, ``why not`` (for a running section: what it left N/A).
         """
+        ls = sorted(int(value) for value in l) if isinstance(l, Sequence) else [l]
+        beyond = self._beyond_domain(ls)
         rows = []
         for section, needs in sections.items():
             needs = [needs] if isinstance(needs, str) else list(needs)
-            reasons = [self.missing(need, l=l, k=k, n_splits=n_splits) for need in needs]
+            reasons = [self.missing(need, l=ls[0] if ls else None, k=k, n_splits=n_splits) for need in needs]
             reasons = list(dict.fromkeys(reason for reason in reasons if reason))
+            chose = beyond if "sensitive" in needs else ""
             rows.append(
                 {
                     "section": section,
                     "needs": ", ".join(needs) or "nothing beyond a table",
                     "runs": not reasons,
-                    "why not": "; ".join(reasons),
+                    "why not": "; ".join(reasons) or chose,
                 }
             )
         return pd.DataFrame(rows, columns=["section", "needs", "runs", "why not"])
+
+    def _beyond_domain(self, ls: Sequence[int | None]) -> str:
+        """The line naming the l of ``ls`` above the sensitive domain (their rows are N/A), or ``""``."""
+        above = [l for l in ls if l is not None and l > self.sensitive_values]
+        if self.sensitive is None or self.items or not above or len(above) == len(ls):
+            return ""
+        return (
+            f"l = {', '.join(map(str, above))} recorded N/A: {self.sensitive!r} has {self.sensitive_values} values"
+            f" (ls up to {self.sensitive_values} run)"
+        )
 
 
 def _paper_name(source) -> str | None:

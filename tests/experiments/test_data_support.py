@@ -88,3 +88,16 @@ def test_the_smallest_training_fold_is_what_stratified_folds_give(n_splits):
         rows = DataSupport("x", "x", None, n_rows=n)
         assert rows.missing("rows", k=smallest, n_splits=n_splits) == ""
         assert rows.missing("rows", k=smallest + 1, n_splits=n_splits) != ""
+
+
+def test_a_notebooks_ls_run_up_to_the_sensitive_domain_and_name_the_rest_na():
+    support = DataSupport("x", "x", None, sensitive="insurance", sensitive_values=4, n_rows=100)
+    sections = {"anatomy": ["sensitive"], "table": ["table"]}
+    table = support.requirements(sections, l=[5, 2, 3, 4])
+    assert table["runs"].tolist() == [True, True]
+    assert table.loc[0, "why not"] == "l = 5 recorded N/A: 'insurance' has 4 values (ls up to 4 run)"
+    assert table.loc[1, "why not"] == ""  # a section without anatomy has no l to leave out
+    assert support.requirements(sections, l=[2, 4])["why not"].tolist() == ["", ""]
+    beyond = support.requirements(sections, l=[5, 6])
+    assert beyond["runs"].tolist() == [False, True] and beyond.loc[0, "why not"].startswith("'insurance' has 4 value")
+    assert support.requirements(sections, l=5).equals(beyond)  # an int l is the one-element ls

@@ -54,11 +54,11 @@ def _metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, **parame
 
 
 def _plan(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """As the notebook's section 0: its sample, l = max(ls), k = max(anonymity_ks)."""
+    """As the notebook's section 0: its sample, its ls (those above the domain N/A), k = max(anonymity_ks)."""
     support = sampled_support(support, p["sample_size"])
     needs = FACE.needs(anonymity_ks=p["anonymity_ks"])
     k = max(p["anonymity_ks"] or [1])
-    return support.requirements(needs, l=max(p["ls"]), k=k, n_splits=p["n_splits"]).to_dict("records")
+    return support.requirements(needs, l=p["ls"], k=k, n_splits=p["n_splits"]).to_dict("records")
 
 
 FACE = PaperFace(

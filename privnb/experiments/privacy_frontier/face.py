@@ -85,12 +85,12 @@ def _metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, *, m: in
 
 
 def _plan(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """As the notebook's section 0 (its sample, l = min(ls), k = min(ks)), then the linkage and the NBC audits
-    as its setup cell sizes them (:func:`frontier_sizes`).
+    """As the notebook's section 0 (its sample, its ls with those above the domain N/A, k = min(ks)), then the
+    linkage and the NBC audits as its setup cell sizes them (:func:`frontier_sizes`).
     """
     support = sampled_support(support, p["n_rows"])
     needs = FACE.needs(items=support.items)
-    table = support.requirements(needs, l=min(p["ls"]), k=min(p["ks"], default=1), n_splits=p["n_splits"])
+    table = support.requirements(needs, l=p["ls"], k=min(p["ks"], default=1), n_splits=p["n_splits"])
     ms, gammas, size, lines = frontier_sizes(support, data, p)
     section = SIZED.titled(f"linkage with m in {ms}; NBC audits of up to {size} attribute(s), gammas {gammas}")
     sized = {"section": section, "needs": "ms, audit_memory", "runs": bool(ms), "why not": "; ".join(lines)}

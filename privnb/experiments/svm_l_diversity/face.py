@@ -53,11 +53,11 @@ def _metrics(results: pd.DataFrame, claims: pd.DataFrame | None = None, **parame
 
 
 def _plan(support: DataSupport, data, p: Mapping) -> list[dict]:
-    """As the notebook's needs table (section 2): its sample, l = max(ls), k = min(ks)."""
+    """As the notebook's needs table (section 2): its sample, its ls (those above the domain N/A), k = min(ks)."""
     support = sampled_support(support, p["sample_size"])
     needs = FACE.needs()
     k = min(p["ks"], default=1)
-    return support.requirements(needs, l=max(p["ls"]), k=k, n_splits=p["n_splits"]).to_dict("records")
+    return support.requirements(needs, l=p["ls"], k=k, n_splits=p["n_splits"]).to_dict("records")
 
 
 FACE = PaperFace(
