@@ -17,8 +17,14 @@ from privnb.experiments import NOTEBOOKS, card_check
 from privnb.experiments.notebook_parameters import notebook_defaults
 
 SKIPPED = "**Skipped.**"
+NOT_RUN = {  # l = 5 is above the card's four sensitive values: the check names it N/A, no number is written
+    "01_svm_l_diversity": "mean_error_SVC_L=5",
+    "02_knn_l_diversity": "mean_error_1-NN_L=5",
+}
 RAN = {  # metrics only the sections the check lists as running on this card write
     "00_tour": {"anatomy_groups", "mondrian_groups", "error_original", "error_anatomized"},
+    "01_svm_l_diversity": {"mean_error_SVC_L=2", "mean_error_SVC_L=4"},
+    "02_knn_l_diversity": {"mean_error_1-NN_L=2", "mean_error_1-NN_L=4"},
     "04_nbc_publishing": {"r_closeness_original", "p_positive"},
     "05_privacy_utility": {"n_rows", "linkage_items_full_m1"},
 }
@@ -55,11 +61,14 @@ def test_every_notebook_runs_on_a_new_card_with_its_defaults_as_the_check_plans(
     assert explorer.runs and "method 'expected'" in explorer["why not"]
     nbc = plans[(plans.notebook == "05_privacy_utility") & plans.section.str.startswith("6-7. linkage")].iloc[0]
     assert "audit_max_size = 2 lowered to 1" in nbc["why not"] and "gamma 2 left out of gammas" in nbc["why not"]
+    anatomy = plans[plans.section.str.startswith("4-5. pruned SVC/SVM")].iloc[0]
+    assert anatomy.runs and anatomy["why not"] == "l = 5 recorded N/A: 'insurance' has 4 values (ls up to 4 run)"
     for notebook in NOTEBOOKS:
         parameters = {"datasets": [str(card)]} if notebook.startswith("03") else {"dataset": str(card)}
         out = run_notebook(f"{notebook}.ipynb", **parameters)  # papermill raises on any cell's error
         metrics = json.loads((out / "metrics.json").read_text())
         assert RAN.get(notebook, set()) <= set(metrics), notebook
+        assert metrics.get(NOT_RUN.get(notebook)) is None, notebook
         executed = nbformat.read(tmp_path / f"{notebook}.ipynb", as_version=4)
         shown = _outputs(executed)
         skips = [line for line in shown.splitlines() if line.startswith(SKIPPED)]
