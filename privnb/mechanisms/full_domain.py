@@ -101,7 +101,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         ``suppressed`` (rows) and the utility; sorted best first.
     suppressed_ : Index of the suppressed rows' labels.
     generalized_ : DataFrame, the k-anonymous release: suppressed rows dropped, quasi-identifiers
-        replaced by their labels at ``node_``, other columns unchanged.
+        replaced by their labels at ``node_``, other columns unchanged; built on first use, as ``release_``
+        (its :class:`~privnb.mechanisms.releases.GeneralizedRelease`), from the fitted rows.
     n_checks_ : int, nodes the search for this k checked; lattice_size_ : int.
     search_ : str, ``"flash"`` or ``"flash+exhaustive"`` (with models that are not monotone).
     hierarchies_ : dict attribute -> Hierarchy.
@@ -219,19 +220,34 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         if not judge.verified([*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]):
             return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
-        self.generalized_, classes = _released(frame, lattice, hier, self.node_, small)
-        self.release_ = GeneralizedRelease(
-            self.generalized_,
-            tuple(qi),
-            classes,
-            self.suppressed_,
-            k,
-            "full-domain",
-            self.sensitive if self.privacy_models else None,
-            tuple(map(repr, self.privacy_models)),
-            hier,
-        )
+        models = (self.sensitive if self.privacy_models else None, tuple(map(repr, self.privacy_models)))
+        self._release = None  # built on first use of ``generalized_`` or ``release_``, from:
+        self._release_inputs = (frame.copy(deep=False), lattice.raw, lattice.uniques, small, k, models)
         return self
+
+    def _released(self) -> GeneralizedRelease:
+        """The release record, built from the fitted rows when first asked for (a fit does not need it)."""
+        if getattr(self, "_release", None) is None:
+            if not hasattr(self, "_release_inputs"):
+                raise AttributeError("this FullDomainGeneralizer is not fitted yet; call fit(frame) first")
+            frame, raw, uniques, small, k, (sensitive, models) = self._release_inputs
+            table, classes = _released(frame, raw, uniques, self.hierarchies_, self.node_, small)
+            qi = tuple(self.quasi_identifiers_)
+            self._release = GeneralizedRelease(
+                table, qi, classes, self.suppressed_, k, "full-domain", sensitive, models, self.hierarchies_
+            )
+            del self._release_inputs
+        return self._release
+
+    @property
+    def release_(self) -> GeneralizedRelease:
+        """The release record (:class:`~privnb.mechanisms.releases.GeneralizedRelease`), built on first use."""
+        return self._released()
+
+    @property
+    def generalized_(self) -> pd.DataFrame:
+        """The k-anonymous release (``release_.table``), built on first use."""
+        return self._released().table
 
     def _validate_rows(self, X) -> pd.DataFrame:
         return validated_rows(self, X, reset=True).reset_index(drop=True)
@@ -283,23 +299,23 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         return out
 
 
-def _released(frame: pd.DataFrame, lattice, hierarchies, node: dict, small: np.ndarray):
+def _released(frame: pd.DataFrame, raw, uniques, hierarchies, node: dict, small: np.ndarray):
     """(the release: ``frame``'s rows but the ``small`` ones, each quasi-identifier replaced by its label at
     ``node``; the class of each released row, numbered as :func:`~privnb.mechanisms.releases.row_classes` numbers
     them).
 
-    Built from the lattice's codes of the rows: each attribute's distinct values are labelled once and the
-    labels spread by a take; the classes are the rows' combined label codes, numbered in order of first
-    appearance. The other columns are taken once (not at all when nothing is suppressed), the replaced ones
-    never copied.
+    Built from the lattice's codes of the rows (``raw``; the values ``uniques``): each attribute's distinct
+    values are labelled once and the labels spread by a take; the classes are the rows' combined label codes,
+    numbered in order of first appearance. The other columns are taken once (not at all when nothing is
+    suppressed), the replaced ones never copied.
     """
     kept = np.flatnonzero(~small) if small.any() else None
     release = frame.drop(columns=list(node))
     release = release if kept is None else release.take(kept)
     codes, spans = [], []
     for i, (a, level) in enumerate(node.items()):
-        label_codes, labels = pd.factorize(hierarchies[a].generalize(lattice.uniques[i], level))
-        codes.append(label_codes[lattice.raw[i] if kept is None else lattice.raw[i][kept]])
+        label_codes, labels = pd.factorize(hierarchies[a].generalize(uniques[i], level))
+        codes.append(label_codes[raw[i] if kept is None else raw[i][kept]])
         spans.append(len(labels))
         release[a] = _spread(np.asarray(labels), codes[-1], release.index)
     return release[frame.columns], pd.factorize(combine_codes(codes, spans))[0].astype(np.intp, copy=False)
