@@ -379,10 +379,11 @@ class NodeJudge:
 
     def _judge_together(self, batch) -> None:
         """The summaries of ``batch``'s nodes ((node, class-by-value counts, origin) triples, see
-        :meth:`ClassCounts.rolled`) from one judgement of the classes no verdict is known for.
+        :meth:`ClassCounts.rolled`) from one judgement of the classes no verdict is known for (only their
+        counts are gathered).
         """
-        counts = np.concatenate([c for _, c, _ in batch])
-        size = counts.sum(axis=1)
+        counts = [c for _, c, _ in batch]
+        size = np.concatenate([c.sum(axis=1) for c in counts])
         ok = size >= self.check.k
         fresh = ok.copy()  # classes to judge
         bounds = np.cumsum([0] + [len(c) for _, c, _ in batch]).tolist()
@@ -391,7 +392,8 @@ class NodeJudge:
             if known is not None:  # a class taken whole keeps its verdict
                 fresh[start:end] &= origin[2]
                 ok[start:end] = np.where(origin[2], ok[start:end], known[origin[1]])
-        ok[fresh] = self.check.class_ok(counts[fresh])
+        judged = [c[fresh[start:end]] for c, start, end in zip(counts, bounds, bounds[1:])]
+        ok[fresh] = self.check.class_ok(np.concatenate(judged))
         n_sup = np.add.reduceat(size * ~ok, bounds[:-1]).tolist()
         squares = np.add.reduceat(size * size * ok, bounds[:-1]).tolist()
         for (key, _, _), start, end, n, square in zip(batch, bounds, bounds[1:], n_sup, squares):
