@@ -20,8 +20,8 @@ with the input table's (before suppression); a reader holding only the release c
 release's own. Each such model names its reading, ``reference="input"`` (the default, ARX's) or
 ``"release"``; :meth:`PrivacyModel.holds` on counts from :func:`sensitive_counts` uses that reading (the
 input's distribution comes with ``input_table=``), and the generalizers search under it
-(:mod:`privnb.mechanisms.model_checks`). The ordered distance uses the attribute's declared order
-(``order=``) and refuses text without one (:mod:`privnb.mechanisms.ground_distances`).
+(:mod:`privnb.mechanisms._model_checks`). The ordered distance uses the attribute's declared order
+(``order=``) and refuses text without one (:mod:`privnb.mechanisms._ground_distances`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms._ground_distances import emd_equal, emd_hierarchical, emd_in_order, emd_ordered
 from privnb.mechanisms.class_counts import SensitiveCounts, sensitive_counts
-from privnb.mechanisms.ground_distances import emd_equal, emd_hierarchical, emd_in_order, emd_ordered
 
 __all__ = [
     "PrivacyModel",
