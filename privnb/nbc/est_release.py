@@ -15,10 +15,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from privnb.nbc._roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.audit_memory import AuditTooLarge
 from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import PriorFloor, prior_floor
-from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
     corollary4_gamma,
     natural_log,

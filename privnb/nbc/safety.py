@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from privnb.bounds.amplification import check_gamma
-from privnb.nbc.roots import precision_bits, rounded_roots
+from privnb.nbc._roots import precision_bits, rounded_roots
 from privnb.nbc.views import NBCViews, count_tables, unflatten_counts
 from privnb.validation import as_fraction
 
