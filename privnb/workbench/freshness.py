@@ -10,7 +10,7 @@ card (``inputs``: the sha256 of the card, its data file, its hierarchy and item 
 :func:`privnb.data.input_digests`): editing the CSV, the card or a hierarchy file runs the point
 again. Anything else runs the point again; its last good results wait in ``<point>.previous`` meanwhile.
 
-Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench.provenance`): privnb's
+Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench._provenance`): privnb's
 version and git commit. A change to privnb's own code, to an installed package or to an environment variable
 the notebook reads does not run a point again: ``--force`` does.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privnb.data import input_digests
-from privnb.workbench.provenance import privnb_provenance
+from privnb.workbench._provenance import privnb_provenance
 from privnb.workbench.spec import Point, read_json
 
 

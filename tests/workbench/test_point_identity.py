@@ -12,7 +12,7 @@ import privnb
 from privnb import workbench as sweep
 from privnb.data._card.inputs import card_inputs, input_digests
 from privnb.workbench import runner
-from privnb.workbench.provenance import privnb_provenance, provenance_text
+from privnb.workbench._provenance import privnb_provenance, provenance_text
 
 CARD = """name: ward
 file: ward.csv
