@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from privnb.experiments.feature_selection._views import GREEDY_SELECTORS, LABELS, SELECTORS
 from privnb.experiments.feature_selection.tables import PAPER_TABLES
-from privnb.experiments.feature_selection.views import GREEDY_SELECTORS, LABELS, SELECTORS
 from privnb.learn.feature_selection import STOP_RULES, maximal_feasible
 from privnb.mechanisms.containment import check_binary, feature_hamdist
 

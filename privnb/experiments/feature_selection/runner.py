@@ -20,8 +20,8 @@ import pandas as pd
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
-from privnb.experiments.feature_selection.svm import C_GRID, auc_or_nan
-from privnb.experiments.feature_selection.views import (
+from privnb.experiments.feature_selection._svm import C_GRID, auc_or_nan
+from privnb.experiments.feature_selection._views import (
     DP_METHODS,
     GREEDY_SELECTORS,
     METHODS,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.feature_selection.views import LABELS, METHODS, SELECTORS
+from privnb.experiments.feature_selection._views import LABELS, METHODS, SELECTORS
 from privnb.learn.maximal_selection import maximal_itemsets
 from privnb.mechanisms.containment import (
     classification_metric,

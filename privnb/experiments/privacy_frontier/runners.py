@@ -21,8 +21,8 @@ from privnb.experiments.folds import evaluate_view, run_folds, stratified_holdou
 from privnb.learn.training import OriginalTraining
 from privnb.mechanisms.containment import check_binary
 
-from .releases import NBCRelease, SelectedLinearSVC
-from .scoring import release_view
+from ._releases import NBCRelease, SelectedLinearSVC
+from ._scoring import release_view
 from .views import PEERS, VIEWS, ViewSetting
 
 __all__ = ["anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
-from privnb.experiments.feature_selection.svm import (
+from privnb.experiments.feature_selection._svm import (
     C_GRID,
     CLASSIFIER,
     CONSTANT_AUC,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from privnb.experiments.feature_selection.svm import fit_svm
-from privnb.experiments.feature_selection.views import SELECTORS
+from privnb.experiments.feature_selection._svm import fit_svm
+from privnb.experiments.feature_selection._views import SELECTORS
 from privnb.mechanisms import ProjectionRelease
 from privnb.mechanisms.containment import check_binary
 from privnb.nbc import NBCViews, SafetyTransform, dp_views
@@ -28,7 +28,7 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     selector : str or None
-        A name of ``privnb.experiments.feature_selection.views.SELECTORS`` ("greedy-hamdist" for k-AC,
+        A name of ``privnb.experiments.feature_selection._views.SELECTORS`` ("greedy-hamdist" for k-AC,
         "k-anonymity-hamdist"), or None for every feature.
     k : int or None
         The selector's k.
