@@ -95,8 +95,8 @@ def bench_dp_draws(P, y):
 
 def bench_rf_fits(P, y):
     """RF's tuned SVM on flipped PU1 training folds: every row against each repeated row once, weighted."""
+    from privnb.experiments.feature_selection._svm import auc_or_nan, fit_svm
     from privnb.experiments.feature_selection.runner import selection_folds
-    from privnb.experiments.feature_selection.svm import auc_or_nan, fit_svm
     from privnb.mechanisms import randomized_flipping
 
     splits, _, seeds = selection_folds(y, 5, 0)
@@ -159,7 +159,7 @@ def same_csr(a, b):
 
 def bench_flipping(named):
     """RF's flipping and the repeated rows its SVM merges, on 4/5 of each data set, against their loops."""
-    from privnb.experiments.feature_selection.svm import repeated_rows
+    from privnb.experiments.feature_selection._svm import repeated_rows
     from privnb.mechanisms import randomized_flipping
 
     for name, X, y in named:

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-import privnb.mechanisms.rollup as rollup_module
+import privnb.mechanisms._rollup as rollup_module
 from privnb.data import ARX_ADULT_ATTRIBUTES, Hierarchy, adult_hierarchies, load_adult, load_adult_hierarchies
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, MondrianGeneralizer
-from privnb.mechanisms.group_kernel import rollup_counts
+from privnb.mechanisms._group_kernel import rollup_counts
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
 
 ARX_QI = list(ARX_ADULT_ATTRIBUTES)

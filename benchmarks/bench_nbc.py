@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+import privnb.nbc._hypergeometric as hypergeometric
 from privnb.data import load_adult
 from privnb.nbc import (
     NBCViews,
@@ -34,14 +35,13 @@ from privnb.nbc import (
     brute_force_posterior,
     condition8_ratio,
     est,
-    hypergeometric,
     nbc_equivalent,
     posterior,
     prior_floor,
     prior_r_lower_bound,
 )
+from privnb.nbc._roots import precision_bits, rounded_roots
 from privnb.nbc.est_release import resolve_ties
-from privnb.nbc.roots import precision_bits, rounded_roots
 from privnb.nbc.safety import step1_remove_zeros
 from privnb.nbc.views import integer_tables as _integer_tables
 

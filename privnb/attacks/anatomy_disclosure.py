@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms import Anatomy
 from privnb.validation import check_int
 
@@ -282,6 +283,7 @@ def pruning_disclosure(anatomy: Anatomy, pruned: pd.DataFrame, truth: pd.Series,
     )
 
 
+@shared_doc
 def random_guess(anatomy: Anatomy, random_state=None) -> pd.Series:
     """One draw of the random-worlds adversary: a uniform member of its group's ST values for each individual.
 
@@ -293,6 +295,7 @@ def random_guess(anatomy: Anatomy, random_state=None) -> pd.Series:
         The release.
     random_state : int, RandomState or None
         Seeds the draw.
+        {random_state}
 
     Returns
     -------

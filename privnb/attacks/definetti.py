@@ -18,7 +18,7 @@ member paired with every value of its group, weight 1/|G|); one E-step with it i
 (``n_iter=0``); the EM then runs until its objective (the log-likelihood plus the Laplace smoothing's log
 prior, which an EM step with smoothed counts never decreases) gains less than ``tol`` per individual. It
 iterates by SQUAREM by default and averages the columns of values no group tells apart
-(:mod:`privnb.attacks.naive_bayes_em`), so that the rate does not depend on the rows' order or the values'
+(:mod:`privnb.attacks._naive_bayes_em`), so that the rate does not depend on the rows' order or the values'
 labels.
 A group of more than :data:`MAX_GROUP` rows (a generalized release's equivalence class, read as a group by
 :mod:`privnb.attacks.class_disclosure`) is refused, or with ``large_groups="sinkhorn"`` its marginals are
@@ -47,7 +47,7 @@ from scipy.special import logsumexp
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
-from .naive_bayes_em import NaiveBayesModel, interchangeable_values, run_em
+from ._naive_bayes_em import NaiveBayesModel, interchangeable_values, run_em
 
 __all__ = [
     "AnatomyAttack",
@@ -96,7 +96,7 @@ class AnatomyAttack:
     log_likelihood : ndarray
         The EM's objective after the join model's E-step and after each iteration: the observed-data
         log-likelihood plus the Laplace smoothing's log prior (non-decreasing, up to rounding; see
-        :func:`privnb.attacks.naive_bayes_em.run_em`).
+        :func:`privnb.attacks._naive_bayes_em.run_em`).
     rtol : float
         The relative tolerance of a tie at the top.
     e_steps : int
@@ -439,7 +439,7 @@ def definetti_attack(
         :func:`privnb.attacks.class_release`): refuse the release, or approximate the group's marginals and
         likelihood by :func:`sinkhorn_marginals` (groups up to :data:`MAX_GROUP` rows stay exact).
     accelerate : {"squarem", None}
-        Iterate by SQUAREM (:mod:`privnb.attacks.naive_bayes_em`; an iteration is two EM steps and an
+        Iterate by SQUAREM (:mod:`privnb.attacks._naive_bayes_em`; an iteration is two EM steps and an
         extrapolation, at most 3 E-steps, and reaches the EM's fixed point in far fewer E-steps) or by plain EM
         steps (one E-step each).
     progress : bool

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.containment import check_binary
 from privnb.validation import check_int
 
@@ -110,6 +111,7 @@ def singled_out(X, known: np.ndarray, features=None) -> np.ndarray:
     return out[inverse.ravel()]
 
 
+@shared_doc
 def linkage_attack(
     X, m: int, features=None, *, adversary: str = "items", on_short: str = "error", random_state=None
 ) -> AttackResult:
@@ -135,6 +137,7 @@ def linkage_attack(
         Items adversary: a row with fewer than ``m`` items raises ``ValueError``, or is left out.
     random_state : int, RandomState or None
         Seeds the draw of the known attributes.
+        {random_state}
 
     Returns
     -------

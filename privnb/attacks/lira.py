@@ -31,6 +31,7 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.validation import check_int
 
 from .membership import (
@@ -96,6 +97,7 @@ def _n_rows(X) -> int:
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
+@shared_doc
 def shadow_confidences(
     estimator,
     targets,
@@ -131,6 +133,7 @@ def shadow_confidences(
         the population plus the IN targets.
     random_state : int, RandomState or None
         Seeds the IN sets and the population draws.
+        {random_state}
     progress : bool
         Show a progress bar (tqdm) over the shadow models.
 
@@ -246,6 +249,7 @@ def _balanced_targets(model, members, member_labels, non_members, non_member_lab
     return targets, np.r_[member_labels[keep_m], non_member_labels[keep_o]], len(keep_m)
 
 
+@shared_doc
 def lira_attacks(
     model,
     members,
@@ -299,6 +303,7 @@ def lira_attacks(
         Random calibration splits; the spread is ``details["advantage_std"]``.
     random_state : int, RandomState or None
         Seeds the targets, the shadow models' rows and the calibration splits.
+        {random_state}
     progress : bool
         Show a progress bar over the shadow models.
 

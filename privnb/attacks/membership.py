@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.validation import check_int
 
 from .result import AttackResult
@@ -174,6 +175,7 @@ def balanced_indices(n_members: int, n_non_members: int, rng) -> tuple[np.ndarra
     )
 
 
+@shared_doc
 def loss_threshold_attack(
     member_losses,
     non_member_losses,
@@ -202,6 +204,7 @@ def loss_threshold_attack(
         The record's name (:func:`privnb.attacks.lira_attacks` scores with its own).
     random_state : int, RandomState or None
         Seeds the subsample and the calibration splits.
+        {random_state}
 
     Returns
     -------
@@ -356,6 +359,7 @@ def example_losses(model, X, y) -> tuple[np.ndarray, str]:
     return 1.0 - scores, "0-1 loss"
 
 
+@shared_doc
 def membership_attack(
     model,
     members,
@@ -386,6 +390,7 @@ def membership_attack(
         Random calibration splits (:func:`loss_threshold_attack`).
     random_state : int, RandomState or None
         Seeds the subsample and the calibration splits.
+        {random_state}
 
     Returns
     -------

@@ -21,6 +21,8 @@ import pandas as pd
 import sympy as sp
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
+
 __all__ = [
     "AnatomizedGaussians",
     "bayes_error_series",
@@ -166,6 +168,7 @@ def expected_rho_squared(d, n_train, *, density=1.0, det_a=1.0, exact=True):
     return np.exp(fn(n_train, float(density), float(det_a)))
 
 
+@shared_doc
 def simulate_rho_squared(d, n_train, *, n_repeats=2000, random_state=None):
     """Monte-Carlo E{rho^2}: squared distance from the centre of the unit cube [-1/2, 1/2]^(d+1) to the
     nearest of ``n_train`` uniform points (density 1, A = I), averaged over ``n_repeats`` draws.
@@ -182,6 +185,7 @@ def simulate_rho_squared(d, n_train, *, n_repeats=2000, random_state=None):
         Monte-Carlo draws.
     random_state : int, RandomState or None
         Seeds the draws.
+        {random_state}
     """
     d = int(_as_dimension(d))
     rng = check_random_state(random_state)
@@ -396,6 +400,7 @@ class AnatomizedGaussians:
         joint = self._joint(a, s, anatomized)
         return joint / joint.sum(axis=1, keepdims=True)
 
+    @shared_doc
     def sample(self, n, *, random_state=None):
         """n raw rows: (features (n, 2), y (n,), a, s).
 
@@ -405,6 +410,7 @@ class AnatomizedGaussians:
             Number of rows.
         random_state : int, RandomState or None
             Seeds the draw.
+            {random_state}
         """
         rng = check_random_state(random_state)
         y = (rng.random_sample(n) < self.priors[1]).astype(int)
@@ -425,6 +431,7 @@ class AnatomizedGaussians:
         """
         return np.column_stack([np.asarray(a, dtype=float), self.s_scale * np.asarray(s, dtype=float)])
 
+    @shared_doc
     def sample_anatomized(self, n, *, random_state=None):
         """D_A of n individuals (n*l rows): features (n*l, 2), y (n*l,), individual ids (n*l,).
 
@@ -434,13 +441,7 @@ class AnatomizedGaussians:
             Number of individuals.
         random_state : int, RandomState or None
             Seeds the draw and the grouping.
-
-        Parameters
-        ----------
-        n : int
-            Number of individuals.
-        random_state : int, RandomState or None
-            Seeds the draw and the grouping.
+            {random_state}
         """
         rng = check_random_state(random_state)
         _, y, a, s = self.sample(n, random_state=rng)

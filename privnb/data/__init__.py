@@ -3,6 +3,9 @@
 data set carries (``Dataset.hierarchies``, :class:`Hierarchy`), the papers' toy tables, Adult's binarization.
 """
 
+from ._card.inputs import (
+    input_digests,
+)
 from .binarize import (
     binarize_adult,
     binarize_table,
@@ -76,6 +79,7 @@ __all__ = [
     "check_card",
     "read_card",
     "hierarchies_from_card",
+    "input_digests",
     "adult_hierarchies",
     "Hierarchy",
     "HierarchyError",

@@ -25,13 +25,13 @@ generalization hierarchies (ARX CSV files, or intervals over a numeric column)::
       age: {intervals: {low: 0, high: 100, width: 10}}   # or cuts: [[...], ...]; low/high default min/max
 
 A binary item matrix (the feature-selection notebook) has an ``items`` section instead of ``file``/``roles``
-(see :mod:`privnb.data.card_items`). The papers' own data sets have cards in ``privnb/data/cards/`` that name
+(see :mod:`privnb.data._card.items`). The papers' own data sets have cards in ``privnb/data/cards/`` that name
 their loader (``loader: adult``), which handles each file's quirks; ``load("adult")`` and
 ``load(<that card>)`` are the same call.
 
 Text cells lose their surrounding white space (``read: {strip: false}`` keeps it) and the missing-value markers,
 the ordinal orders and the positive label meet the cells as numbers where both are numbers, in every format
-(:mod:`privnb.data.card_read`, :mod:`privnb.data.card_values`). Every problem found is reported at once in a
+(:mod:`privnb.data._card.read`, :mod:`privnb.data._card.values`). Every problem found is reported at once in a
 :class:`CardError`, one line each naming the card, the column and what to do.
 """
 
@@ -45,12 +45,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from privnb.data.card_columns import binary_target, column_kinds, handle_missing, variant_warnings
-from privnb.data.card_hierarchies import build_card_hierarchies, card_file
-from privnb.data.card_items import ItemProblems, load_items
-from privnb.data.card_read import CardLoader, read_frame, read_options, yaml_booleans
-from privnb.data.card_report import CardReport, table_report
-from privnb.data.card_values import closest
+from privnb.data._card.columns import binary_target, column_kinds, handle_missing, variant_warnings
+from privnb.data._card.hierarchies import build_card_hierarchies, card_file
+from privnb.data._card.items import ItemProblems, load_items
+from privnb.data._card.read import CardLoader, read_frame, read_options, yaml_booleans
+from privnb.data._card.report import CardReport, table_report
+from privnb.data._card.values import closest
 from privnb.data.containers import Dataset, TokenCorpus
 from privnb.data.hierarchy import Hierarchy
 from privnb.data.loaders import LOADERS

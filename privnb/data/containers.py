@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privnb._docstrings import shared_doc
 from privnb.data.hierarchy import Hierarchy
 from privnb.validation import KINDS
 
@@ -145,6 +146,7 @@ class Dataset:
         """The target as a numpy array of 0/1."""
         return self.frame[self.target].to_numpy()
 
+    @shared_doc
     def sample(self, n: int, *, random_state=None, stratify: bool = True) -> Dataset:
         """A random subset of ``n`` rows, stratified on the target (proportional allocation).
 
@@ -155,8 +157,9 @@ class Dataset:
         ----------
         n : int
             Number of rows, 1 <= n <= len(frame).
-        random_state : None, int or numpy Generator/RandomState
-            Seeds the draw (read as :func:`sklearn.utils.check_random_state` reads it).
+        random_state : int, RandomState or None
+            Seeds the draw.
+            {random_state}
         stratify : bool
             False draws ``n`` rows uniformly without regard to the target.
         """

@@ -22,6 +22,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.class_metrics import RankingMetric, error_rate, measure, positive_scores
 from privnb.validation import seed_unset_random_states
 
@@ -210,6 +211,7 @@ def majority_view(metrics: Mapping[str, Callable] | None = None) -> View:
     return View("majority", None, DummyClassifier(strategy="most_frequent"), PredictionScorer("majority", metrics))
 
 
+@shared_doc
 def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     """The stratified folds of ``y`` and one seed per fold, both drawn from ``random_state``.
 
@@ -224,6 +226,7 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
         Number of folds (at least 2).
     random_state : int, RandomState or None
         Seeds the shuffle and the per-fold seeds.
+        {random_state}
 
     Returns
     -------
@@ -239,6 +242,7 @@ def folds_and_seeds(y, n_splits: int, random_state) -> tuple[list, np.ndarray]:
     return list(splitter.split(np.zeros(len(y)), y)), rng.randint(2**31 - 1, size=n_splits)
 
 
+@shared_doc
 def stratified_holdout(frame: pd.DataFrame, class_column: str, test_size: float, random_state) -> FoldData:
     """One stratified split of ``frame`` as fold 0 (the papers' single-split experiments, MZ09's Section 8).
 
@@ -250,6 +254,7 @@ def stratified_holdout(frame: pd.DataFrame, class_column: str, test_size: float,
         The share of rows in the test part.
     random_state : int, RandomState or None
         An int is the seed; otherwise one seed is drawn from it. The seed splits the rows and seeds every view.
+        {random_state}
     """
     from sklearn.model_selection import train_test_split
     from sklearn.utils import check_random_state
@@ -356,6 +361,7 @@ def default_na_errors() -> tuple[type[BaseException], ...]:
     return (NotLDiverseError,)
 
 
+@shared_doc
 def run_folds(
     dataset,
     views: Sequence[View],
@@ -383,6 +389,7 @@ def run_folds(
     random_state : int, RandomState or None
         Seeds the fold split and one seed per fold, which seeds every ``random_state`` a view leaves at
         None, so a seed reproduces the whole table.
+        {random_state}
     folds : sequence of int, optional
         Fold indices to run (default all), with the same splits and seeds.
     n_jobs : int, optional
@@ -466,6 +473,7 @@ def _classifier_name(estimator) -> str:
     return type(inner.steps[-1][1] if hasattr(inner, "steps") else inner).__name__
 
 
+@shared_doc
 def cross_validate_views(
     dataset,
     views: Mapping[Hashable, object],
@@ -495,6 +503,7 @@ def cross_validate_views(
         Number of folds.
     random_state : int, RandomState or None
         As in :func:`run_folds`.
+        {random_state}
     metrics : mapping of name -> callable(y_true, y_pred), optional
         Default ``{"error": error_rate}``.
     classifier : str, optional

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.data_support import DataSupport
 from privnb.experiments.papers import Section
 
@@ -26,6 +27,7 @@ MAX_VALUES = 100
 """The most values a numeric attribute may take to be counted as it is (Adult's hours-per-week takes 94)."""
 
 
+@shared_doc
 def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame:
     """Adult for Section 8 of MZ09: a copy of ``data.frame`` with ``education-num`` added.
 
@@ -40,6 +42,7 @@ def adult_nbc_frame(data, *, n_rows: int = 0, random_state=None) -> pd.DataFrame
         When > 0, a sample of that many rows, reindexed.
     random_state : int, RandomState or None
         The sample's.
+        {random_state}
 
     Returns
     -------
@@ -97,6 +100,7 @@ def _why_not(values: pd.Series, kind: str, max_values: int) -> str:
     return ""
 
 
+@shared_doc
 def nbc_data(
     support: DataSupport,
     data,
@@ -123,6 +127,7 @@ def nbc_data(
         When > 0, a sample of that many rows, as :func:`adult_nbc_frame` takes.
     random_state : int, RandomState or None
         The sample's.
+        {random_state}
     max_values : int
         The most values a numeric attribute may take to be counted as it is.
 

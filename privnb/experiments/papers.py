@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from privnb._docstrings import shared_doc
+
 __all__ = ["MC_DATA", "NOTEBOOKS", "PAPERS", "FoldPlan", "PaperFace", "Section", "register_paper", "section_numbers"]
 
 _BUILTIN = {
@@ -81,6 +83,7 @@ class Section:
         return f"{section_numbers(self.headings)}. {what}"
 
 
+@shared_doc
 @dataclass(frozen=True)
 class FoldPlan:
     """The folds a run covers, the same for every paper (:func:`privnb.experiments.run_folds`'s arguments).
@@ -91,6 +94,7 @@ class FoldPlan:
         Stratified folds (the papers: 10).
     random_state : int, RandomState or None
         Seeds the folds and one seed per fold.
+        {random_state}
     folds : sequence of int, optional
         The fold indices to run (default all).
     """

@@ -29,6 +29,9 @@ Two schemes, fitted on the training frame only:
 
 Categories unseen in training encode as all zeros (scheme "standard") or in their own column ("ibk").
 Any subset of the described columns can be encoded (the identifying view drops the sensitive column).
+
+The encoded rows, each distinct one once (:func:`distinct_rows`), are what the factored neighbour searches of
+:mod:`privnb.learn.neighbors` run over.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from privnb.validation import KINDS, infer_kind, validated_rows
 
-__all__ = ["FrameEncoder", "KINDS", "SCHEMES", "generalized_kinds"]
+__all__ = ["FrameEncoder", "KINDS", "SCHEMES", "distinct_rows", "generalized_kinds"]
 
 SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale")
 
@@ -279,3 +282,20 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             else:
                 names.append(str(column))
         return np.asarray(names, dtype=object)
+
+
+def distinct_rows(X):
+    """Distinct rows of X and, for each row, the index of its distinct row (first-seen order).
+
+    Rows are grouped by a 64-bit hash, then checked for equality; on a (most unlikely) collision the
+    exact but slower ``np.unique`` decides.
+    """
+    X = np.ascontiguousarray(X, dtype=float) + 0.0  # + 0.0 turns -0.0 into 0.0
+    codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
+    first = np.full(len(uniques), len(X))
+    np.minimum.at(first, codes, np.arange(len(X)))
+    if np.array_equal(X[first][codes], X):
+        return X[first], codes
+    keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return X[first], inverse.ravel()

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from privnb._docstrings import shared_doc
 from privnb.learn.maximal_selection import maximal, selection_of
 from privnb.mechanisms.containment import (
     Patterns,
@@ -122,6 +123,7 @@ def check_stop(stop: str) -> str:
     return stop
 
 
+@shared_doc
 def greedy_submodular(
     X,
     y,
@@ -142,10 +144,10 @@ def greedy_submodular(
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels, one per row (the larger value is positive).
+        {binary_labels}
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
     gains : callable
@@ -205,6 +207,7 @@ def _greedy_first_infeasible(state: GreedyState, alive: np.ndarray, gains) -> Se
     return selection_of(state.X, state.selected)
 
 
+@shared_doc
 def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first-infeasible") -> Selection:
     """Greedy with DistCnt (Algorithm 3 of FSAC): the feature of best marginal DistCnt, while feasible.
 
@@ -215,10 +218,10 @@ def greedy_distcnt(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels, one per row (the larger value is positive).
+        {binary_labels}
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
     constraint : {"k-ac", "k-anonymity"}
@@ -273,6 +276,7 @@ def greedy_hamdist(X, y, k: int, *, constraint: str = "k-ac", stop: str = "first
     return selection_of(X, state.selected)
 
 
+@shared_doc
 def maximal_feasible(X, k: int, order, *, constraint: str = "k-ac") -> Selection:
     """A maximal feasible feature set (Definition 6 of FSAC: the projection is k-AC, and no feature can be added)
     built by trying the features in ``order``: each is added when the selection stays feasible.
@@ -283,8 +287,8 @@ def maximal_feasible(X, k: int, order, *, constraint: str = "k-ac") -> Selection
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
     order : sequence of int
@@ -369,6 +373,7 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         self.max_items = max_items
         self.search = search
 
+    @shared_doc
     def fit(self, X, y):
         """Select the features of ``X`` under the anonymity constraint.
 
@@ -377,7 +382,7 @@ class ContainmentSelector(SelectorMixin, BaseEstimator):
         X : binary matrix (n_rows, n_features), dense or scipy.sparse
             The training rows' 0/1 features.
         y : array-like
-            Two-class labels, one per row (the larger value is positive).
+            {binary_labels}
         """
         if self.method not in CONTAINMENT_SELECTORS:
             raise ValueError(f"method must be one of {sorted(CONTAINMENT_SELECTORS)}; got {self.method!r}")

@@ -50,8 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from privnb.learn.distinct import distinct_rows
-from privnb.learn.encoding import FrameEncoder
+from privnb.learn.encoding import FrameEncoder, distinct_rows
 from privnb.learn.knn_votes import class_ranks, tied_counts, vote, weka_vote
 from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_part: re-exported)
     TiedNeighbors,

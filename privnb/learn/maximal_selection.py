@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privnb._docstrings import shared_doc
 from privnb.learn.largest_itemsets import largest_itemsets
 from privnb.mechanisms.containment import Selection, check_binary, dataset_ac, distcnt, feature_hamdist
 from privnb.validation import check_int
@@ -36,6 +37,7 @@ def transactions(X) -> list[np.ndarray]:
     return np.split(X.indices, X.indptr[1:-1])
 
 
+@shared_doc
 def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]]:
     """Maximal frequent itemsets of the transaction view with minimum support ``k`` (Lemma 3).
 
@@ -44,8 +46,8 @@ def maximal_itemsets(X, k: int, *, miner: str = "pyfim") -> list[tuple[int, ...]
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     k : int
         The minimum support, 1 <= k <= n_rows.
     miner : {"pyfim", "mlxtend"}
@@ -80,6 +82,7 @@ MAXIMAL_SEARCHES = ("auto", "largest", "mine-all")
 every maximal itemset."""
 
 
+@shared_doc
 def maximal(
     X,
     y,
@@ -114,10 +117,10 @@ def maximal(
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels, one per row (the larger value is positive).
+        {binary_labels}
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
     score : {"hamdist", "distcnt"}

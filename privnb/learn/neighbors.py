@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privnb.learn.distinct import distinct_rows
+from privnb.learn.encoding import distinct_rows
 from privnb.validation import check_int
 
 _BLOCK = 32  # training rows per block of the candidate screen

@@ -35,6 +35,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from privnb._docstrings import shared_doc
 from privnb.validation import seed_unset_random_states
 
 KERNELS = ("linear", "rbf")
@@ -134,6 +135,7 @@ class CollapseDuplicates(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
+@shared_doc
 class NystroemSVM(ClassifierMixin, BaseEstimator):
     """Approximate RBF SVM: Nystroem features (gamma = 1 / n_features) and a hinge-loss linear SVM.
 
@@ -148,6 +150,7 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
         Nystroem landmarks (capped by the number of training rows).
     random_state : int, RandomState or None
         Seeds the landmarks and liblinear's shuffling.
+        {random_state}
     """
 
     def __init__(self, C=1.0, n_components=1000, random_state=None):
@@ -190,6 +193,7 @@ class NystroemSVM(ClassifierMixin, BaseEstimator):
         return self.pipeline_.decision_function(validate_data(self, X, reset=False, dtype=float))
 
 
+@shared_doc
 def svm_classifier(
     kernel: str = "rbf",
     *,
@@ -215,6 +219,7 @@ def svm_classifier(
         Nystroem landmarks (solver "nystroem" only).
     random_state : int, RandomState or None
         Seeds the Nystroem solver (the exact solvers do not draw).
+        {random_state}
 
     Returns
     -------

@@ -45,6 +45,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.anatomy import Anatomizer, SensitiveDropper
 from privnb.mechanisms.pruning import AnatomyPruner
 
@@ -291,6 +292,7 @@ class IdentifyingTraining(TrainingView):
         return SensitiveDropper(self.sensitive)
 
 
+@shared_doc
 class AnatomizedTraining(TrainingView):
     """Train on the anatomized training data D_A (Definitions 11-12 and 14 of MC17).
 
@@ -310,6 +312,7 @@ class AnatomizedTraining(TrainingView):
         What happens to rows the bucketization cannot group (see :func:`privnb.mechanisms.anatomize`).
     random_state : int, RandomState or None
         Drives the anatomization's random choices.
+        {random_state}
 
     Attributes
     ----------
@@ -330,6 +333,7 @@ class AnatomizedTraining(TrainingView):
         return Anatomizer(self.sensitive, self.l, residue=self.residue, random_state=self.random_state)
 
 
+@shared_doc
 class PrunedTraining(AnatomizedTraining):
     """Train on the pruned training data D_P (Definitions 13 and 15 of MC16; "L=..." in its plots).
 
@@ -358,6 +362,7 @@ class PrunedTraining(AnatomizedTraining):
         the discrete values to be mean" read either way; see :func:`privnb.mechanisms.prune`).
     random_state : int, RandomState or None
         Drives the anatomization's random choices.
+        {random_state}
 
     Attributes
     ----------

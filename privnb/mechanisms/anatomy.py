@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.base import Mechanism, as_rows
 from privnb.validation import check_int, resolve_column, with_labels
 
@@ -198,6 +199,7 @@ def _check_inputs(data: pd.DataFrame, sensitive, l) -> None:
         raise ValueError(f"Sensitive column {sensitive!r} has missing values; drop or impute them first.")
 
 
+@shared_doc
 def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress", random_state=None) -> Anatomy:
     """Anatomize ``data`` into l-diverse groups (Definition 11 of MC17, Xiao and Tao's algorithm).
 
@@ -221,6 +223,7 @@ def anatomize(data: pd.DataFrame, sensitive, l: int, *, residue: str = "suppress
         What happens to the rows left over: suppressed (the papers' experiments) or assigned to a group.
     random_state : int, RandomState or None
         Drives which rows of a bucket are taken, the group ids and the order within groups.
+        {random_state}
 
     Returns
     -------
@@ -371,6 +374,7 @@ class SensitiveDropper(Mechanism):
         return view, y
 
 
+@shared_doc
 class Anatomizer(Mechanism):
     """Mechanism of the anatomized view D_A (Definitions 11-12 and 14 of MC17).
 
@@ -388,6 +392,7 @@ class Anatomizer(Mechanism):
         What happens to rows the bucketization cannot group (see :func:`anatomize`).
     random_state : int, RandomState or None
         Drives the anatomization's random choices.
+        {random_state}
 
     Attributes
     ----------

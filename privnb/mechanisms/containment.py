@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privnb._docstrings import shared_doc
 from privnb.validation import check_int
 
 CONSTRAINTS = ("k-ac", "k-anonymity")
@@ -230,6 +231,7 @@ def row_keys(projected: sp.csr_array, chunk_bytes: int = 1 << 26) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.dtype((np.void, width))).ravel()
 
 
+@shared_doc
 def entity_ac(X, features=None) -> np.ndarray:
     """``AC`` of every row: the rows, itself included, whose containment set contains its own.
 
@@ -237,8 +239,8 @@ def entity_ac(X, features=None) -> np.ndarray:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     features : indices or boolean mask of the feature subset, default all
         The items projected on.
 
@@ -251,6 +253,7 @@ def entity_ac(X, features=None) -> np.ndarray:
     return np.rint(patterns.superset_sums(patterns.counts.astype(np.float64))).astype(np.int64)[patterns.inverse]
 
 
+@shared_doc
 def dataset_ac(X, features=None) -> int:
     """``AC`` of the projected data set: the smallest ``AC`` of its rows (Definition 6 of FSAC).
 
@@ -258,8 +261,8 @@ def dataset_ac(X, features=None) -> int:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     features : indices or boolean mask, optional
         The feature subset, default all.
 
@@ -273,13 +276,14 @@ def dataset_ac(X, features=None) -> int:
     return int(entity_ac(X, features).min())
 
 
+@shared_doc
 def is_k_ac(X, k: int, features=None) -> bool:
     """Whether the projection of ``X`` on ``features`` is k-anonymous by containment (Definition 6).
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     k : int
         The anonymity level.
     features : indices or boolean mask, optional
@@ -294,13 +298,14 @@ def is_k_ac(X, k: int, features=None) -> bool:
     return dataset_ac(X, features) >= k
 
 
+@shared_doc
 def entity_anonymity(X, features=None) -> np.ndarray:
     """Classic anonymity of every row: how many rows share its projected vector (Definition 1).
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     features : indices or boolean mask, optional
         The feature subset, default all.
 
@@ -313,13 +318,14 @@ def entity_anonymity(X, features=None) -> np.ndarray:
     return patterns.counts[patterns.inverse]
 
 
+@shared_doc
 def dataset_anonymity(X, features=None) -> int:
     """The largest ``k`` for which the projection is k-anonymous: its smallest group of equal rows.
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     features : indices or boolean mask, optional
         The feature subset, default all.
 
@@ -330,13 +336,14 @@ def dataset_anonymity(X, features=None) -> int:
     return int(entity_anonymity(X, features).min())
 
 
+@shared_doc
 def is_k_anonymous_binary(X, k: int, features=None) -> bool:
     """Whether the projection of ``X`` on ``features`` is k-anonymous (Definition 1 of FSAC).
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     k : int
         The anonymity level.
     features : indices or boolean mask, optional
@@ -356,6 +363,7 @@ def _class_feature_counts(X: sp.csr_array, positive: np.ndarray) -> tuple[np.nda
     return ones_pos, ones_neg
 
 
+@shared_doc
 def feature_hamdist(X, y) -> np.ndarray:
     """HamDist of every single feature (Definition 8 of FSAC), from per-class counts.
 
@@ -365,10 +373,10 @@ def feature_hamdist(X, y) -> np.ndarray:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels (the larger value is positive).
+        {binary_labels}
 
     Returns
     -------
@@ -381,15 +389,16 @@ def feature_hamdist(X, y) -> np.ndarray:
     return (a * (n_neg - b) + (n_pos - a) * b) / (n_pos * n_neg)
 
 
+@shared_doc
 def hamdist(X, y, features=None) -> float:
     """Average Hamming distance between positive and negative rows on ``features`` (Definition 8).
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels (the larger value is positive).
+        {binary_labels}
     features : indices or boolean mask, optional
         The feature subset, default all.
 
@@ -402,6 +411,7 @@ def hamdist(X, y, features=None) -> float:
     return float(feature_hamdist(X[:, cols], y).sum()) if cols.size else 0.0
 
 
+@shared_doc
 def distcnt(X, y, features=None) -> int:
     """Positive-negative pairs told apart by at least one feature of ``features`` (Definition 9).
 
@@ -409,10 +419,10 @@ def distcnt(X, y, features=None) -> int:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels (the larger value is positive).
+        {binary_labels}
     features : indices or boolean mask, optional
         The feature subset, default all.
 
@@ -428,6 +438,7 @@ def distcnt(X, y, features=None) -> int:
     return int(positive.sum() * (~positive).sum() - np.dot(n_pos, n_neg))
 
 
+@shared_doc
 def classification_metric(X, y, features=None) -> int:
     """Iyengar's CM (Definition 2 of FSAC) of the projection, without suppression.
 
@@ -435,10 +446,10 @@ def classification_metric(X, y, features=None) -> int:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows, one 0/1 column per item.
+    X : binary matrix
+        {binary_matrix}
     y : array-like
-        Two-class labels (the larger value is positive).
+        {binary_labels}
     features : indices or boolean mask, optional
         The feature subset, default all.
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.containment import check_binary, check_labels, feature_hamdist
 
 DP_MECHANISMS = ("laplace", "exponential", "laplace-paper")
@@ -68,6 +69,7 @@ def hamdist_sensitivity(y) -> float:
     return 1.0 / max(1, min(positive.sum(), (~positive).sum()))
 
 
+@shared_doc
 def dp_select_release(
     X, y, n_features: int, epsilon: float, *, mechanism: str = "laplace", random_state=None
 ) -> DPRelease:
@@ -101,15 +103,16 @@ def dp_select_release(
     X : binary matrix (n_rows, n_features_in), dense or scipy.sparse
         The rows' 0/1 features.
     y : array-like
-        Two-class labels, one per row (the larger value is positive).
+        {binary_labels}
     n_features : int
         How many features to select, 1 .. min(n_features_in, 24).
     epsilon : float
         The whole budget, positive: half for the selection, half for the release.
     mechanism : {"laplace", "exponential", "laplace-paper"}
         The selection mechanism (:data:`DP_MECHANISMS`), as above.
-    random_state : None, int or RandomState
+    random_state : int, RandomState or None
         Seeds every draw.
+        {random_state}
 
     Returns
     -------
@@ -155,6 +158,7 @@ def dp_select_release(
     return DPRelease(features, rows, labels, float(accountant.total()[0]), mechanism != "laplace-paper")
 
 
+@shared_doc
 def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tuple[np.ndarray, np.ndarray]:
     """The release step alone: the noisy contingency table of ``features`` and the class, as synthetic rows.
 
@@ -171,8 +175,9 @@ def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tu
         The column indices released, 1 to 24 of them.
     epsilon : float
         The release's budget, positive.
-    random_state : None, int or RandomState
+    random_state : int, RandomState or None
         Seeds the noise.
+        {random_state}
 
     Returns
     -------
@@ -196,6 +201,7 @@ def dp_table_release(X, y, features, epsilon: float, *, random_state=None) -> tu
     )
 
 
+@shared_doc
 def exponential_pick(utility, epsilon: float, sensitivity: float, random_state=None) -> int:
     """One pick of the exponential mechanism: index ``i`` with probability proportional to
     ``exp(epsilon u_i / (2 sensitivity))``.
@@ -216,6 +222,7 @@ def exponential_pick(utility, epsilon: float, sensitivity: float, random_state=N
         The utility's sensitivity (positive).
     random_state : int, RandomState or None
         Draws the uniform.
+        {random_state}
 
     Returns
     -------
@@ -233,6 +240,7 @@ def exponential_pick(utility, epsilon: float, sensitivity: float, random_state=N
     return int(np.argmax(draw <= cumulative)) if draw <= cumulative[-1] else cumulative.size - 1
 
 
+@shared_doc
 def geometric_counts(counts, epsilon: float, random_state=None) -> np.ndarray:
     """Counts with two-sided geometric noise of ratio ``exp(-epsilon)``, truncated at 0: ``epsilon``-DP counts
     of a histogram (sensitivity 1, one row changes one count).
@@ -250,6 +258,7 @@ def geometric_counts(counts, epsilon: float, random_state=None) -> np.ndarray:
         The budget (positive).
     random_state : int, RandomState or None
         Draws the uniforms.
+        {random_state}
 
     Returns
     -------

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.containment import check_binary, row_keys
 from privnb.validation import check_int
 
@@ -22,6 +23,7 @@ class Flipping(NamedTuple):
     n_clusters: int
 
 
+@shared_doc
 def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
     """RF: make every row share its full feature vector with at least ``k - 1`` others by flipping bits.
 
@@ -34,12 +36,13 @@ def randomized_flipping(X, k: int, *, random_state=None) -> Flipping:
 
     Parameters
     ----------
-    X : binary matrix (n_rows, n_features), dense or scipy.sparse
-        The rows' 0/1 features.
+    X : binary matrix
+        {binary_matrix}
     k : int
         The anonymity parameter, 1 <= k <= n_rows.
-    random_state : None, int or RandomState
+    random_state : int, RandomState or None
         Seeds the first cluster's seed row and the common bits.
+        {random_state}
 
     Returns
     -------

@@ -11,10 +11,10 @@ import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from privnb.mechanisms._model_checks import ModelCheck, NodeJudge, check_models
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame, combine_codes
 from privnb.mechanisms.lattice import LOSSES, AnonymityJudge, FullDomainLattice, minimal_nodes
-from privnb.mechanisms.model_checks import ModelCheck, NodeJudge, check_models
 from privnb.mechanisms.optimal_node import UTILITIES, optimal_node
 from privnb.mechanisms.releases import GeneralizedRelease
 from privnb.validation import check_int, validated_rows
@@ -32,7 +32,7 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     Every node ends up classified, so the minimal nodes (k-anonymous, no immediate
     predecessor k-anonymous) are exact, not heuristic. Group sizes are computed with integer
     codes over the distinct quasi-identifier combinations, rolled up from the smallest
-    already-computed table of a more specific node (:class:`~privnb.mechanisms.rollup.GroupSizes`), and
+    already-computed table of a more specific node (:class:`~privnb.mechanisms._rollup.GroupSizes`), and
     kept per node in a :class:`FullDomainLattice`, which fits of the same rows for other k re-use.
 
     Utility, to choose among the candidate nodes (smaller is better; ties: lower height, then
@@ -79,11 +79,11 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         :mod:`privnb.mechanisms.privacy_models`' l-diversity, t-closeness and beta-likeness models, judged
         against the training frame's sensitive distribution (each t-closeness and beta-likeness model's
         ``reference``: the input's, ARX's reading, or the kept rows'; see
-        :meth:`~privnb.mechanisms.model_checks.ModelCheck.class_ok`). At a node, classes with fewer than k rows or
+        :meth:`~privnb.mechanisms._model_checks.ModelCheck.class_ok`). At a node, classes with fewer than k rows or
         failing a model are suppressed, and the node is acceptable when they are within the budget.
         Distinct l-diversity keeps this monotone and Flash's search exact; with the other models the search
         classifies k-anonymity (and distinct l-diversity) by Flash, then evaluates the models exactly on
-        every node left (:mod:`privnb.mechanisms.model_checks`); both are exact. The minimal nodes are then
+        every node left (:mod:`privnb.mechanisms._model_checks`); both are exact. The minimal nodes are then
         the acceptable nodes with no acceptable immediate predecessor. An l-diversity model with l above
         the training rows' distinct sensitive values raises :class:`NotLDiverseError`.
     orders : mapping attribute -> its values in order, optional

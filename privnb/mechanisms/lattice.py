@@ -12,9 +12,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms._lattice_cache import forget_learned, lattice_key, load_learned, matches_data, save_learned
+from privnb.mechanisms._rollup import ClassCounts, GroupSizes
 from privnb.mechanisms.grouping import group_sizes
-from privnb.mechanisms.lattice_cache import forget_learned, lattice_key, load_learned, matches_data, save_learned
-from privnb.mechanisms.rollup import ClassCounts, GroupSizes
 
 _NOT, _UNKNOWN, _ANON = -1, 0, 1
 
@@ -170,7 +170,7 @@ class FullDomainLattice:
     quasi-identifier codes and values, each hierarchy's fingerprint, the suppression share), so
     scikit-learn clones, which deep-copy hierarchies, share one; and it stores what a search learned
     (each k's classification, the checked nodes' summaries) on disk for other processes
-    (:mod:`privnb.mechanisms.lattice_cache`). :class:`FullDomainGeneralizer` gets its lattice there.
+    (:mod:`privnb.mechanisms._lattice_cache`). :class:`FullDomainGeneralizer` gets its lattice there.
 
     Parameters
     ----------
@@ -218,7 +218,7 @@ class FullDomainLattice:
         """The lattice of ``frame``'s quasi-identifiers, shared by every call with the same inputs' content.
 
         A lattice kept in memory is returned as is; a new one starts from what the disk cache holds
-        for its key (:mod:`privnb.mechanisms.lattice_cache`).
+        for its key (:mod:`privnb.mechanisms._lattice_cache`).
 
         Parameters
         ----------
@@ -450,7 +450,7 @@ class FullDomainLattice:
 
 class AnonymityJudge:
     """The nodes of a lattice judged by k-anonymity alone (classes of fewer than ``k`` rows suppressed): the
-    interface :class:`~privnb.mechanisms.model_checks.NodeJudge` offers with privacy models, so that a generalizer
+    interface :class:`~privnb.mechanisms._model_checks.NodeJudge` offers with privacy models, so that a generalizer
     searches, scores and releases through one path.
 
     Parameters
@@ -490,12 +490,12 @@ class AnonymityJudge:
 
     def forget(self) -> bool:
         """Forget what the lattice learned from the disk cache; False when nothing came from there
-        (:func:`~privnb.mechanisms.lattice_cache.forget_learned`).
+        (:func:`~privnb.mechanisms._lattice_cache.forget_learned`).
         """
         return forget_learned(self.lattice)
 
     def verified(self, nodes, suppressed) -> bool:
-        """Whether the rows confirm each node's suppression (:func:`~privnb.mechanisms.lattice_cache.matches_data`:
+        """Whether the rows confirm each node's suppression (:func:`~privnb.mechanisms._lattice_cache.matches_data`:
         a disk cache entry is trusted by the search, not by the release).
 
         Parameters

@@ -12,7 +12,7 @@ sort by distance; a group's seed record is always in its group). The remaining r
 running sum (every record's, less each grouped record's, in row order) over their number.
 
 :func:`mdav_groups` finds the farthest and nearest records on a k-d tree compiled with numba
-(:mod:`privnb.mechanisms.mdav_kernel`, near O(n log n): a million rows in under a minute) or, without numba,
+(:mod:`privnb.mechanisms._mdav_kernel`, near O(n log n): a million rows in under a minute) or, without numba,
 by scanning the remaining records at every step (O(n^2 / k)); both give the same groups.
 """
 
@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.mechanisms import mdav_kernel
+import privnb.mechanisms._mdav_kernel as mdav_kernel
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import check_frame
 from privnb.mechanisms.releases import MicroaggregatedRelease

@@ -10,9 +10,9 @@ from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 from privnb.data.labels import TOP, format_interval
+from privnb.mechanisms._model_checks import ModelCheck, check_models
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame
-from privnb.mechanisms.model_checks import ModelCheck, check_models
 from privnb.mechanisms.releases import GeneralizedRelease
 from privnb.validation import check_int, infer_kind, validated_rows
 

@@ -116,7 +116,7 @@ def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discerni
         Every node of the lattice, in :meth:`FullDomainLattice.classify`'s order.
     acceptable : ndarray of bool
         Which nodes are within the suppression budget (from :meth:`FullDomainLattice.classify`, or from
-        :func:`~privnb.mechanisms.model_checks.search_with_models` with privacy models); it need not be an up-set.
+        :func:`~privnb.mechanisms._model_checks.search_with_models` with privacy models); it need not be an up-set.
     utility : {"discernibility", "loss", "geometric_loss"}
         The score to minimize (ARX's non-monotone discernibility, or Iyengar's loss metric, averaged over
         attributes arithmetically or by ARX's geometric mean).

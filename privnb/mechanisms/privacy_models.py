@@ -20,8 +20,8 @@ with the input table's (before suppression); a reader holding only the release c
 release's own. Each such model names its reading, ``reference="input"`` (the default, ARX's) or
 ``"release"``; :meth:`PrivacyModel.holds` on counts from :func:`sensitive_counts` uses that reading (the
 input's distribution comes with ``input_table=``), and the generalizers search under it
-(:mod:`privnb.mechanisms.model_checks`). The ordered distance uses the attribute's declared order
-(``order=``) and refuses text without one (:mod:`privnb.mechanisms.ground_distances`).
+(:mod:`privnb.mechanisms._model_checks`). The ordered distance uses the attribute's declared order
+(``order=``) and refuses text without one (:mod:`privnb.mechanisms._ground_distances`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
+from privnb.mechanisms._ground_distances import emd_equal, emd_hierarchical, emd_in_order, emd_ordered
 from privnb.mechanisms.class_counts import SensitiveCounts, sensitive_counts
-from privnb.mechanisms.ground_distances import emd_equal, emd_hierarchical, emd_in_order, emd_ordered
 
 __all__ = [
     "PrivacyModel",
@@ -273,15 +274,8 @@ class RecursiveCLDiversity(PrivacyModel):
 
 DISTANCES = ("equal", "ordered", "hierarchical")
 
-_REFERENCE_DOC = """reference : {"input", "release"}
-        The distribution each class is compared with. "input" (the default, ARX's reading): the input
-        table's, before suppression; a generalizer suppresses the classes failing against it, and a release
-        is checked with ``sensitive_counts(release, ..., input_table=table)``. "release": the released rows'
-        own (what a reader of the release alone can check, pyCANON's reading); a full-domain generalizer then
-        suppresses failing classes until every kept class holds against the kept rows' distribution. The two
-        differ only when rows are suppressed."""
 
-
+@shared_doc
 @dataclass(frozen=True)
 class TCloseness(PrivacyModel):
     """t-closeness: every class's sensitive distribution is within Earth Mover's Distance ``t`` of the
@@ -305,7 +299,8 @@ class TCloseness(PrivacyModel):
         The sensitive attribute's declared order for ``distance="ordered"`` (``Dataset.orders[sensitive]``,
         a data card's ordinal ``order``); its values are the domain. A generalizer's ``orders`` gives it
         when left out.
-    {reference}
+    reference : {"input", "release"}
+        {reference}
     """
 
     t: float
@@ -384,9 +379,6 @@ class TCloseness(PrivacyModel):
         return self.measure(counts) <= self.t + 1e-12
 
 
-TCloseness.__doc__ = TCloseness.__doc__.replace("{reference}", _REFERENCE_DOC)
-
-
 def _relative_gains(counts: np.ndarray, overall: np.ndarray) -> np.ndarray:
     """(q - p) / p for every class and value with q > p, else 0 (q the class's share, p the share compared
     with); infinite where q > p = 0, a value the class holds and the distribution does not.
@@ -397,6 +389,7 @@ def _relative_gains(counts: np.ndarray, overall: np.ndarray) -> np.ndarray:
     return np.where(shares > p, gain, 0.0)
 
 
+@shared_doc
 @dataclass(frozen=True)
 class BasicBetaLikeness(PrivacyModel):
     """Basic beta-likeness: in every class, each sensitive value more frequent than in the table is so by at
@@ -408,7 +401,8 @@ class BasicBetaLikeness(PrivacyModel):
     ----------
     beta : float
         The largest relative gain (positive).
-    {reference}
+    reference : {"input", "release"}
+        {reference}
     """
 
     beta: float
@@ -435,6 +429,7 @@ class BasicBetaLikeness(PrivacyModel):
         return float(gains.max()) if gains.size else 0.0
 
 
+@shared_doc
 @dataclass(frozen=True)
 class EnhancedBetaLikeness(PrivacyModel):
     """Enhanced beta-likeness: ``(q - p) / p <= min(beta, -ln p)`` whenever ``q > p`` (enhanced beta-likeness
@@ -449,7 +444,8 @@ class EnhancedBetaLikeness(PrivacyModel):
     ----------
     beta : float
         The largest relative gain (positive).
-    {reference}
+    reference : {"input", "release"}
+        {reference}
     """
 
     beta: float
@@ -486,7 +482,3 @@ class EnhancedBetaLikeness(PrivacyModel):
         if (gains > self._limits(overall) + 1e-12).any():
             return math.inf
         return float(gains.max())
-
-
-BasicBetaLikeness.__doc__ = BasicBetaLikeness.__doc__.replace("{reference}", _REFERENCE_DOC)
-EnhancedBetaLikeness.__doc__ = EnhancedBetaLikeness.__doc__.replace("{reference}", _REFERENCE_DOC)

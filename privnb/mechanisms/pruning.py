@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.anatomy import Anatomizer
 from privnb.mechanisms.releases import PrunedRelease
 from privnb.validation import infer_kinds
@@ -272,6 +273,7 @@ def prune(
     return Pruning(joined.iloc[kept].reset_index(drop=True), kept, encoded, pre)
 
 
+@shared_doc
 class AnatomyPruner(Anatomizer):
     """Mechanism of the pruned view D_P (Definitions 13 and 15 of MC16; Appendix B pruning).
 
@@ -296,6 +298,7 @@ class AnatomyPruner(Anatomizer):
         Appendix B's centring of ordinal codes (:func:`appendix_b_preprocess`).
     random_state : int, RandomState or None
         Drives the anatomization's random choices.
+        {random_state}
 
     Attributes
     ----------

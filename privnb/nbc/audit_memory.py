@@ -10,7 +10,7 @@ attributes of 10 values each, ``11^8 - 1`` (214 million) values in all. Its peak
 - the largest block's working arrays: the expected counts of every value of I per label, their posterior,
   the index of the values;
 - on the exact method, where some value may expect fewer than 2^60 matching rows, the hypergeometric chain
-  of each class (:mod:`privnb.nbc.hypergeometric`): one row per value of I but its last attribute, as wide as
+  of each class (:mod:`privnb.nbc._hypergeometric`): one row per value of I but its last attribute, as wide as
   the largest number of class-c rows that can match (the smallest over I of the largest count), and the
   chain's working blocks.
 
@@ -28,7 +28,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from privnb.nbc.hypergeometric import BLOCK, FLOAT_EXACT, LIMIT_LOG_MEAN, TAIL_PAD, TAIL_SD, AuditOutOfReach
+from privnb.nbc._hypergeometric import BLOCK, FLOAT_EXACT, LIMIT_LOG_MEAN, TAIL_PAD, TAIL_SD, AuditOutOfReach
 
 AUDIT_MEMORY_BUDGET = 2 << 30
 """Bytes an audit may take unless its caller says otherwise: 2 GiB, a fixed number (never read from the machine)
@@ -49,7 +49,7 @@ _MAX_SUBSETS = 100_000  # beyond this many quasi-identifiers, the chain is bound
 class AuditTooLarge(AuditOutOfReach):
     """An audit whose estimated peak memory exceeds its limit: raised before anything is allocated.
 
-    A ``ValueError`` (and, as :class:`privnb.nbc.hypergeometric.AuditOutOfReach`, a ``MemoryError``) whose
+    A ``ValueError`` (and, as :class:`privnb.nbc._hypergeometric.AuditOutOfReach`, a ``MemoryError``) whose
     message names the audit's size, the estimate, the limit and what to lower.
     """
 
@@ -89,7 +89,7 @@ def _chain_widths(p: int, largest: list[int]) -> list[int]:
     """Upper bounds of the matching count after each link of one class's chain (population ``p``, the
     largest count of each attribute in chain order): the first link matches exactly ``N_1`` rows; a link of
     ``j`` draws keeps at most ``min(N, j, j N / p + 17 sqrt(j N / p) + 51)`` (the window of
-    :func:`privnb.nbc.hypergeometric.chain_posteriors`' hypergeometric blocks, rounded up), whatever the value.
+    :func:`privnb.nbc._hypergeometric.chain_posteriors`' hypergeometric blocks, rounded up), whatever the value.
     """
     bounds = [largest[0]]
     for n in largest[1:]:
@@ -99,7 +99,7 @@ def _chain_widths(p: int, largest: list[int]) -> list[int]:
 
 
 def _chain_bytes(counts: _Counts, domains: list[int], largest: list[list[int]]) -> int:
-    """Peak bytes of the chains of one quasi-identifier (:func:`privnb.nbc.hypergeometric.chain_posteriors`),
+    """Peak bytes of the chains of one quasi-identifier (:func:`privnb.nbc._hypergeometric.chain_posteriors`),
     from its domain sizes and, per class, its attributes' largest counts (chain order): each class's rows after
     each link, as wide as its bound, and the working blocks (draws times matches of a link; a class's matches
     times the others' at the end).

@@ -20,6 +20,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.nbc.exact_audit import AuditResult, achieved_r, audit
 from privnb.nbc.safety import corollary4_gamma
 from privnb.nbc.views import NBCViews
@@ -106,6 +107,7 @@ def condition8_ratio(views) -> float:
     return float(np.nanmax(ratios))
 
 
+@shared_doc
 def corollary4_counterexamples(
     n_views: int = 20_000,
     *,
@@ -135,7 +137,8 @@ def corollary4_counterexamples(
         posterior-to-prior ratio ``P2/P1`` itself exceeds gamma (with two labels and the uniform prior it is
         at most 2, so only gammas below 2 qualify: larger counts are needed).
     random_state : int, RandomState or None
-        Seeds the random view sets (:func:`sklearn.utils.check_random_state`).
+        Seeds the random view sets.
+        {random_state}
 
     Returns
     -------

@@ -16,6 +16,8 @@ import numpy as np
 from diffprivlib.mechanisms import Geometric, Laplace
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
+
 from .views import NBCViews
 
 __all__ = ["DP_COUNT_MECHANISMS", "dp_views"]
@@ -42,6 +44,7 @@ def _rescale(counts: np.ndarray, total: int) -> np.ndarray:
     return base + 1
 
 
+@shared_doc
 def dp_views(views: NBCViews, epsilon: float, *, mechanism: str = "laplace", random_state=None) -> NBCViews:
     """The views released with epsilon-differential privacy (Laplace or geometric noise on every count).
 
@@ -56,6 +59,7 @@ def dp_views(views: NBCViews, epsilon: float, *, mechanism: str = "laplace", ran
         diffprivlib's ``Laplace`` or ``Geometric`` (integer noise).
     random_state : int, RandomState or None
         Seeds the noise.
+        {random_state}
 
     Returns
     -------

@@ -15,10 +15,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
+from privnb.nbc._roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.audit_memory import AuditTooLarge
 from privnb.nbc.exact_audit import achieved_r, check_prior
 from privnb.nbc.prior_floor import PriorFloor, prior_floor
-from privnb.nbc.roots import precision_bits, rounded_roots, score_bound
 from privnb.nbc.safety import (
     corollary4_gamma,
     natural_log,
@@ -269,6 +270,7 @@ def _floor_failure(views: NBCViews, f, r, prior_bound, floor: PriorFloor | None)
     )
 
 
+@shared_doc
 def est(
     views: NBCViews,
     prior,
@@ -289,10 +291,9 @@ def est(
     tie resolution, Split of the counts raised to ``alpha`` into ``F_c`` sub-labels per label (``alpha`` the
     smallest power whose exact smallest score ratio exceeds ``F~``: Lemma 12 with the true ratio instead of
     ``M1/M2``), SafetyTransform on the sub-labels with gamma = r (the sub-labels of one label stay identical, so
-    they share Step 2's rounding),
-    Merging (Definition 6), then Steps 3-4. The merged views are checked exactly for NBC-equivalence with
-    the input; when it fails (Statement 14's condition does not hold) the result is a failure with its
-    reason, never a non-equivalent classifier. The achieved r is measured with the exact
+    they share Step 2's rounding), Merging (Definition 6), then Steps 3-4. The merged views are checked exactly for
+    NBC-equivalence with the input; when it fails (Statement 14's condition does not hold) the result is a failure
+    with its reason, never a non-equivalent classifier. The achieved r is measured with the exact
     :func:`privnb.nbc.exact_audit.audit`.
 
     Parameters
@@ -305,6 +306,7 @@ def est(
         The requested r-closeness, > 1.
     random_state : int, RandomState or None
         For the values that replace zeros (Step 1).
+        {random_state}
     max_power : int
         Largest Split power ``alpha`` tried before EST gives up.
     audit_result : bool

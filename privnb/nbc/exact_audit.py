@@ -27,8 +27,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from privnb.nbc._hypergeometric import FLOAT_EXACT, LIMIT_LOG_MEAN, chain_posteriors
 from privnb.nbc.audit_memory import check_audit_memory
-from privnb.nbc.hypergeometric import FLOAT_EXACT, LIMIT_LOG_MEAN, chain_posteriors
 from privnb.validation import as_fraction
 
 

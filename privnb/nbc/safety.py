@@ -21,8 +21,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from privnb._docstrings import shared_doc
 from privnb.bounds.amplification import check_gamma
-from privnb.nbc.roots import precision_bits, rounded_roots
+from privnb.nbc._roots import precision_bits, rounded_roots
 from privnb.nbc.views import NBCViews, count_tables, unflatten_counts
 from privnb.validation import as_fraction
 
@@ -40,6 +41,7 @@ def _power_of_two_below(value: Fraction) -> Fraction:
     return power if power <= value else power / 2
 
 
+@shared_doc
 def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
     """Step 1 (Figure 3): replace every zero ``N^i_{t,c}`` by a small positive rational.
 
@@ -55,6 +57,7 @@ def step1_remove_zeros(views: NBCViews, *, random_state=None) -> NBCViews:
         The input views (int or Fraction counts); their class counts are kept.
     random_state : int, RandomState or None
         Draws each replacement's factor ``u``.
+        {random_state}
 
     Returns
     -------
@@ -311,6 +314,7 @@ def k_sind(views) -> int:
     return int(min(views.class_counts))
 
 
+@shared_doc
 def synthetic_database(
     views: NBCViews, *, target: str = "class", random_state=None, max_rows: int = 10_000_000
 ) -> pd.DataFrame:
@@ -325,6 +329,7 @@ def synthetic_database(
         The name of the label column.
     random_state : int, RandomState or None
         Draws the permutations.
+        {random_state}
     max_rows : int
         Largest table built; views that describe more rows raise ValueError.
 
@@ -356,6 +361,7 @@ def synthetic_database(
 
 
 # ---------------------------------------------------------------------------------------------- estimator
+@shared_doc
 class SafetyTransform(BaseEstimator):
     """SafetyTransform (Figure 2 of MZ09): NBC-equivalent views that satisfy Corollary 4 for gamma.
 
@@ -374,6 +380,7 @@ class SafetyTransform(BaseEstimator):
         unmet, k grows until it holds (checked exactly).
     random_state : int, RandomState or None
         Step 1's random choice of the replaced zeros.
+        {random_state}
 
     Attributes
     ----------
@@ -462,6 +469,7 @@ class SafetyTransform(BaseEstimator):
         return tags
 
 
+@shared_doc
 def safety_transform(views: NBCViews, gamma, *, random_state=None) -> NBCViews:
     """Run SafetyTransform (Figure 2) and return the published integer views.
 
@@ -476,6 +484,7 @@ def safety_transform(views: NBCViews, gamma, *, random_state=None) -> NBCViews:
         The amplification (> 1) of Corollary 4.
     random_state : int, RandomState or None
         Step 1's random choice of the replaced zeros.
+        {random_state}
     """
     return SafetyTransform(gamma, random_state=random_state).fit(views).views_
 

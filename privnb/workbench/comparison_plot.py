@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from privnb.workbench.frontier_words import method_words
+from privnb.workbench._frontier_words import method_words
 
 __all__ = ["like_for_like_plot"]
 

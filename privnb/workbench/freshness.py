@@ -7,10 +7,10 @@ its JSON spelling, so ``1`` and ``1.0`` differ), the same notebook (its path rel
 and the same code in it (:func:`privnb.workbench.spec.notebook_fingerprint`: its code cells' sources; an edit
 to a markdown cell does not run a point again), and the same content of every file it reads through a data
 card (``inputs``: the sha256 of the card, its data file, its hierarchy and item files,
-:func:`privnb.data.card_inputs.input_digests`): editing the CSV, the card or a hierarchy file runs the point
+:func:`privnb.data.input_digests`): editing the CSV, the card or a hierarchy file runs the point
 again. Anything else runs the point again; its last good results wait in ``<point>.previous`` meanwhile.
 
-Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench.provenance`): privnb's
+Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench._provenance`): privnb's
 version and git commit. A change to privnb's own code, to an installed package or to an environment variable
 the notebook reads does not run a point again: ``--force`` does.
 """
@@ -21,8 +21,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from privnb.data.card_inputs import input_digests
-from privnb.workbench.provenance import privnb_provenance
+from privnb.data import input_digests
+from privnb.workbench._provenance import privnb_provenance
 from privnb.workbench.spec import Point, read_json
 
 

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from privnb.experiments.privacy_frontier.points import frontier_headlines
-from privnb.workbench.frontier_words import attack_words, method_order, method_words
+from privnb.workbench._frontier_words import attack_words, method_order, method_words
 
 __all__ = ["frontier_plot"]
 
@@ -62,7 +62,7 @@ def frontier_plot(
     """One panel per attack (``points["attack"]``) on a grid of ``ncols`` columns (default 3, 2 for four
     panels); r - 1 on a symlog scale once it exceeds 10; each point's 95% interval of the advantage as a bar.
 
-    Panels come in the attacks' registration order, mechanisms in :mod:`privnb.workbench.frontier_words`' order
+    Panels come in the attacks' registration order, mechanisms in :mod:`privnb.workbench._frontier_words`' order
     with its labels (a view without words under its method); each mechanism
     keeps one colour and marker, its points joined in parameter order and labelled by their parameter
     (coinciding points share a label). A dotted line marks the attack's baseline (x = 0); a dashed line the

@@ -226,7 +226,7 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     """
     from nbclient import NotebookClient
 
-    from privnb.workbench.kernels import kernel_options
+    from privnb.workbench._kernels import kernel_options
 
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)

@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
+from privnb.workbench._kernel_log import log_finished
+from privnb.workbench._kernels import kernel_options
+from privnb.workbench._safety import RunOwner
 from privnb.workbench.freshness import point_identity
-from privnb.workbench.kernel_log import log_finished
-from privnb.workbench.kernels import kernel_options
-from privnb.workbench.safety import RunOwner
 from privnb.workbench.spec import INJECTED, Point, read_json, write_json
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

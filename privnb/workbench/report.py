@@ -12,15 +12,15 @@ from pathlib import Path
 import pandas as pd
 
 from privnb.files import WriteError, atomic_path, naming_write_errors, write_text
-from privnb.workbench.notebooks import HEADLINE_KEY
-from privnb.workbench.provenance import provenance_text
-from privnb.workbench.report_pages import (
+from privnb.workbench._provenance import provenance_text
+from privnb.workbench._report_pages import (
     Link,
     export_notebook_html,
     mathjax_url,
     render_html,
     render_markdown,
 )
+from privnb.workbench.notebooks import HEADLINE_KEY
 from privnb.workbench.spec import read_json
 
 _HEADLINE_COLUMNS = 8

@@ -45,12 +45,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench.dask_sweep import SchedulerLost, connect, execute_dask
-from privnb.workbench.freshness import point_state
-from privnb.workbench.kernels import die_with_parent, kernel_problem, limit_threads
-from privnb.workbench.point_run import lost_record, previous_dir, run_point
-from privnb.workbench.report import unwritten, write_index, write_sweep_outputs
-from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
+from privnb.workbench._kernels import die_with_parent, kernel_problem, limit_threads
+from privnb.workbench._safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
     LOCK_NAME,
     STOP_SIGNALS,
     StopFlag,
@@ -60,6 +56,10 @@ from privnb.workbench.safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-
     lock_results,
     stop_kernels,
 )
+from privnb.workbench.dask_sweep import SchedulerLost, connect, execute_dask
+from privnb.workbench.freshness import point_state
+from privnb.workbench.point_run import lost_record, previous_dir, run_point
+from privnb.workbench.report import unwritten, write_index, write_sweep_outputs
 from privnb.workbench.spec import Point, SweepSpec, load_spec, read_json, write_json
 
 

@@ -17,9 +17,9 @@ from privnb.attacks import (
     random_guess,
     random_worlds_rate,
 )
+from privnb.attacks._naive_bayes_em import interchangeable_values
 from privnb.attacks.anatomy_disclosure import group_prior
 from privnb.attacks.definetti import encode_quasi_identifiers
-from privnb.attacks.naive_bayes_em import interchangeable_values
 from privnb.mechanisms import Anatomy, anatomize
 
 

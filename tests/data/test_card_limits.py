@@ -87,7 +87,7 @@ def test_a_bad_limit_is_named(tmp_path, monkeypatch, value):
 
 def test_lines_are_measured_across_read_chunks(tmp_path, monkeypatch):
     """Short lines in a file far larger than a chunk read; one long line between chunks does not."""
-    from privnb.data.read_limits import size_problem
+    from privnb.data._card.read_limits import size_problem
 
     monkeypatch.setenv("PRIVNB_MAX_LINE_MB", "1")
     path = tmp_path / "long.csv"

@@ -26,7 +26,7 @@ from privnb.data import (
     parse_interval,
     read_card,
 )
-from privnb.data.card_hierarchies import build_card_hierarchies
+from privnb.data._card.hierarchies import build_card_hierarchies
 from privnb.data.hierarchy import MAX_GROUPS
 from privnb.experiments import data_support
 from privnb.mechanisms import MondrianGeneralizer

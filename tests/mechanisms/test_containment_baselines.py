@@ -14,8 +14,8 @@ from privnb.data import binarize_adult
 from privnb.data.binarize import density
 from privnb.experiments import COLUMNS
 from privnb.experiments.feature_selection import side_by_side, summary_table
+from privnb.experiments.feature_selection._views import METHODS
 from privnb.experiments.feature_selection.runner import evaluate_methods
-from privnb.experiments.feature_selection.views import METHODS
 from privnb.learn import STOP_RULES, greedy_cm
 from privnb.mechanisms import DP_MECHANISMS, dataset_ac, dp_select_release, feature_hamdist, randomized_flipping
 from privnb.mechanisms.containment import classification_metric, dataset_anonymity

@@ -13,9 +13,9 @@ from small_hierarchies import HAS_ADULT_HIERARCHIES, LETTERS, small_hierarchies
 
 from privnb.data import Hierarchy
 from privnb.mechanisms import FullDomainGeneralizer, MondrianGeneralizer, is_k_anonymous
-from privnb.mechanisms.group_kernel import rollup_counts
+from privnb.mechanisms._group_kernel import rollup_counts
+from privnb.mechanisms._rollup import ClassCounts, GroupSizes
 from privnb.mechanisms.lattice import _classify_lattice, minimal_nodes
-from privnb.mechanisms.rollup import ClassCounts, GroupSizes
 
 frames = st.integers(1, 30).flatmap(
     lambda n: st.builds(

@@ -30,7 +30,7 @@ from privnb.mechanisms import (
     TCloseness,
     sensitive_counts,
 )
-from privnb.mechanisms.model_checks import ModelCheck, NodeJudge
+from privnb.mechanisms._model_checks import ModelCheck, NodeJudge
 
 QI = ["num", "let"]
 MODELS = [

@@ -18,7 +18,7 @@ from privnb.mechanisms import (
     TCloseness,
     sensitive_counts,
 )
-from privnb.mechanisms.ground_distances import emd_in_order, ordered_domain
+from privnb.mechanisms._ground_distances import emd_in_order, ordered_domain
 
 LETTERS = list("abcdef")
 

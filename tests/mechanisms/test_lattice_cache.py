@@ -1,4 +1,4 @@
-"""Tests for privnb.mechanisms.lattice_cache: lattices shared by content (clones, every k, other processes)."""
+"""Tests for privnb.mechanisms._lattice_cache: lattices shared by content (clones, every k, other processes)."""
 
 import copy
 
@@ -12,7 +12,7 @@ from small_hierarchies import LETTERS, small_hierarchies
 
 from privnb.data import Hierarchy
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice
-from privnb.mechanisms.lattice_cache import cache_dir, lattice_key, load_learned, save_learned
+from privnb.mechanisms._lattice_cache import cache_dir, lattice_key, load_learned, save_learned
 
 QI = ["num", "let"]
 
@@ -86,7 +86,7 @@ def test_an_unreadable_cache_file_is_ignored_and_rewritten(tmp_path, monkeypatch
 
 
 def test_disk_cache_keeps_at_most_max_files(tmp_path, monkeypatch):
-    from privnb.mechanisms import lattice_cache
+    import privnb.mechanisms._lattice_cache as lattice_cache
 
     monkeypatch.setenv("PRIVNB_CACHE", str(tmp_path))
     monkeypatch.setattr(lattice_cache, "MAX_FILES", 2)
@@ -161,7 +161,7 @@ def test_cache_off_values_make_no_folder(tmp_path, monkeypatch, value):
 
 def test_cache_never_touches_the_users_files(tmp_path, monkeypatch):
     """PRIVNB_CACHE naming a folder of the user's own .npz files: the cache writes and prunes only its subfolder."""
-    from privnb.mechanisms import lattice_cache
+    import privnb.mechanisms._lattice_cache as lattice_cache
 
     own = {tmp_path / f"{i:040x}.npz": f"user file {i}".encode() for i in range(30)}
     own[tmp_path / "notes.npz"] = b"mine"

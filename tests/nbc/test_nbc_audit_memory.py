@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from privnb.nbc import NBCViews, achieved_r, posterior
-from privnb.nbc.hypergeometric import AuditOutOfReach
+from privnb.nbc._hypergeometric import AuditOutOfReach
 
 
 def _views(rare, common):

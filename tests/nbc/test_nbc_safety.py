@@ -21,8 +21,8 @@ from privnb.nbc import (
     satisfies_corollary4,
     synthetic_database,
 )
+from privnb.nbc._roots import RootPlan, rounded_roots
 from privnb.nbc.est_release import merge, resolve_ties, split, winning_labels
-from privnb.nbc.roots import RootPlan, rounded_roots
 from privnb.nbc.safety import step1_remove_zeros, step2_roots, step3_restore_totals, step4_integers
 from privnb.nbc.views import score_signs
 

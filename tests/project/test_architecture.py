@@ -15,6 +15,7 @@ PACKAGE = ROOT / "privnb"
 RANK = {
     "files": 0,
     "validation": 0,
+    "_docstrings": -1,  # the docstrings' shared parameter text, below every layer (text only)
     "bounds": 0,
     "data": 1,
     "mechanisms": 2,

@@ -148,8 +148,8 @@ def frontier_points_frame(methods):
 
 
 def test_frontier_plot_puts_five_panels_on_a_grid_with_one_legend():
+    from privnb.workbench._frontier_words import attack_words, method_words
     from privnb.workbench.frontier_plot import frontier_plot
-    from privnb.workbench.frontier_words import attack_words, method_words
 
     methods = ["dp_laplace", "anatomized", "pruned", "mondrian", "generalized", "k-ac", "full", "safety_transform"]
     fig = frontier_plot(frontier_points_frame(methods))

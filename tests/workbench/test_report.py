@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privnb.workbench.kernels import kernel_options
+from privnb.workbench._kernels import kernel_options
 
 BODY = """
 import json, pathlib
@@ -156,7 +156,7 @@ def test_a_headline_must_name_metrics(tmp_path, metrics, headline, message):
 
 
 def test_wide_tables_scroll_inside_the_page():
-    from privnb.workbench.report_pages import render_html
+    from privnb.workbench._report_pages import render_html
 
     page = render_html([("h1", "T"), ("table", [f"column {i}" for i in range(40)], [["1"] * 40])])
     assert '<div class="wide"><table>' in page and "</table></div>" in page
@@ -164,7 +164,7 @@ def test_wide_tables_scroll_inside_the_page():
 
 
 def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, monkeypatch):
-    from privnb.workbench import report_pages
+    import privnb.workbench._report_pages as report_pages
     from privnb.workbench.report import write_index
 
     source = tmp_path / "package_static"
@@ -192,7 +192,7 @@ def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, 
 def test_executed_notebooks_are_exported_with_the_local_mathjax(tmp_path):
     import nbformat
 
-    from privnb.workbench.report_pages import MATHJAX_FOLDER, export_notebook_html, mathjax_source
+    from privnb.workbench._report_pages import MATHJAX_FOLDER, export_notebook_html, mathjax_source
 
     if mathjax_source() is None:
         pytest.skip("jupyter-server-mathjax is not installed")
@@ -243,7 +243,7 @@ def test_a_saved_notebook_page_loads_nothing_from_the_internet_and_says_the_expl
 
     import nbformat
 
-    from privnb.workbench.report_pages import LIVE_KERNEL_NOTE, MATHJAX_FOLDER, export_notebook_html, mathjax_source
+    from privnb.workbench._report_pages import LIVE_KERNEL_NOTE, MATHJAX_FOLDER, export_notebook_html, mathjax_source
 
     if mathjax_source() is None:
         pytest.skip("jupyter-server-mathjax is not installed")

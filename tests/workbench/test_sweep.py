@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import privnb.workbench._report_pages as report_pages_module
 from privnb import workbench as sweep
 from privnb.experiments import COLUMNS
 from privnb.workbench import report as report_module
-from privnb.workbench import report_pages as report_pages_module
 from privnb.workbench import runner
 from privnb.workbench import spec as spec_module
 from privnb.workbench.freshness import point_identity

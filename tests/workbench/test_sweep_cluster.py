@@ -20,8 +20,8 @@ import pytest
 from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 from privnb import workbench as sweep
-from privnb.workbench.point_lock import PointBusy, hold_point
-from privnb.workbench.safety import SweepError
+from privnb.workbench._point_lock import PointBusy, hold_point
+from privnb.workbench._safety import SweepError
 
 distributed = pytest.importorskip("distributed")
 

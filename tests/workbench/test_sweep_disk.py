@@ -25,9 +25,10 @@ from machine import cores, load_factor, patience, wait_for
 from test_sweep import write_notebook, write_spec
 from test_sweep_safety import fake_execute
 
+import privnb.workbench._report_pages as report_pages
 from privnb import __main__ as cli
-from privnb.workbench import point_run, report_pages
-from privnb.workbench.kernel_log import KERNEL_LOG_BYTES
+from privnb.workbench import point_run
+from privnb.workbench._kernel_log import KERNEL_LOG_BYTES
 
 
 @pytest.fixture

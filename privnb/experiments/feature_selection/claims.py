@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from privnb.experiments.claims import Claim, Reason, evaluate
+from privnb.experiments.feature_selection._views import LABELS
 from privnb.experiments.feature_selection.runner import READINGS
 from privnb.experiments.feature_selection.tables import PAPER_TABLES, selection_label
-from privnb.experiments.feature_selection.views import LABELS
 
 KAC_SELECTORS = ("maximal", "greedy-hamdist", "greedy-distcnt")
 

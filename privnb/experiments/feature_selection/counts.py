@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
+from privnb.experiments.feature_selection._views import GREEDY_SELECTORS, LABELS, SELECTORS
 from privnb.experiments.feature_selection.tables import PAPER_TABLES
-from privnb.experiments.feature_selection.views import GREEDY_SELECTORS, LABELS, SELECTORS
 from privnb.learn.feature_selection import STOP_RULES, maximal_feasible
 from privnb.mechanisms.containment import check_binary, feature_hamdist
 
@@ -99,6 +100,7 @@ def selection_counts(
     return pd.DataFrame(rows, columns=["dataset", "method", "stop rule", "k", "paper", *COUNT_READINGS])
 
 
+@shared_doc
 def maximal_order_sizes(X, y, k: int, *, n_orders: int = 10, random_state=None) -> pd.DataFrame:
     """Sizes of maximal feasible feature sets (Definition 6 of FSAC: k-AC, and no feature can be added), one per
     order in which the features are tried (:func:`privnb.learn.maximal_feasible`).
@@ -110,7 +112,7 @@ def maximal_order_sizes(X, y, k: int, *, n_orders: int = 10, random_state=None) 
     Parameters
     ----------
     X : binary matrix
-        The rows' 0/1 features.
+        {binary_matrix}
     y : array
         Two-class labels (for HamDist).
     k : int
@@ -119,6 +121,7 @@ def maximal_order_sizes(X, y, k: int, *, n_orders: int = 10, random_state=None) 
         Random orders besides the four named ones.
     random_state : int, RandomState or None
         Draws the random orders.
+        {random_state}
 
     Returns
     -------
@@ -143,13 +146,14 @@ def maximal_order_sizes(X, y, k: int, *, n_orders: int = 10, random_state=None) 
     )
 
 
+@shared_doc
 def maximal_order_range(X, y, ks: Sequence[int], *, n_orders: int = 10, random_state=None) -> pd.DataFrame:
     """Per k: the smallest and largest maximal feasible set over the orders of :func:`maximal_order_sizes`.
 
     Parameters
     ----------
     X : binary matrix
-        The rows' 0/1 features.
+        {binary_matrix}
     y : array
         Two-class labels.
     ks : sequence of int
@@ -158,6 +162,7 @@ def maximal_order_range(X, y, ks: Sequence[int], *, n_orders: int = 10, random_s
         Random orders per k.
     random_state : int, RandomState or None
         Draws the random orders (one generator for every k).
+        {random_state}
 
     Returns
     -------

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.feature_selection.svm import CONSTANT_AUC
-from privnb.experiments.feature_selection.views import LABELS
+from privnb.experiments.feature_selection._svm import CONSTANT_AUC
+from privnb.experiments.feature_selection._views import LABELS
 
 
 def dp_figure(summary: pd.DataFrame, epsilons: Sequence[float], methods=("laplace-dp", "exponential-dp")):

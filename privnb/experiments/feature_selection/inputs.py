@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.data import TokenCorpus, binarize_adult, binarize_table, load
 from privnb.data.binarize import ADULT_BINS, ADULT_EDUCATION, ADULT_ONE_VS_REST
 from privnb.experiments.data_support import DataSupport, data_support
@@ -118,6 +119,7 @@ def _input(entry, *, adult_rows, pu1_min_df, pu1_subject, maximal_max_items, tab
     return SelectionInput(name, support, binary, data.y, binary, data.y, budget, definitions, how)
 
 
+@shared_doc
 def selection_inputs(
     datasets: Sequence,
     *,
@@ -151,6 +153,7 @@ def selection_inputs(
         Intervals per numeric column of a table card.
     random_state : int, RandomState or None
         Draws Adult's sample.
+        {random_state}
 
     Returns
     -------

@@ -20,8 +20,9 @@ import pandas as pd
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
-from privnb.experiments.feature_selection.svm import C_GRID, auc_or_nan
-from privnb.experiments.feature_selection.views import (
+from privnb._docstrings import shared_doc
+from privnb.experiments.feature_selection._svm import C_GRID, auc_or_nan
+from privnb.experiments.feature_selection._views import (
     DP_METHODS,
     GREEDY_SELECTORS,
     METHODS,
@@ -79,6 +80,7 @@ class ProtectedData:
     y: np.ndarray
 
 
+@shared_doc
 def selection_folds(y, n_splits: int, random_state, *, whole: bool = False):
     """The stratified folds, the "whole" reading's seed and one seed per fold, as notebook 03 draws them.
 
@@ -94,6 +96,7 @@ def selection_folds(y, n_splits: int, random_state, *, whole: bool = False):
         Number of folds.
     random_state : int, RandomState or None
         Seeds everything.
+        {random_state}
     whole : bool
         Draw the whole reading's seed.
 
@@ -345,6 +348,7 @@ def _check_options(methods, readings, svm_settings, stop_rules=STOP_RULES[:1]) -
         )
 
 
+@shared_doc
 def evaluate_methods(
     X,
     y,
@@ -373,7 +377,7 @@ def evaluate_methods(
     Parameters
     ----------
     X : binary matrix
-        Rows x features, 0/1.
+        {binary_matrix}
     y : array
         Labels 0/1.
     dataset_name : str
@@ -402,6 +406,7 @@ def evaluate_methods(
         The greedy selectors' stopping rules (:func:`fixed_views`); default the paper's "first-infeasible".
     random_state : int, RandomState or None
         Seeds the folds and every randomized method (:func:`selection_folds`).
+        {random_state}
 
     Returns
     -------
@@ -428,6 +433,7 @@ def evaluate_methods(
     return tidy_frame(pd.concat(frames, ignore_index=True) if frames else ())
 
 
+@shared_doc
 def evaluate_datasets(
     inputs: Mapping[str, tuple],
     datasets: Sequence[str],
@@ -453,6 +459,7 @@ def evaluate_datasets(
         As in :func:`evaluate_methods`.
     random_state : int, RandomState or None
         Given as is to every data set's :func:`evaluate_methods` (an int seeds each the same way).
+        {random_state}
 
     Returns
     -------

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.data.binarize import density
 from privnb.learn.maximal_selection import maximal_itemsets
 from privnb.mechanisms.containment import dataset_ac, feature_hamdist
@@ -61,6 +62,7 @@ def dataset_statistics(inputs: Mapping) -> tuple[pd.DataFrame, dict]:
     return pd.DataFrame(rows).set_index("data set"), metrics
 
 
+@shared_doc
 def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict[str, tuple[int, float]]:
     """Run each maximal-itemset miner at support ``k`` (Lemma 3, Algorithm 1's first line, FSAC).
 
@@ -70,7 +72,7 @@ def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict
     Parameters
     ----------
     X : binary matrix
-        The rows.
+        {binary_matrix}
     k : int
         The support.
     miners : sequence of str
@@ -88,6 +90,7 @@ def time_miners(X, k: int, miners: Sequence[str] = ("pyfim", "mlxtend")) -> dict
     return out
 
 
+@shared_doc
 def itemset_growth(X, y, n_items: Sequence[int] = (10, 15, 20), k: int = 5) -> dict[int, int]:
     """Number of maximal itemsets at support ``k`` over the ``n`` features of highest HamDist, per ``n``.
 
@@ -97,7 +100,7 @@ def itemset_growth(X, y, n_items: Sequence[int] = (10, 15, 20), k: int = 5) -> d
     Parameters
     ----------
     X : binary matrix
-        The rows.
+        {binary_matrix}
     y : array
         Labels 0/1 (for HamDist).
     n_items : sequence of int

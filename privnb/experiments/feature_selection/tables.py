@@ -14,7 +14,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from privnb.experiments.feature_selection.views import LABELS, METHODS, SELECTORS
+from privnb._docstrings import shared_doc
+from privnb.experiments.feature_selection._views import LABELS, METHODS, SELECTORS
 from privnb.learn.maximal_selection import maximal_itemsets
 from privnb.mechanisms.containment import (
     classification_metric,
@@ -254,6 +255,7 @@ def selection_metrics(summary: pd.DataFrame, side: pd.DataFrame | None, seconds:
     return metrics
 
 
+@shared_doc
 def feature_set_table(X, y=None, feature_sets: Mapping | None = None) -> pd.DataFrame:
     """Definitions 1-9 of FSAC on named feature sets of one small binary table (its Table 2 on Table 1).
 
@@ -264,7 +266,7 @@ def feature_set_table(X, y=None, feature_sets: Mapping | None = None) -> pd.Data
     Parameters
     ----------
     X : binary matrix
-        The table.
+        {binary_matrix}
     y : array, optional
         Labels 0/1.
     feature_sets : mapping, optional
@@ -287,6 +289,7 @@ def feature_set_table(X, y=None, feature_sets: Mapping | None = None) -> pd.Data
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+@shared_doc
 def selection_example(X, y, k: int, names) -> pd.DataFrame:
     """What Maximal, Greedy-HamDist and Greedy-DistCnt (Section 4 of FSAC) select at ``k`` beside the maximal
     frequent itemsets of support ``k`` (Lemma 3), on a small table whose columns are ``names``.
@@ -296,7 +299,7 @@ def selection_example(X, y, k: int, names) -> pd.DataFrame:
     Parameters
     ----------
     X : binary matrix
-        The table.
+        {binary_matrix}
     y : array
         Labels 0/1.
     k : int

@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.folds import FoldData, Score, View, error_rate, run_folds
 from privnb.experiments.knn_l_diversity.cross_validation import check_neighbors_ls, ibk_options
 from privnb.learn.encoding import FrameEncoder
@@ -31,6 +32,7 @@ from privnb.mechanisms.anatomy import anatomize
 from privnb.validation import check_int, with_labels
 
 
+@shared_doc
 class PartsTraining(BaseEstimator):
     """The training rows of every prefix of ``n_parts`` parts of a training fold (Section 5.2.6 of MC17).
 
@@ -52,6 +54,7 @@ class PartsTraining(BaseEstimator):
         would give.
     random_state : int, RandomState or None
         Seeds the split and the anatomizations.
+        {random_state}
 
     Attributes
     ----------
@@ -297,6 +300,7 @@ def convergence_views(
     return views
 
 
+@shared_doc
 def convergence_curves(
     dataset,
     *,
@@ -344,6 +348,7 @@ def convergence_curves(
         Parts of each training fold (the paper: 9).
     random_state : int, RandomState or None
         Seeds the folds, the parts and the anatomizations.
+        {random_state}
     folds : sequence of int, optional
         Fold indices to run (default all), with the same splits and seeds.
     n_jobs : int, optional

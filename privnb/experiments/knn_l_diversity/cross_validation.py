@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.class_metrics import CLASSIFICATION_METRICS, measure, metric_outputs, positive_column
 from privnb.experiments.folds import FoldData, Score, View, majority_view, run_folds
 from privnb.learn.encoding import generalized_kinds
@@ -263,6 +264,7 @@ def ibk_options(dataset, *, ties="weka", ranges="weka", sensitive_kind="weka", c
     }
 
 
+@shared_doc
 def cross_validate_knn(
     dataset,
     *,
@@ -310,6 +312,7 @@ def cross_validate_knn(
         Folds (the paper: 10).
     random_state : int, RandomState or None
         Seeds the folds and every view's mechanism.
+        {random_state}
     hierarchies : mapping, optional
         Generalization hierarchies for the anonymized 1-NN; default ``dataset.hierarchies`` when the data
         has them (None: no anonymized view).

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from privnb._docstrings import shared_doc
 from privnb.data import Hierarchy, adult_hierarchies
 from privnb.experiments.folds import (
     PredictionScorer,
@@ -66,6 +67,7 @@ FIGURE9_METRICS = {"accuracy": accuracy, "recall": recall}
 """The metrics of Figure 9, in its panels' order."""
 
 
+@shared_doc
 class NBCTraining(ClassifierMixin, BaseEstimator):
     """An NBC (NBC-enabling views, Section 3 of MZ09) trained on the original, published or k-anonymized rows.
 
@@ -84,6 +86,7 @@ class NBCTraining(ClassifierMixin, BaseEstimator):
         Publish the views through SafetyTransform(gamma) (NBC-equivalent: predicts alike); None: the views.
     random_state : int, RandomState or None
         SafetyTransform's.
+        {random_state}
 
     Attributes
     ----------
@@ -153,6 +156,7 @@ def adult_figure9_hierarchies() -> dict[str, Hierarchy]:
     return hierarchies
 
 
+@shared_doc
 def figure9_views(
     attributes: Sequence[str],
     target: str,
@@ -178,6 +182,7 @@ def figure9_views(
         SafetyTransform's gamma for the published NBC.
     random_state : int, RandomState or None
         SafetyTransform's.
+        {random_state}
 
     Returns
     -------
@@ -196,6 +201,7 @@ def figure9_views(
     return [*views, majority_view(FIGURE9_METRICS)]
 
 
+@shared_doc
 def figure9(
     frame: pd.DataFrame,
     attributes: Sequence[str],
@@ -235,6 +241,7 @@ def figure9(
         The result rows' data set name.
     random_state : int, RandomState or None
         The split's and SafetyTransform's.
+        {random_state}
 
     Returns
     -------

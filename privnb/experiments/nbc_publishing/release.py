@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.bounds.amplification import statement14_min_r
 from privnb.experiments.folds import ResultRow
 from privnb.nbc.audit_memory import plan_audit
@@ -105,6 +106,7 @@ def planned_audit(views: NBCViews, audit_memory: int | None, **policy):
     return audit(views, max_size=plan.max_size, method=plan.method, memory_limit=plan.budget, **policy), plan
 
 
+@shared_doc
 def planned_audit_plans(views: NBCViews, gammas: Sequence[float], *, audit_memory, random_state=None) -> str:
     """What :func:`planned_audit` will choose for ``views`` and for SafetyTransform(gamma)'s output at each gamma,
     without auditing: one line per audit smaller than asked, ``""`` when every audit runs in full (what
@@ -120,6 +122,7 @@ def planned_audit_plans(views: NBCViews, gammas: Sequence[float], *, audit_memor
         The budget in bytes (None: :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`).
     random_state : int, RandomState or None
         Given to every SafetyTransform.
+        {random_state}
 
     Returns
     -------
@@ -134,6 +137,7 @@ def planned_audit_plans(views: NBCViews, gammas: Sequence[float], *, audit_memor
     return "; ".join(f"{name}: {plan.why}" for name, plan in plans.items() if plan.why)
 
 
+@shared_doc
 def safety_transform_sweep(
     views: NBCViews,
     gammas: Sequence[float],
@@ -165,6 +169,7 @@ def safety_transform_sweep(
         The result rows' data set name.
     random_state : int, RandomState or None
         Given to every SafetyTransform.
+        {random_state}
     audit_memory : int, optional
         Bytes each audit may take (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`): each is the largest that
         fits (:func:`planned_audit`), and says so when smaller than asked.
@@ -209,6 +214,7 @@ def safety_transform_sweep(
     return pd.DataFrame(fig8), rows
 
 
+@shared_doc
 def exact_audits(
     views: NBCViews, policy: Sequence[float], *, gamma: float, random_state=None, audit_memory: int | None = None
 ) -> dict:
@@ -224,6 +230,7 @@ def exact_audits(
         SafetyTransform's gamma.
     random_state : int, RandomState or None
         SafetyTransform's.
+        {random_state}
     audit_memory : int, optional
         Bytes each audit may take (default :data:`privnb.nbc.AUDIT_MEMORY_BUDGET`): each is the largest that
         fits (:func:`planned_audit`), and says so when smaller than asked.
@@ -267,6 +274,7 @@ def _stage(result: ESTResult) -> str:
     return "failed"
 
 
+@shared_doc
 def figure8_est(
     views: NBCViews, gammas: Sequence[float], prior: Mapping, *, random_state=None, audit_memory: int | None = None
 ) -> pd.DataFrame:
@@ -288,6 +296,7 @@ def figure8_est(
         Label -> prior probability.
     random_state : int, RandomState or None
         Given to every EST.
+        {random_state}
     audit_memory : int, optional
         Bytes the audit of each EST output may take (:func:`privnb.nbc.est`'s ``memory_limit``); an output
         whose audit would take more is a failure at the audit.
@@ -316,6 +325,7 @@ def figure8_est(
     return pd.DataFrame(out, columns=["gamma", "success", "achieved_r", "stage", "seconds", "reason"])
 
 
+@shared_doc
 def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_state=None) -> tuple[pd.DataFrame, dict]:
     """Corollary 4 does not imply condition (8) (MZ09): :func:`privnb.nbc.corollary4_counterexamples` with
     the audited r-closeness criterion and with condition (8) itself.
@@ -328,6 +338,7 @@ def counterexample_report(*, n_views: int = 20_000, max_count: int = 6, random_s
         The largest count drawn.
     random_state : int, RandomState or None
         The search's.
+        {random_state}
 
     Returns
     -------
@@ -443,6 +454,7 @@ class ESTExperiment:
         ).set_index("quantity")
 
 
+@shared_doc
 def est_experiment(
     views: NBCViews,
     prior: Mapping,
@@ -470,6 +482,7 @@ def est_experiment(
         A second r, above the prior floor.
     random_state : int, RandomState or None
         Given to every EST.
+        {random_state}
     audit_memory : int, optional
         Bytes the audit of each EST output may take (:func:`privnb.nbc.est`'s ``memory_limit``).
 

@@ -22,8 +22,8 @@ from privnb.mechanisms import (
     release_utility,
 )
 
+from ._scoring import UTILITY_METRICS
 from .points import pooled_interval
-from .scoring import UTILITY_METRICS
 from .views import PEERS
 
 LIKE_FOR_LIKE = ("anatomized", *PEERS)

@@ -1,7 +1,7 @@
 """What the trained model leaks: the membership attack on every view's classifier beside its release's attack.
 
 Every view of the frontier is scored by
-:func:`~privnb.experiments.privacy_frontier.scoring.membership_scores` on the folds its error is measured on;
+:func:`~privnb.experiments.privacy_frontier._scoring.membership_scores` on the folds its error is measured on;
 :func:`membership_table` puts the means over folds beside the headline attack registered for its release (the
 first frontier attack its rows hold: the common adversary on microdata), and :func:`membership_reading` answers,
 for the data at hand, whether training on a protected view leaks less about who was in the training fold than

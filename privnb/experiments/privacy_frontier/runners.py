@@ -17,17 +17,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.folds import evaluate_view, run_folds, stratified_holdout, tidy_frame
 from privnb.learn.training import OriginalTraining
 from privnb.mechanisms.containment import check_binary
 
-from .releases import NBCRelease, SelectedLinearSVC
-from .scoring import release_view
+from ._releases import NBCRelease, SelectedLinearSVC
+from ._scoring import release_view
 from .views import PEERS, VIEWS, ViewSetting
 
 __all__ = ["anatomy_and_k_anonymity", "containment_linkage", "nbc_release_audit"]
 
 
+@shared_doc
 def anatomy_and_k_anonymity(
     dataset,
     *,
@@ -81,6 +83,7 @@ def anatomy_and_k_anonymity(
         Parallel (fold x view) tasks.
     random_state : int, RandomState or None
         Seeds the folds and every mechanism.
+        {random_state}
     peers : sequence of str
         Which of :data:`PEERS` to run beside anatomy at each l (full-domain only with hierarchies); ``()``
         for none.
@@ -130,6 +133,7 @@ class _Items:
         self.name, self.X, self.y = name, check_binary(X), np.asarray(y)
 
 
+@shared_doc
 def containment_linkage(
     X,
     y,
@@ -170,6 +174,7 @@ def containment_linkage(
         The folds to run (default all).
     random_state : int, RandomState or None
         Seeds the folds, the SVM and the adversaries' draws.
+        {random_state}
 
     Returns
     -------
@@ -188,6 +193,7 @@ def containment_linkage(
     )
 
 
+@shared_doc
 def nbc_release_audit(
     frame: pd.DataFrame,
     attributes: Sequence[str],
@@ -230,6 +236,7 @@ def nbc_release_audit(
         The adversary's class prior.
     random_state : int, RandomState or None
         Seeds the split and every release.
+        {random_state}
 
     Returns
     -------

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.class_metrics import CLASSIFICATION_METRICS, measure, metric_outputs, positive_scores
 from privnb.experiments.folds import FoldData, Score, View, majority_view, run_folds
 from privnb.learn.svm import (
@@ -449,6 +450,7 @@ def svm_grid_views(
     return chosen + ([majority_view(CLASSIFICATION_METRICS)] if majority else [])
 
 
+@shared_doc
 def run_svm_grid(
     dataset,
     *,
@@ -485,6 +487,7 @@ def run_svm_grid(
         Folds (the paper: 10).
     random_state : int, RandomState or None
         Seeds the folds and every view's anatomization (as in :func:`cross_validate_views`).
+        {random_state}
     folds : sequence of int, optional
         Fold indices to run (default all), with the same splits and seeds, e.g. to time one.
     n_jobs : int, optional

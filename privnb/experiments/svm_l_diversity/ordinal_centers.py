@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
+from privnb._docstrings import shared_doc
 from privnb.experiments.folds import FoldData, Score, View, error_rate, run_folds
 from privnb.experiments.svm_l_diversity.grid import SvmLearner, fitted_models
 from privnb.learn.svm import CLASSIFIER_NAMES, KERNELS
@@ -107,6 +108,7 @@ class CenterScorer:
         return tuple((name, "rows") for name in self.classifiers)
 
 
+@shared_doc
 def compare_ordinal_centers(
     dataset,
     *,
@@ -142,6 +144,7 @@ def compare_ordinal_centers(
         As in :func:`run_svm_grid`.
     random_state : int, RandomState or None
         Seeds the folds and the anatomies.
+        {random_state}
     folds : sequence of int, optional
         Fold indices to run (default all).
     options

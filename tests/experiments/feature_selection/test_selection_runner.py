@@ -8,6 +8,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from privnb.experiments import run_folds
 from privnb.experiments.feature_selection import auc_tables, dp_figure, summary_table
+from privnb.experiments.feature_selection._views import AllFeaturesSVM, FlippedSVM, auc_scores
 from privnb.experiments.feature_selection.runner import (
     ProtectedData,
     RunStream,
@@ -16,7 +17,6 @@ from privnb.experiments.feature_selection.runner import (
     selection_folds,
     whole_reading,
 )
-from privnb.experiments.feature_selection.views import AllFeaturesSVM, FlippedSVM, auc_scores
 from privnb.experiments.folds import View
 from privnb.mechanisms import randomized_flipping
 from privnb.mechanisms.containment import check_binary
@@ -109,7 +109,7 @@ def test_views_of_one_stream_continue_one_generator():
     other = FlippedSVM(4, stream=stream, random_state=11).fit(X, y)
     rng = np.random.RandomState(11)
     flip3 = randomized_flipping(X, 3, random_state=rng)
-    from privnb.experiments.feature_selection.svm import fit_svm
+    from privnb.experiments.feature_selection._svm import fit_svm
 
     fit_svm(flip3.X, y, random_state=rng)  # the first view's validation split
     flip4 = randomized_flipping(X, 4, random_state=rng)
@@ -165,7 +165,7 @@ def test_dp_figure_hatches_bars_at_or_below_the_majority():
 def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force(method):
     from collections import Counter
 
-    from privnb.experiments.feature_selection.svm import repeated_rows
+    from privnb.experiments.feature_selection._svm import repeated_rows
 
     rng = np.random.default_rng(3)
     X = (rng.random((60, 4)) < 0.5).astype(int)
@@ -179,7 +179,7 @@ def test_repeated_rows_counts_each_row_and_label_pair_by_brute_force(method):
 
 
 def test_repeated_rows_refuses_packing_what_cannot_be_packed():
-    from privnb.experiments.feature_selection.svm import repeated_rows
+    from privnb.experiments.feature_selection._svm import repeated_rows
 
     with pytest.raises(ValueError, match="needs 0/1 rows of at most 512 features"):
         repeated_rows(np.array([[2, 0], [2, 0]]), [0, 0], method="packed")
@@ -188,7 +188,7 @@ def test_repeated_rows_refuses_packing_what_cannot_be_packed():
 
 
 def test_merged_repeats_fit_the_same_svm():
-    from privnb.experiments.feature_selection.svm import fit_svm
+    from privnb.experiments.feature_selection._svm import fit_svm
 
     X, y = _toy()
     X = check_binary(np.repeat(X[:40], 5, axis=0))  # every row five times, as RF's k-anonymous rows

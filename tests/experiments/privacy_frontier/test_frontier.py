@@ -27,9 +27,9 @@ from privnb.experiments.privacy_frontier import (
     rate_spread,
     view_table,
 )
+from privnb.experiments.privacy_frontier._scoring import AttackScorer, release_view
 from privnb.experiments.privacy_frontier.leakage import MEMBERSHIP_COLUMNS
 from privnb.experiments.privacy_frontier.points import POINT_COLUMNS
-from privnb.experiments.privacy_frontier.scoring import AttackScorer, release_view
 from privnb.experiments.privacy_frontier.views import PEERS, VIEWS, FrontierView, register_view
 from privnb.learn import ProtectedTraining
 from privnb.mechanisms import Anatomy, GeneralizedRelease, Mechanism

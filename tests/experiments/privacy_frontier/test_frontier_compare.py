@@ -9,7 +9,7 @@ import pytest
 from privnb.data import load
 from privnb.experiments.folds import FoldData
 from privnb.experiments.privacy_frontier import anatomy_and_k_anonymity, like_for_like_table, utility_tables
-from privnb.experiments.privacy_frontier.scoring import UTILITY_METRICS, utility_scores
+from privnb.experiments.privacy_frontier._scoring import UTILITY_METRICS, utility_scores
 from privnb.experiments.privacy_frontier.views import PEERS
 from privnb.learn import GeneralizedTraining, IBkClassifier
 from privnb.mechanisms import DistinctLDiversity, FullDomainGeneralizer, release_utility

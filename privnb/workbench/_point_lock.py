@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench.safety import SweepError
+from privnb.workbench._safety import SweepError
 from privnb.workbench.spec import Point
 
 LOCKS_DIR = ".privnb-locks"

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from privnb.experiments.feature_selection.svm import fit_svm
-from privnb.experiments.feature_selection.views import SELECTORS
+from privnb._docstrings import shared_doc
+from privnb.experiments.feature_selection._svm import fit_svm
+from privnb.experiments.feature_selection._views import SELECTORS
 from privnb.mechanisms import ProjectionRelease
 from privnb.mechanisms.containment import check_binary
 from privnb.nbc import NBCViews, SafetyTransform, dp_views
@@ -22,18 +23,20 @@ NBC_RELEASES = ("original", "safety_transform", "dp_laplace", "dp_geometric")
 """The published NBC views :class:`NBCRelease` builds."""
 
 
+@shared_doc
 class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
     """FSAC's release and learner: features selected under a containment constraint, a linear SVM on them.
 
     Parameters
     ----------
     selector : str or None
-        A name of ``privnb.experiments.feature_selection.views.SELECTORS`` ("greedy-hamdist" for k-AC,
+        A name of ``privnb.experiments.feature_selection._views.SELECTORS`` ("greedy-hamdist" for k-AC,
         "k-anonymity-hamdist"), or None for every feature.
     k : int or None
         The selector's k.
     random_state : int, RandomState or None
         Seeds the SVM's validation split and solver.
+        {random_state}
     """
 
     def __init__(self, selector: str | None = None, k: int | None = None, random_state=None):
@@ -96,6 +99,7 @@ class SelectedLinearSVC(ClassifierMixin, BaseEstimator):
         return self.model_.decision_function(check_binary(X)[:, self.features_])
 
 
+@shared_doc
 class NBCRelease(ClassifierMixin, BaseEstimator):
     """MZ09's published NBC views of the training rows: original, SafetyTransform(gamma) or DP counts(epsilon).
 
@@ -111,6 +115,7 @@ class NBCRelease(ClassifierMixin, BaseEstimator):
         The class's name in the views.
     random_state : int, RandomState or None
         Seeds SafetyTransform or the noise.
+        {random_state}
     """
 
     def __init__(

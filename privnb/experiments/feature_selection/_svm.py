@@ -18,6 +18,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 
+from privnb._docstrings import shared_doc
 from privnb.mechanisms.containment import row_keys
 
 CLASSIFIER = "linear-svm"
@@ -34,6 +35,7 @@ _SOLVER_SEED = 0  # liblinear's coordinate order (see fit_svm)
 _PACKED_FEATURES = 512  # repeated rows keyed by their packed bits up to this many features, else by a loop
 
 
+@shared_doc
 def fit_svm(
     X,
     y,
@@ -71,6 +73,7 @@ def fit_svm(
         Fit repeated rows once, weighted by their count.
     random_state : int, RandomState or None
         Draws the validation split.
+        {random_state}
 
     Returns
     -------
@@ -215,6 +218,7 @@ def untrainable(X_train, y_train) -> str:
     return ""
 
 
+@shared_doc
 def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=None) -> tuple[float, str]:
     """Test AUC of the tuned SVM; 0.5 (a constant score) with a note when it cannot be trained.
 
@@ -228,6 +232,7 @@ def svm_auc(X_train, y_train, X_test, y_test, *, c_grid=C_GRID, random_state=Non
         As in :func:`fit_svm`.
     random_state : int, RandomState or None
         As in :func:`fit_svm`.
+        {random_state}
 
     Returns
     -------

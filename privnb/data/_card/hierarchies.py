@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from privnb.data.card_values import closest
+from privnb.data._card.read_limits import size_problem
+from privnb.data._card.values import closest
 from privnb.data.hierarchy import Hierarchy, HierarchyError
-from privnb.data.read_limits import size_problem
 from privnb.data.sources import DataUnavailableError
 
 __all__ = ["DATA_PREFIX", "build_card_hierarchies", "card_file"]

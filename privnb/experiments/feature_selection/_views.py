@@ -21,7 +21,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
-from privnb.experiments.feature_selection.svm import (
+from privnb._docstrings import shared_doc
+from privnb.experiments.feature_selection._svm import (
     C_GRID,
     CLASSIFIER,
     CONSTANT_AUC,
@@ -194,6 +195,7 @@ class _SVMView(ClassifierMixin, BaseEstimator):
         return np.where(self.decision_function(X) > 0, self.classes_[-1], self.classes_[0])
 
 
+@shared_doc
 class SelectorSVM(_SVMView):
     """A deterministic selector of :data:`SELECTORS` on the training fold, then the SVM on its features.
 
@@ -211,6 +213,7 @@ class SelectorSVM(_SVMView):
         The SVM's values of C.
     random_state : int, RandomState or None
         Draws the SVM's validation split.
+        {random_state}
     """
 
     def __init__(self, method, k, *, max_items=None, stop=STOP_RULES[0], c_grid=C_GRID, random_state=None):
@@ -242,6 +245,7 @@ class SelectorSVM(_SVMView):
         return self
 
 
+@shared_doc
 class AllFeaturesSVM(_SVMView):
     """The SVM on every feature of its rows: the full feature set, or a release protected before the folds.
 
@@ -253,6 +257,7 @@ class AllFeaturesSVM(_SVMView):
         Further values to report beside the AUC and the feature count (RF's flipped share).
     random_state : int, RandomState or None
         Draws the SVM's validation split.
+        {random_state}
     """
 
     def __init__(self, *, c_grid=C_GRID, facts=None, random_state=None):
@@ -279,6 +284,7 @@ class AllFeaturesSVM(_SVMView):
         return self
 
 
+@shared_doc
 class FlippedSVM(_SVMView):
     """RF: the training fold flipped to k-anonymity (:func:`privnb.mechanisms.randomized_flipping`), then the SVM,
     which fits each repeated flipped row once, weighted by its count (``fit_svm(merge_repeats=True)``).
@@ -295,6 +301,7 @@ class FlippedSVM(_SVMView):
         The fold and run's shared generator (default a stream of this view alone).
     random_state : int, RandomState or None
         The run's seed of the fold.
+        {random_state}
     """
 
     def __init__(self, k, *, c_grid=C_GRID, both_folds=False, stream=None, random_state=None):
@@ -346,6 +353,7 @@ class FlippedSVM(_SVMView):
         return randomized_flipping(X, min(self.k, X.shape[0]), random_state=rng).X, y
 
 
+@shared_doc
 class DPReleaseSVM(_SVMView):
     """A DP baseline: features chosen with ``epsilon / 2`` and their noisy table released with the rest
     (:func:`privnb.mechanisms.dp_select_release`), the SVM trained on the released rows.
@@ -366,6 +374,7 @@ class DPReleaseSVM(_SVMView):
         The fold and run's shared generator (default a stream of this view alone).
     random_state : int, RandomState or None
         The run's seed of the fold.
+        {random_state}
     """
 
     def __init__(self, mechanism, epsilon, *, dp_k=5, c_grid=C_GRID, both_folds=False, stream=None, random_state=None):

@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from privnb.workbench.kernel_log import bounded_log
+from privnb.workbench._kernel_log import bounded_log
 
 _UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 _SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
@@ -107,7 +107,7 @@ def stop_kernel(log: str | os.PathLike) -> bool:
     """Kill the kernel whose own output goes to ``log`` (one point's kernel), with whatever it started.
 
     Returns whether such a kernel was running. Used to stop one point among several running in one process
-    (the threads of a dask worker), where :func:`privnb.workbench.safety.stop_kernels` would stop them all.
+    (the threads of a dask worker), where :func:`privnb.workbench._safety.stop_kernels` would stop them all.
 
     Parameters
     ----------

@@ -11,7 +11,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from privnb.data.card_hierarchies import DATA_PREFIX, card_file
+from privnb.data._card.hierarchies import DATA_PREFIX, card_file
 from privnb.data.cards import is_card, read_card
 
 __all__ = ["card_inputs", "file_sha256", "input_digests"]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from privnb.data.card_values import matching
-from privnb.data.read_limits import size_problem
+from privnb.data._card.read_limits import size_problem
+from privnb.data._card.values import matching
 
 READ_KEYS = (
     "sep",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privnb.mechanisms.group_kernel import count_cells, count_groups, rollup_counts
+from privnb.mechanisms._group_kernel import count_cells, count_groups, rollup_counts
 from privnb.mechanisms.grouping import combine_codes, group_sizes
 
 __all__ = ["GroupSizes"]

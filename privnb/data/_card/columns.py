@@ -1,6 +1,6 @@
 """The column checks of a data card describing a table: each column's kind (given or inferred), the missing
 values (dropped or made a category), the binary target and the values that differ only by case or white space;
-every problem is appended to ``problems``. A card's values meet the cells as :mod:`privnb.data.card_values`
+every problem is appended to ``problems``. A card's values meet the cells as :mod:`privnb.data._card.values`
 says (numbers as numbers, ``2500`` matching ``2500.0``).
 """
 
@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from privnb.data.card_values import find_value, label_text, matching, near_duplicates
+from privnb.data._card.values import find_value, label_text, matching, near_duplicates
 from privnb.validation import KINDS, infer_kind
 
 

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from privnb.data.card_columns import positive_labels
+from privnb.data._card.columns import positive_labels
+from privnb.data._card.read_limits import size_problem
 from privnb.data.containers import TokenCorpus
-from privnb.data.read_limits import size_problem
 
 ITEM_KEYS = ("file", "format", "label", "positive", "folds", "sep", "n_folds")
 ITEM_FORMATS = ("matrix", "transactions")

@@ -51,7 +51,7 @@ def _allocate(shape: tuple[int, ...], what: str) -> np.ndarray:
     if size > MAX_ELEMENTS:
         raise AuditOutOfReach(
             f"the exact audit would hold {size:,} float64 values ({size * 8 / 2**30:.1f} GiB) for {what}, more "
-            f"than its limit of {MAX_ELEMENTS:,} (privnb.nbc.hypergeometric.MAX_ELEMENTS): audit fewer "
+            f"than its limit of {MAX_ELEMENTS:,} (privnb.nbc._hypergeometric.MAX_ELEMENTS): audit fewer "
             "quasi-identifier values at a time (max_size), or use method='expected'"
         )
     return np.zeros(shape)

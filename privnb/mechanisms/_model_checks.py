@@ -251,7 +251,7 @@ class NodeJudge:
 
     The rows' raw quasi-identifier combinations (the lattice's entries) are counted once per sensitive value
     (an entry-by-value matrix); a node's class counts are rolled up from those of a node below already
-    counted (:class:`~privnb.mechanisms.rollup.ClassCounts`, as the class sizes are), and judged by ``check``.
+    counted (:class:`~privnb.mechanisms._rollup.ClassCounts`, as the class sizes are), and judged by ``check``.
 
     Parameters
     ----------
