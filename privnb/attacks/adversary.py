@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
 
+from privnb.attacks._kernels import counting_passes
 from privnb.attacks.result import Z95, AttackResult
 from privnb.mechanisms import Anatomy, GeneralizedRelease, PrunedRelease
 
@@ -254,26 +255,11 @@ def _counting(prior: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """
     m, d = prior.shape
     strides = np.cumprod(np.concatenate(([1], counts[:-1] + 1))).astype(np.intp)
-    states = np.stack(np.unravel_index(np.arange(int(np.prod(counts + 1))), (counts + 1)[::-1], order="C"), 1)[:, ::-1]
-    full = int((counts * strides).sum())
-    forward = np.zeros((m + 1, len(states)))
-    forward[0, 0] = 1.0
-    for j in range(m):
-        for v in range(d):
-            can = states[:, v] < counts[v]
-            np.add.at(forward[j + 1], np.flatnonzero(can) + strides[v], forward[j, can] * prior[j, v])
-        forward[j + 1] /= forward[j + 1].max()
-    backward = np.zeros((m + 1, len(states)))
-    backward[m, full] = 1.0
-    for j in range(m - 1, -1, -1):
-        for v in range(d):
-            can = states[:, v] < counts[v]
-            backward[j, can] += prior[j, v] * backward[j + 1, np.flatnonzero(can) + strides[v]]
-        backward[j] /= backward[j].max()
+    forward, backward, can = counting_passes(prior, counts, strides)
     out = np.zeros((m, d))
     for v in range(d):
-        can = states[:, v] < counts[v]
-        out[:, v] = prior[:, v] * (forward[:m, can] * backward[1:, np.flatnonzero(can) + strides[v]]).sum(axis=1)
+        states = np.flatnonzero(can[v])
+        out[:, v] = prior[:, v] * (forward[:m, states] * backward[1:, states + strides[v]]).sum(axis=1)
     return out / out.sum(axis=1, keepdims=True)
 
 

@@ -41,12 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from scipy.special import logsumexp
 
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
+from ._kernels import normalize_rows, scaled_rows
 from ._naive_bayes_em import NaiveBayesModel, interchangeable_values, run_em
 
 __all__ = [
@@ -326,19 +326,18 @@ def sinkhorn_marginals(
     scaling : ndarray of shape (n_groups, n_values)
         The value scaling reached (``start`` of the next call).
     """
-    n_groups = len(counts)
-    members = sparse.csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))), shape=(n_groups, len(group)))
+    group = np.asarray(group, dtype=np.intp)
     log_x = -np.where(counts[group] > 0, scores, -np.inf).max(axis=1)
     base = np.where(counts[group] > 0, np.exp(np.minimum(scores + log_x[:, None], 0.0)), 0.0)
     y = np.ones_like(counts) if start is None else np.asarray(start, dtype=float).copy()
     log_y = np.log(y, out=np.zeros_like(counts), where=y > 0)
     scale_tol = SINKHORN_TOL * np.maximum(counts, 1.0)
+    marginals, columns = np.empty_like(base), np.empty(counts.shape)
     for _ in range(max_sweeps):
-        marginals = base * y[group]
+        scaled_rows(base, y, group, marginals)
         scale = marginals.sum(axis=1)
         log_x -= np.log(scale)
-        base /= scale[:, None]
-        columns = members @ (marginals / scale[:, None])
+        normalize_rows(base, marginals, scale, group, columns)  # base /= scale; columns = sum by group
         if np.all(np.abs(columns - counts) <= scale_tol):
             break
         ratio = np.divide(counts, columns, out=np.ones_like(counts), where=columns > 0)
