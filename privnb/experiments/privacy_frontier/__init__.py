@@ -20,6 +20,7 @@ from .comparison import (
 )
 from .leakage import (
     lira_table,
+    lira_unrun,
     membership_reading,
     membership_table,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "frontier_points",
     "like_for_like_table",
     "lira_table",
+    "lira_unrun",
     "membership_reading",
     "membership_table",
     "nbc_release_audit",

@@ -21,6 +21,7 @@ __all__ = [
     "MEMBERSHIP_COLUMNS",
     "REFERENCE_VIEWS",
     "lira_table",
+    "lira_unrun",
     "membership_reading",
     "membership_table",
 ]
@@ -126,6 +127,33 @@ def lira_table(results: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=[*keys, *loss, *LIRA_COLUMNS])
     means = means[means["lira_online_advantage"].notna()]
     return means.reindex(columns=[*keys, *loss, *LIRA_COLUMNS]).reset_index(drop=True)
+
+
+def lira_unrun(dataset_name: str, population, lira_views) -> str:
+    """Why LiRA attacked no view of a run ("" when it attacks some): its shadow models learn from rows outside
+    the data set, which a run on all of it leaves none of, and it attacks only the views ``lira_views`` names.
+
+    Parameters
+    ----------
+    dataset_name : str
+        The data set's name.
+    population : DataFrame or None
+        The rows outside the run's sample (:func:`population_rows`).
+    lira_views : sequence of str
+        The views LiRA attacks.
+
+    Returns
+    -------
+    str
+    """
+    if population is None or not len(population):
+        return (
+            f"this run uses every row of {dataset_name}, so no rows are left outside it for LiRA's shadow models; "
+            "a sample (n_rows > 0) leaves the rest as their population (the 05_privacy_utility.lira spec: every view)"
+        )
+    if not len(lira_views):
+        return "lira_views names no view; name the views to attack, e.g. lira_views = ['original', 'anatomized']"
+    return ""
 
 
 def _view_name(row) -> str:

@@ -20,6 +20,7 @@ from privnb.experiments.privacy_frontier import (
     definetti_rates,
     frontier_points,
     lira_table,
+    lira_unrun,
     membership_reading,
     membership_table,
     nbc_release_audit,
@@ -236,3 +237,15 @@ def test_lira_attacks_the_views_it_is_asked_to_with_shadow_models_on_the_populat
     assert list(lira["method"]) == ["original"] and lira["lira_online_auc"].between(0, 1).all()
     assert rows.query("metric == 'lira_online_n_shadows'")["value"].tolist() == [4]
     assert not rows.query("method == 'anatomized' and metric.str.startswith('lira')").size
+    assert lira_unrun("d", population, ["original"]) == ""
+
+
+def test_lira_says_why_it_attacked_no_view(ward):
+    data, _ = ward
+    rows = anatomy_and_k_anonymity(
+        data, ls=[2], k_anonymity=[], n_splits=3, folds=[0], n_iter=2, peers=[], population=None,
+        lira_views=["original"], lira_shadows=4, random_state=0,
+    )  # fmt: skip
+    assert lira_table(rows).empty
+    assert "every row of d" in lira_unrun("d", None, ["original"])
+    assert "names no view" in lira_unrun("d", population_rows(data, data.sample(100, random_state=0)), [])
