@@ -117,6 +117,15 @@ def test_load_spec_resolves_the_notebook_from_notebooks(project):
     assert Path(points[0].output_dir) == (project / "results" / "toy.quick" / "x=1").resolve()
 
 
+SHIPPED_SPECS = sorted((Path(__file__).resolve().parents[2] / "notebooks" / "sweeps").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED_SPECS, ids=lambda path: path.name)
+def test_every_shipped_spec_loads_against_its_notebook(path, tmp_path):
+    spec = sweep.load_spec(path)  # every parameter is one its notebook defines, of the type of its default
+    assert spec.points(tmp_path) and Path(spec.notebook).is_file()
+
+
 def test_a_spec_outside_notebooks_sweeps_finds_its_notebook(tmp_path):
     """Issue 31: a spec kept in a folder of one's own finds a notebook beside it or one of privnb's own."""
     mine = tmp_path / "my specs"
