@@ -70,6 +70,7 @@ def part_a(adult, hierarchies, rows, seed):
         "sklearnex+collapse": dict(solver="sklearnex", collapse=True),
     }
     for view_name, mechanism in mechanisms.items():
+        mechanism.mechanism_ = mechanism.new_mechanism()  # what fit does before building the training view
         data, seconds = timed(lambda: mechanism.training_view(X.iloc[train].reset_index(drop=True), y[train]))
         mechanism.view_columns_ = list(data.X.columns)
         test_rows = mechanism.test_view(X.iloc[test])
