@@ -178,6 +178,10 @@ def part_e(adult, rows, kernels, seed):
     for solver in ("libsvm", "sklearnex"):
         for kernel in kernels:
             for space in ("one_hot", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale"):
+                if (solver, kernel, space) == ("sklearnex", "linear", "appendix_b"):
+                    print(f"  {solver:9s} {kernel:6s} {space:20s} not run: oneDAL's solver ran over 15 min on the "
+                          "unscaled space (libsvm's time above is its cost)", flush=True)  # fmt: skip
+                    continue
                 model, seconds = timed(
                     lambda: svm_pipeline(adult, kernel, solver=solver, space=space).fit(X.iloc[train], y[train])
                 )
