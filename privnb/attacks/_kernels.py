@@ -93,14 +93,39 @@ def counting_passes(prior: np.ndarray, counts: np.ndarray, strides: np.ndarray):
 
 
 def scaled_rows(base: np.ndarray, scaling: np.ndarray, group: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``out[i] = base[i] * scaling[group[i]]`` (rows x values), written into ``out`` and returned."""
+    """``out[i] = base[i] * scaling[group[i]]``, written into ``out`` and returned.
+
+    Parameters
+    ----------
+    base : ndarray of shape (rows, values)
+        Each row's weights.
+    scaling : ndarray of shape (groups, values)
+        Each group's value scaling.
+    group : ndarray of int
+        Each row's group.
+    out : ndarray of shape (rows, values)
+        Where the scaled rows go.
+    """
     _scaled_rows(base, scaling, group, out)
     return out
 
 
 def normalize_rows(base, marginals, scale, group, columns) -> np.ndarray:
     """Divide each row of ``base`` by its ``scale`` in place, and sum ``marginals / scale`` by ``group`` into
-    ``columns`` (groups x values, overwritten), as ``members @ (marginals / scale[:, None])`` sums them.
+    ``columns`` (overwritten, and returned), as a CSR product of the group-by-row matrix sums them.
+
+    Parameters
+    ----------
+    base : ndarray of shape (rows, values)
+        Each row's weights, divided in place.
+    marginals : ndarray of shape (rows, values)
+        The scaled rows (:func:`scaled_rows`).
+    scale : ndarray of shape (rows,)
+        Each row's sum of ``marginals``.
+    group : ndarray of int
+        Each row's group.
+    columns : ndarray of shape (groups, values)
+        Where each group's column sums go.
     """
     _normalize_rows(base, marginals, scale, group, columns)
     return columns
