@@ -86,9 +86,8 @@ def test_runs_every_section_on_a_table_card(run_notebook, tmp_path):
     text = "".join(o.get("data", {}).get("text/plain", "") for o in requirements.outputs)
     assert "What each section needs from ward" in text and "False" not in text
     # but LiRA: all 591 rows are in the data, so none are left for its shadow models, and the notebook says so
-    assert _markdown(out).count("Skipped.") == 1 and "**Skipped.** *LiRA: this run uses every row of ward" in _markdown(
-        out
-    )
+    markdown = _markdown(out)
+    assert markdown.count("Skipped.") == 1 and "**Skipped.** *LiRA: this run uses every row of ward" in markdown
     # issue 31: the conclusions' numbers come from this run's rows, not Adult's
     assert "Section 1's 95% intervals of the gain are up to" in _markdown(
         out
