@@ -16,6 +16,11 @@ import numbers
 
 import numpy as np
 
+try:
+    import numba
+except ImportError:  # optional: the same loop runs in Python
+    numba = None
+
 __all__ = ["emd_equal", "emd_ordered", "emd_hierarchical", "ordered_domain", "emd_in_order"]
 
 
@@ -62,28 +67,53 @@ def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _tree_sums(hierarchy, values: tuple) -> list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per level above the values: (level / H, the values ordered by their node a level down and where each
-    node's run starts, those nodes ordered by their parent and where each parent's run starts).
+def _tree(hierarchy, values: tuple) -> tuple[np.ndarray, ...]:
+    """The hierarchy above the values, per level ``1..H`` (rows): (level / H, the node a level down of each
+    value, the parent of each of those nodes (padded), how many nodes a level down, how many parents).
     """
-    height, child, out = hierarchy.n_levels - 1, np.arange(len(values)), []
-    for level in range(1, height + 1):
+    height, child = hierarchy.n_levels - 1, np.arange(len(values))
+    weights, child_of_value = np.arange(1, height + 1) / height, np.zeros((height, len(values)), dtype=np.int64)
+    parent_of_child = np.zeros((height, len(values)), dtype=np.int64)
+    n_children, n_parents = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    for row, level in enumerate(range(1, height + 1)):
         top = level == height
         parent = np.zeros(len(values), dtype=np.int64) if top else hierarchy.codes(np.asarray(values, object), level)
         children, parents = (np.unique(c, return_inverse=True)[1].ravel() for c in (child, parent))
-        parent_of = np.empty(children.max() + 1, dtype=np.int64)
-        parent_of[children] = parents
-        by_child, by_parent = np.argsort(children, kind="stable"), np.argsort(parent_of, kind="stable")
-        out.append(
-            (level / height, by_child, _run_starts(children[by_child]), by_parent, _run_starts(parent_of[by_parent]))
-        )
+        child_of_value[row] = children
+        parent_of_child[row, children] = parents
+        n_children[row], n_parents[row] = children.max() + 1, parents.max() + 1
         child = parent
-    return out
+    return weights, child_of_value, parent_of_child, n_children, n_parents
 
 
-def _run_starts(ordered: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of ``ordered`` starts."""
-    return np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+def _tree_costs(extra, weights, child_of_value, parent_of_child, n_children, n_parents):
+    """Each row's sum over levels of ``weight * sum over parents of min(positive, negative extra of its
+    children)`` (:func:`emd_hierarchical`), a row at a time.
+    """
+    n_rows, n_values = extra.shape
+    cost = np.zeros(n_rows)
+    child, positive, negative = np.empty(n_values), np.empty(n_values), np.empty(n_values)
+    for r in range(n_rows):
+        for lv in range(len(weights)):
+            child[: n_children[lv]] = 0.0
+            for v in range(n_values):
+                child[child_of_value[lv, v]] += extra[r, v]
+            positive[: n_parents[lv]] = 0.0
+            negative[: n_parents[lv]] = 0.0
+            for j in range(n_children[lv]):
+                if child[j] > 0:
+                    positive[parent_of_child[lv, j]] += child[j]
+                else:
+                    negative[parent_of_child[lv, j]] -= child[j]
+            moved = 0.0
+            for p in range(n_parents[lv]):
+                moved += min(positive[p], negative[p])
+            cost[r] += weights[lv] * moved
+    return cost
+
+
+#: :func:`_tree_costs`, compiled when numba is installed.
+tree_costs = _tree_costs if numba is None else numba.njit(cache=True, nogil=True)(_tree_costs)
 
 
 def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values) -> np.ndarray:
@@ -109,16 +139,10 @@ def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values)
     -------
     ndarray of shape (n_classes,)
     """
-    cost = np.zeros(shares.shape[0])
-    extra = shares - overall  # the level-0 nodes: the values themselves
+    extra = np.ascontiguousarray(shares - overall, dtype=float)  # the level-0 nodes: the values themselves
     if not len(extra):
-        return cost
-    for weight, by_child, child_starts, by_parent, parent_starts in _tree_sums(hierarchy, tuple(values)):
-        child_extra = np.add.reduceat(extra[:, by_child], child_starts, axis=1)[:, by_parent]  # nodes at level - 1
-        positive = np.add.reduceat(np.clip(child_extra, 0, None), parent_starts, axis=1)
-        negative = np.add.reduceat(np.clip(-child_extra, 0, None), parent_starts, axis=1)
-        cost += weight * np.minimum(positive, negative).sum(axis=1)
-    return cost
+        return np.zeros(0)
+    return tree_costs(extra, *_tree(hierarchy, tuple(values)))
 
 
 def _is_number(value) -> bool:

@@ -15,7 +15,9 @@ beta-likeness are not: a passing class merged with a failing one (suppressed bel
 rows are suppressed above though not below. For these the search classifies k-anonymity (and any distinct
 l-diversity) with Flash, which bounds the acceptable nodes from above (an acceptable node suppresses at
 least the rows of its small classes), and then evaluates the models exactly on every node of that bound.
-Both searches are exact: every lattice node is classified.
+Both searches are exact: every lattice node is classified. ARX's optimal search (``candidates="all"``) needs
+less: the branch and bound of :func:`~privnb.mechanisms.optimal_node.optimal_node` asks
+:meth:`NodeJudge.accepts` only of the k-anonymous nodes its bound leaves in play.
 
 Which distribution t-closeness and beta-likeness compare a class with (a model's ``reference``): the input
 table's, :attr:`ModelCheck.overall` (ARX's reading, the default), or the rows a node keeps
@@ -280,6 +282,22 @@ class NodeJudge:
         """Every node's acceptability (:func:`search_with_models`)."""
         return search_with_models(self.lattice, self)
 
+    def accepts(self, nodes) -> list[bool]:
+        """Whether each of ``nodes`` suppresses at most the lattice's budget of rows (:meth:`summarize`).
+
+        Parameters
+        ----------
+        nodes : sequence of sequences of int
+            One level per quasi-identifier each, lowest first.
+        """
+        self.summarize(nodes)
+        return [self.summary(node)[0] <= self.lattice.budget for node in nodes]
+
+    @property
+    def n_judged(self) -> int:
+        """Nodes whose classes this judge has judged."""
+        return len(self.summaries)
+
     def forget(self) -> bool:
         """False: what a search with models learns is not read from the disk cache."""
         return False
@@ -452,21 +470,17 @@ def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarra
     """
     k = judge.check.k
 
-    def accept(node) -> bool:
-        return judge.summary(node.tolist())[0] <= lattice.budget
-
     nodes, anon, n_checks = lattice.classify(k)
     distinct = [m for m in judge.check.models if isinstance(m, DistinctLDiversity)]
     if judge.check.monotone:
-        acceptable, more = lattice.classify_by(accept, ~anon)
+        acceptable, more = lattice.classify_by(lambda node: judge.accepts([node.tolist()])[0], ~anon)
         return nodes, acceptable, n_checks + more, "flash"
     if distinct:  # a monotone bound first: k-anonymity and distinct l-diversity with suppression
         bound = NodeJudge(lattice, judge.check.restricted(distinct), judge.counts)
-        anon, more = lattice.classify_by(lambda node: bound.summary(node.tolist())[0] <= lattice.budget, ~anon)
+        anon, more = lattice.classify_by(lambda node: bound.accepts([node.tolist()])[0], ~anon)
         n_checks += more
     acceptable = anon.copy()
     candidates = np.flatnonzero(anon)
     candidates = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # lowest first: roll-ups
-    judge.summarize(nodes[candidates].tolist())
-    acceptable[candidates] = [judge.summary(node)[0] <= lattice.budget for node in nodes[candidates].tolist()]
+    acceptable[candidates] = judge.accepts(nodes[candidates].tolist())
     return nodes, acceptable, n_checks + len(candidates), "flash+exhaustive"

@@ -84,8 +84,11 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         Distinct l-diversity keeps this monotone and Flash's search exact; with the other models the search
         classifies k-anonymity (and distinct l-diversity) by Flash, then evaluates the models exactly on
         every node left (:mod:`privnb.mechanisms._model_checks`); both are exact. The minimal nodes are then
-        the acceptable nodes with no acceptable immediate predecessor. An l-diversity model with l above
-        the training rows' distinct sensitive values raises :class:`NotLDiverseError`.
+        the acceptable nodes with no acceptable immediate predecessor. With ``candidates="all"`` the models
+        are judged only where the optimal search's bound leaves a k-anonymous node in play (as ARX's
+        optimal search does), and the minimal nodes are found on first use of ``minimal_nodes_``. An
+        l-diversity model with l above the training rows' distinct sensitive values raises
+        :class:`NotLDiverseError`.
     orders : mapping attribute -> its values in order, optional
         The sensitive attribute's order (``Dataset.orders``), for an ordered t-closeness model that
         gives none.
@@ -95,8 +98,8 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
     node_ : dict attribute -> level of the chosen node.
     score_ : float, the chosen node's utility.
     n_evaluated_ : int, candidate nodes the choice evaluated (every minimal node, or the nodes the
-        optimal search bounded); n_skipped_ : int, acceptable nodes the optimal search skipped by its
-        bound (0 for ``candidates="minimal"``).
+        optimal search bounded); n_skipped_ : int, candidate nodes the optimal search skipped by its
+        bound (0 for ``candidates="minimal"``; with models the candidates are the k-anonymous nodes).
     minimal_nodes_ : DataFrame, one row per minimal node: the levels, ``height``,
         ``suppressed`` (rows) and the utility; sorted best first.
     suppressed_ : Index of the suppressed rows' labels.
@@ -104,7 +107,9 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         replaced by their labels at ``node_``, other columns unchanged; built on first use, as ``release_``
         (its :class:`~privnb.mechanisms.releases.GeneralizedRelease`), from the fitted rows.
     n_checks_ : int, nodes the search for this k checked; lattice_size_ : int.
-    search_ : str, ``"flash"`` or ``"flash+exhaustive"`` (with models that are not monotone).
+    search_ : str, ``"flash"``, ``"flash+exhaustive"`` (with models that are not monotone) or
+        ``"flash+bound"`` (with models and ``candidates="all"``: k-anonymity by Flash, the models by the
+        optimal search's bound).
     hierarchies_ : dict attribute -> Hierarchy.
     n_suppressed_ : int, rows :meth:`fit_resample` dropped.
     n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -184,46 +189,78 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             )
         lattice = FullDomainLattice.of(frame, qi, hier, self.max_suppression)
         judge = AnonymityJudge(lattice, k) if check is None else NodeJudge(lattice, check)
-        nodes, ok, n_checks, search = judge.search()
-        if not ok.any():
-            if judge.forget():  # without models the top node always qualifies: a wrong disk cache entry
-                return self.fit(frame)
-            with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
-            raise ValueError(
-                f"no generalization makes these {lattice.n} rows {k}-anonymous{with_models} within the "
-                f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k"
-            )
-        rows = []
-        for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
-            n_sup, score = judge.summary(m)
-            if self.utility in LOSSES:
-                score = judge.loss(m, self.utility)
-            rows.append([*m, sum(m), n_sup, score])
-        table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", self.utility])
-        table = table.sort_values([self.utility, "height", *qi], kind="stable").reset_index(drop=True)
-
         self.hierarchies_ = hier
         self.quasi_identifiers_ = qi
-        self.lattice_size_ = len(nodes)
-        self.n_checks_ = n_checks
-        self.search_ = search
-        self.minimal_nodes_ = table
-        if self.candidates == "all":
-            best = optimal_node(lattice, k, nodes, ok, utility=self.utility, judge=judge)
-            self.node_ = dict(zip(qi, best.node))
-            self.score_, self.n_evaluated_, self.n_skipped_ = best.score, best.n_evaluated, best.n_skipped
+        if self.candidates == "all" and check is not None:
+            offered = self._optimum_with_models(lattice, judge, models)
         else:
-            self.node_ = {a: int(table.loc[0, a]) for a in qi}
-            self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
+            offered = self._search(lattice, judge, models)
+            if offered is None:
+                return self.fit(frame)  # the search read a wrong disk-cache entry, now forgotten: search the rows
         node = [self.node_[a] for a in qi]
         small = judge.suppressed_rows(node)
-        if not judge.verified([*table[qi].to_numpy().tolist(), node], [*table["suppressed"], small.sum()]):
+        if not judge.verified([*offered[qi].to_numpy().tolist(), node], [*offered["suppressed"], small.sum()]):
             return self.fit(frame)  # the search trusted a wrong disk-cache entry, now forgotten: search the rows
         self.suppressed_ = frame.index[small]
         models = (self.sensitive if self.privacy_models else None, tuple(map(repr, self.privacy_models)))
         self._release = None  # built on first use of ``generalized_`` or ``release_``, from:
         self._release_inputs = (frame.copy(deep=False), lattice.raw, lattice.uniques, small, k, models)
         return self
+
+    def _search(self, lattice, judge, models) -> pd.DataFrame | None:
+        """Classify every node (``judge.search``), score the minimal nodes and choose among the candidates; the
+        minimal nodes' table, or None when a disk-cache entry proved wrong (now forgotten).
+        """
+        nodes, ok, n_checks, search = judge.search()
+        if not ok.any():
+            if judge.forget():  # without models the top node always qualifies: a wrong disk cache entry
+                return None
+            raise _nothing_acceptable(lattice, judge.k, models)
+        table = _minimal_table(lattice, judge, nodes, ok, self.quasi_identifiers_, self.utility)
+        self.lattice_size_, self.n_checks_, self.search_, self._minimal_nodes = len(nodes), n_checks, search, table
+        self.__dict__.pop("_minimal_inputs", None)  # a former fit's
+        if self.candidates == "all":
+            self._choose(optimal_node(lattice, judge.k, nodes, ok, utility=self.utility, judge=judge))
+        else:
+            self.node_ = {a: int(table.loc[0, a]) for a in self.quasi_identifiers_}
+            self.score_, self.n_evaluated_, self.n_skipped_ = float(table.loc[0, self.utility]), len(table), 0
+        return table
+
+    def _optimum_with_models(self, lattice, judge, models) -> pd.DataFrame:
+        """ARX's optimal search with privacy models: k-anonymity classified by Flash, then the branch and bound
+        over the k-anonymous nodes, the models judged only at the nodes its bound leaves in play
+        (:func:`~privnb.mechanisms.optimal_node.optimal_node` with ``accepts``). The minimal nodes are found on
+        first use of :attr:`minimal_nodes_`. Returns no nodes to verify (the models' counts come from the rows).
+        """
+        nodes, anon, n_checks = lattice.classify(judge.k)
+        best = None
+        if anon.any():
+            best = optimal_node(lattice, judge.k, nodes, anon, utility=self.utility, judge=judge, accepts=judge.accepts)
+        if best is None:
+            raise _nothing_acceptable(lattice, judge.k, models)
+        self.lattice_size_, self.n_checks_, self.search_ = len(nodes), n_checks + judge.n_judged, "flash+bound"
+        self._minimal_nodes, self._minimal_inputs = None, (lattice, judge.check)
+        self._choose(best)
+        return pd.DataFrame(columns=[*self.quasi_identifiers_, "suppressed"])
+
+    def _choose(self, best) -> None:
+        self.node_ = dict(zip(self.quasi_identifiers_, best.node))
+        self.score_, self.n_evaluated_, self.n_skipped_ = best.score, best.n_evaluated, best.n_skipped
+
+    @property
+    def minimal_nodes_(self) -> pd.DataFrame:
+        """One row per minimal node (see the class docstring); after ARX's optimal search with privacy models,
+        found on first use (every node classified, as ``candidates="minimal"`` classifies them).
+        """
+        if getattr(self, "_minimal_nodes", None) is None:
+            if not hasattr(self, "_minimal_inputs"):
+                raise AttributeError("this FullDomainGeneralizer is not fitted yet; call fit(frame) first")
+            lattice, check = self._minimal_inputs
+            judge = NodeJudge(lattice, check)
+            nodes, ok, _, _ = judge.search()
+            self._minimal_nodes = _minimal_table(lattice, judge, nodes, ok, self.quasi_identifiers_, self.utility)
+            del self._minimal_inputs
+        return self._minimal_nodes
 
     def _released(self) -> GeneralizedRelease:
         """The release record, built from the fitted rows when first asked for (a fit does not need it)."""
@@ -297,6 +334,26 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
             encode = h.midpoints if h.numeric else h.generalize
             out[a] = _by_value(out[a], lambda values, encode=encode, level=level: encode(values, level))
         return out
+
+
+def _nothing_acceptable(lattice, k: int, models) -> ValueError:
+    with_models = f" satisfying {', '.join(map(str, models))}" if models else ""
+    return ValueError(
+        f"no generalization makes these {lattice.n} rows {k}-anonymous{with_models} within the "
+        f"suppression budget of {lattice.budget} rows; raise max_suppression or lower k"
+    )
+
+
+def _minimal_table(lattice, judge, nodes, ok, qi, utility: str) -> pd.DataFrame:
+    """The minimal acceptable nodes (levels, height, suppressed rows, utility), best first."""
+    rows = []
+    for m in nodes[minimal_nodes(nodes, lattice.heights, ok)].tolist():
+        n_sup, score = judge.summary(m)
+        if utility in LOSSES:
+            score = judge.loss(m, utility)
+        rows.append([*m, sum(m), n_sup, score])
+    table = pd.DataFrame(rows, columns=[*qi, "height", "suppressed", utility])
+    return table.sort_values([utility, "height", *qi], kind="stable").reset_index(drop=True)
 
 
 def _released(frame: pd.DataFrame, raw, uniques, hierarchies, node: dict, small: np.ndarray):

@@ -32,6 +32,15 @@ The search visits the acceptable nodes lowest first (height, then levels), score
 and when its bound (which bounds its whole up-set) is no lower than the best score so far, tags its
 up-set as pruned. A pruned node is strictly higher than the node whose bound pruned it, which is at least
 as high as the best so far, so it could at best tie and lose the tie: the search is exact.
+
+With privacy models that are not monotone, which nodes are acceptable is costly to know (each node's classes
+judged by the models), and ARX's optimal search does not learn it for every node: the search may be given
+only a superset of the acceptable nodes (those within k-anonymity's budget: a node's small classes are
+suppressed whatever the models say) and a predicate ``accepts``. The nodes of the superset the bound leaves in
+play are asked ``accepts`` before they are scored, one height at a time (a node prunes only nodes above it,
+so a height's nodes in play are known before any of them is scored, and judged together); a node it refuses
+cannot be the optimum, but its bound still prunes its up-set, since the bound holds for any suppression. The
+optimum is the same.
 """
 
 from __future__ import annotations
@@ -60,10 +69,10 @@ class OptimalNode:
     score : float
         The node's utility (smaller is better).
     n_evaluated : int
-        Acceptable nodes the search evaluated: their bound, and their score unless the bound was already
-        no better than the best score.
+        Candidate nodes the search evaluated: their bound, and their score unless the bound was already
+        no better than the best score (with ``accepts``, nodes of the superset, acceptable or not).
     n_skipped : int
-        Acceptable nodes it skipped, their up-set's bound being no better than the best score.
+        Candidate nodes it skipped, their up-set's bound being no better than the best score.
     """
 
     node: tuple[int, ...]
@@ -103,7 +112,9 @@ def _scorers(lattice, k: int, utility: str, judge):
     return bound, score
 
 
-def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discernibility", judge=None) -> OptimalNode:
+def optimal_node(
+    lattice, k: int, nodes, acceptable, *, utility: str = "discernibility", judge=None, accepts=None
+) -> OptimalNode | None:
     """The acceptable node of least score, by branch and bound (see the module's docstring).
 
     Parameters
@@ -122,10 +133,13 @@ def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discerni
         attributes arithmetically or by ARX's geometric mean).
     judge : NodeJudge or AnonymityJudge, optional
         The suppression and scores follow its classes (k must be its k); default k-anonymity alone.
+    accepts : callable, optional
+        ``accepts(nodes) -> list of bool`` for nodes (lists of levels) of ``acceptable``, which is then a
+        superset of the acceptable nodes; asked, one height at a time, of the nodes the bound leaves in play.
 
     Returns
     -------
-    OptimalNode
+    OptimalNode, or None when ``accepts`` refuses every node it is asked of
     """
     bound, score = _scorers(lattice, k, utility, judge)
     heights = np.asarray(lattice.heights)
@@ -138,19 +152,34 @@ def optimal_node(lattice, k: int, nodes, acceptable, *, utility: str = "discerni
     box = pruned.reshape(tuple(heights))  # a view: an up-set is a box, tagged by slicing
     candidates = np.flatnonzero(acceptable)
     order = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # height, then levels
+    height = nodes[order].sum(axis=1)
     best, n_evaluated = None, 0
-    for i in order.tolist():
-        if pruned[i]:
-            continue
-        node, up_set = nodes[i].tolist(), tuple(slice(lv, None) for lv in nodes[i].tolist())
-        n_evaluated += 1
-        low = bound(node)
-        if best is not None and low >= best[2]:  # neither this node nor any above it can win
-            box[up_set] = True
-            continue
-        n_sup, value = score(node)
-        if best is None or value < best[2]:
-            best = (tuple(node), n_sup, value)
-        if low >= best[2]:  # this node is the best, and nothing above it does better
-            box[up_set] = True
+    for level in np.split(order, np.flatnonzero(np.diff(height)) + 1):  # one height at a time
+        level = [i for i in level.tolist() if not pruned[i]]  # a node prunes only nodes above it
+        n_evaluated += len(level)
+        # each node's bound, computed where it is used: against a best so far, or once the node is scored
+        low = [None if best is None else bound(nodes[i].tolist()) for i in level]
+        ok = [True] * len(level)
+        if accepts is not None:  # asked of the nodes no best so far rules out, all at once
+            live = [j for j, b in enumerate(low) if best is None or b < best[2]]
+            ok = [False] * len(level)
+            for j, verdict in zip(live, accepts([nodes[level[j]].tolist() for j in live])):
+                ok[j] = verdict
+        for i, low_i, ok_i in zip(level, low, ok):
+            up_set = tuple(slice(lv, None) for lv in nodes[i].tolist())
+            if best is not None:
+                low_i = bound(nodes[i].tolist()) if low_i is None else low_i
+                if low_i >= best[2]:  # neither this node nor any above it can win
+                    box[up_set] = True
+                    continue
+            if not ok_i:
+                continue
+            low_i = bound(nodes[i].tolist()) if low_i is None else low_i
+            n_sup, value = score(nodes[i].tolist())
+            if best is None or value < best[2]:
+                best = (tuple(nodes[i].tolist()), n_sup, value)
+            if low_i >= best[2]:  # this node is the best, and nothing above it does better
+                box[up_set] = True
+    if best is None:
+        return None
     return OptimalNode(best[0], best[1], float(best[2]), n_evaluated, len(candidates) - n_evaluated)

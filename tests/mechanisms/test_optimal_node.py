@@ -40,7 +40,8 @@ frames = st.integers(2, 40).flatmap(
 
 def brute_force(frame, hier, k, max_suppression, models):
     """Every node: (within the budget, suppressed rows, {utility: score}, {utility: score with nothing
-    suppressed}), from pandas group-bys on the released labels and each model's own class test."""
+    suppressed}, within the budget by k-anonymity alone), from pandas group-bys on the released labels and
+    each model's own class test."""
     n, d = len(frame), len(QI)
     budget = math.floor(max_suppression * n + 1e-9)
     values = sorted(frame["s"].unique())
@@ -65,7 +66,8 @@ def brute_force(frame, hier, k, max_suppression, models):
             "loss": (float(share[kept].sum()) + d * n_sup) / (n * d),
         }
         bound = {"discernibility": float((size.astype(float) ** 2).sum()), "loss": float(share.sum()) / (n * d)}
-        result[node] = (n_sup <= budget, n_sup, score, bound)
+        anonymous = int(size[size < k].sum()) <= budget
+        result[node] = (n_sup <= budget, n_sup, score, bound, anonymous)
     return result
 
 
@@ -88,7 +90,7 @@ def test_optimal_node_against_brute_force(frame, k, max_suppression, utility, mo
     hier = small_hierarchies()
     truth = brute_force(frame, hier, k, max_suppression, models)
     # the bound: no acceptable node at or above a node scores below that node's unsuppressed score
-    for x, (_, _, _, low) in truth.items():
+    for x, (_, _, _, low, _) in truth.items():
         above = [v[2][utility] for y, v in truth.items() if v[0] and all(b >= a for a, b in zip(x, y))]
         assert all(score >= low[utility] - 1e-12 for score in above)
     if any(getattr(m, "l", 1) > frame["s"].nunique() for m in models) or not any(v[0] for v in truth.values()):
@@ -107,8 +109,11 @@ def test_optimal_node_against_brute_force(frame, k, max_suppression, utility, mo
     assert tuple(gen.node_[a] for a in QI) == node
     assert gen.score_ == pytest.approx(best, rel=1e-12)
     assert len(gen.suppressed_) == truth[node][1]
-    acceptable = sum(v[0] for v in truth.values())
-    assert gen.n_evaluated_ >= 1 and gen.n_evaluated_ + gen.n_skipped_ == acceptable
+    # the candidates: the acceptable nodes, or with models every node within k-anonymity's budget (the models
+    # judged only where the bound leaves a node in play)
+    candidates = sum(v[4] if models else v[0] for v in truth.values())
+    assert gen.n_evaluated_ >= 1 and gen.n_evaluated_ + gen.n_skipped_ == candidates
+    assert gen.search_ == ("flash+bound" if models else "flash")
     # never worse than the best minimal node, which the default still chooses
     minimal = FullDomainGeneralizer(
         QI,
