@@ -67,7 +67,7 @@ def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _tree(hierarchy, values: tuple) -> tuple[np.ndarray, ...]:
+def tree(hierarchy, values: tuple) -> tuple[np.ndarray, ...]:
     """The hierarchy above the values, per level ``1..H`` (rows): (level / H, the node a level down of each
     value, the parent of each of those nodes (padded), how many nodes a level down, how many parents).
     """
@@ -142,7 +142,7 @@ def emd_hierarchical(shares: np.ndarray, overall: np.ndarray, hierarchy, values)
     extra = np.ascontiguousarray(shares - overall, dtype=float)  # the level-0 nodes: the values themselves
     if not len(extra):
         return np.zeros(0)
-    return tree_costs(extra, *_tree(hierarchy, tuple(values)))
+    return tree_costs(extra, *tree(hierarchy, tuple(values)))
 
 
 def _is_number(value) -> bool:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from privnb.mechanisms._absent_mass import absent_mass
 from privnb.mechanisms.anatomy import NotLDiverseError
 from privnb.mechanisms.class_counts import sensitive_column
 from privnb.mechanisms.lattice import aggregate_losses
@@ -47,7 +48,7 @@ from privnb.mechanisms.privacy_models import (
     sensitive_counts,
 )
 
-__all__ = ["ModelCheck", "NodeJudge", "search_with_models"]
+__all__ = ["ModelCheck", "NodeJudge", "candidate_nodes", "search_with_models"]
 
 L_DIVERSITY = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)
 _BATCH_CELLS = 1 << 20  # class-by-value counts judged together by NodeJudge.summarize (8 MB)
@@ -465,22 +466,51 @@ def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarra
     -------
     (ndarray, ndarray of bool, int, str)
         The search is ``"flash"`` (monotone models: Flash's search with the models' predicate) or
-        ``"flash+exhaustive"`` (Flash for k-anonymity and distinct l-diversity, then every node it leaves
-        evaluated). Both classify every node exactly.
+        ``"flash+exhaustive"`` (Flash for k-anonymity and the models' monotone conditions,
+        :func:`candidate_nodes`, then every node it leaves evaluated). Both classify every node exactly.
     """
-    k = judge.check.k
-
-    nodes, anon, n_checks = lattice.classify(k)
-    distinct = [m for m in judge.check.models if isinstance(m, DistinctLDiversity)]
     if judge.check.monotone:
+        nodes, anon, n_checks = lattice.classify(judge.check.k)
         acceptable, more = lattice.classify_by(lambda node: judge.accepts([node.tolist()])[0], ~anon)
         return nodes, acceptable, n_checks + more, "flash"
-    if distinct:  # a monotone bound first: k-anonymity and distinct l-diversity with suppression
-        bound = NodeJudge(lattice, judge.check.restricted(distinct), judge.counts)
-        anon, more = lattice.classify_by(lambda node: bound.accepts([node.tolist()])[0], ~anon)
-        n_checks += more
-    acceptable = anon.copy()
-    candidates = np.flatnonzero(anon)
+    nodes, bound, n_checks = candidate_nodes(lattice, judge, always=True)
+    acceptable = bound.copy()  # the bound may be the lattice's own k-anonymity array
+    candidates = np.flatnonzero(bound)
     candidates = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # lowest first: roll-ups
     acceptable[candidates] = judge.accepts(nodes[candidates].tolist())
     return nodes, acceptable, n_checks + len(candidates), "flash+exhaustive"
+
+
+def candidate_nodes(lattice, judge: NodeJudge, *, always: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """(nodes, a superset of the acceptable nodes, nodes checked), by Flash: the nodes within the budget by
+    k-anonymity, and by the monotone conditions the models imply (distinct l-diversity itself, each
+    t-closeness model's absent mass, :mod:`privnb.mechanisms._absent_mass`).
+
+    A Flash pass over the models' conditions costs a roll-up of the class counts per node it checks; it pays
+    where few k-anonymous nodes are acceptable. With ``always`` false it is made only for a t-closeness model
+    (ARX's optimal search with l-diversity finds its optimum among the first k-anonymous nodes it bounds).
+
+    Parameters
+    ----------
+    lattice : FullDomainLattice
+        The training frame's lattice.
+    judge : NodeJudge
+        The models, k and the entry-by-value counts.
+    always : bool
+        Make the pass whenever a model implies a condition.
+
+    Returns
+    -------
+    (ndarray, ndarray of bool, int)
+    """
+    check = judge.check
+    nodes, anon, n_checks = lattice.classify(check.k)
+    closeness = [
+        a for m in check.models if isinstance(m, TCloseness) if (a := absent_mass(m, check.overall, check.values))
+    ]
+    distinct = [m for m in check.models if isinstance(m, DistinctLDiversity)]
+    if closeness or (always and distinct):
+        bound = NodeJudge(lattice, check.restricted([*distinct, *closeness]), judge.counts)
+        anon, more = lattice.classify_by(lambda node: bound.accepts([node.tolist()])[0], ~anon)
+        n_checks += more
+    return nodes, anon, n_checks

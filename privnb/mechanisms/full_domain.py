@@ -11,7 +11,7 @@ import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from privnb.mechanisms._model_checks import ModelCheck, NodeJudge, check_models
+from privnb.mechanisms._model_checks import ModelCheck, NodeJudge, candidate_nodes, check_models
 from privnb.mechanisms.base import Mechanism
 from privnb.mechanisms.grouping import as_hierarchy, check_frame, combine_codes
 from privnb.mechanisms.lattice import LOSSES, AnonymityJudge, FullDomainLattice, minimal_nodes
@@ -227,12 +227,13 @@ class FullDomainGeneralizer(TransformerMixin, Mechanism):
         return table
 
     def _optimum_with_models(self, lattice, judge, models) -> pd.DataFrame:
-        """ARX's optimal search with privacy models: k-anonymity classified by Flash, then the branch and bound
-        over the k-anonymous nodes, the models judged only at the nodes its bound leaves in play
+        """ARX's optimal search with privacy models: k-anonymity (and a t-closeness model's absent mass) classified by
+        Flash (:func:`~privnb.mechanisms._model_checks.candidate_nodes`), then the branch and bound over the nodes
+        left, the models judged only at the nodes its bound leaves in play
         (:func:`~privnb.mechanisms.optimal_node.optimal_node` with ``accepts``). The minimal nodes are found on
         first use of :attr:`minimal_nodes_`. Returns no nodes to verify (the models' counts come from the rows).
         """
-        nodes, anon, n_checks = lattice.classify(judge.k)
+        nodes, anon, n_checks = candidate_nodes(lattice, judge, always=False)
         best = None
         if anon.any():
             best = optimal_node(lattice, judge.k, nodes, anon, utility=self.utility, judge=judge, accepts=judge.accepts)

@@ -66,7 +66,13 @@ def brute_force(frame, hier, k, max_suppression, models):
             "loss": (float(share[kept].sum()) + d * n_sup) / (n * d),
         }
         bound = {"discernibility": float((size.astype(float) ** 2).sum()), "loss": float(share.sum()) / (n * d)}
-        anonymous = int(size[size < k].sum()) <= budget
+        # k-anonymity's budget, and for t-closeness (equal distance) the mass of the absent values: the nodes
+        # ARX's optimal search bounds with models
+        small = size < k
+        for m in models:
+            if isinstance(m, TCloseness):
+                small |= (counts == 0) @ overall > m.t + 1e-9
+        anonymous = int(size[small].sum()) <= budget
         result[node] = (n_sup <= budget, n_sup, score, bound, anonymous)
     return result
 
@@ -109,8 +115,8 @@ def test_optimal_node_against_brute_force(frame, k, max_suppression, utility, mo
     assert tuple(gen.node_[a] for a in QI) == node
     assert gen.score_ == pytest.approx(best, rel=1e-12)
     assert len(gen.suppressed_) == truth[node][1]
-    # the candidates: the acceptable nodes, or with models every node within k-anonymity's budget (the models
-    # judged only where the bound leaves a node in play)
+    # the candidates: the acceptable nodes, or with models the nodes within k-anonymity's budget (t-closeness:
+    # and its absent mass's), the models judged only where the bound leaves a node in play
     candidates = sum(v[4] if models else v[0] for v in truth.values())
     assert gen.n_evaluated_ >= 1 and gen.n_evaluated_ + gen.n_skipped_ == candidates
     assert gen.search_ == ("flash+bound" if models else "flash")

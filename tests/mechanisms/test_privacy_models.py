@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from privnb.data import Hierarchy
+from privnb.mechanisms._absent_mass import absent_mass
 from privnb.mechanisms.privacy_models import (
     BasicBetaLikeness,
     DistinctLDiversity,
@@ -118,6 +119,42 @@ def test_t_closeness_distances_are_the_transport_problem(release):
         assert found == pytest.approx(expected, abs=1e-9), distance
         assert model.holds(counts) == (max(expected) <= 0.3 + 1e-9)
         assert model.measure(counts) == pytest.approx(max(expected), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(releases())
+def test_absent_mass_bounds_the_distance_from_below_and_only_shrinks_when_classes_merge(release):
+    """The full-domain search's monotone condition of t-closeness (privnb.mechanisms._absent_mass): each value
+    a class lacks weighs its input mass times its least ground distance (brute force over the other values),
+    the sum is at most the transport problem's distance, and a merged class's is at most each part's."""
+    counts = sensitive_counts(release, ["qi"], "s", order=VALUES, input_table=release)
+    overall, m = counts.overall, len(VALUES)
+    shares = counts.counts / counts.counts.sum(axis=1, keepdims=True)
+    grounds = {
+        "equal": lambda i, j: float(i != j),
+        "ordered": lambda i, j: abs(i - j) / (m - 1),
+        "hierarchical": lambda i, j: _lca_level(VALUES[i], VALUES[j]) / (SENSITIVE_TREE.n_levels - 1),
+    }
+    for distance, ground in grounds.items():
+        model = TCloseness(
+            0.3,
+            distance,
+            hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None,
+            values=tuple(VALUES),
+            order=VALUES if distance == "ordered" else None,
+        )
+        condition = absent_mass(model, overall, VALUES)
+        least = [min(ground(v, u) for u in range(m) if u != v) for v in range(m)]
+        assert condition.weights == pytest.approx([p * d for p, d in zip(overall, least)]), distance
+        mass = (counts.counts == 0) @ np.array(condition.weights)
+        emd = [_transport(row, overall, ground) for row in shares]
+        assert (mass <= np.array(emd) + 1e-9).all(), distance
+        assert (condition.class_holds(counts.counts, overall) >= model.class_holds(counts.counts, overall)).all()
+        for a, b in itertools.combinations(range(len(counts.counts)), 2):
+            merged = (counts.counts[a] + counts.counts[b] == 0) @ np.array(condition.weights)
+            assert merged <= min(mass[a], mass[b]) + 1e-12
+    released = dataclasses.replace(TCloseness(0.3), reference="release")
+    assert absent_mass(released, overall, VALUES) is None  # its distribution moves with the suppression
 
 
 @settings(max_examples=80, deadline=None)
