@@ -61,7 +61,7 @@ class GreedyState:
 
     def add(self, feature: int) -> None:
         self.selected.append(int(feature))
-        self.patterns = Patterns(self.X, np.array(self.selected))
+        self.patterns = Patterns(self.X, np.array(self.selected), previous=self.patterns)
 
     def pattern_counts(self, candidates: np.ndarray):
         """Per pattern: rows, positive rows; per pattern and candidate: rows and positive rows with it."""

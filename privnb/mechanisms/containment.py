@@ -142,6 +142,10 @@ class Patterns:
         The binary matrix (n_rows, n_features).
     features : ndarray of int
         The feature subset to project on.
+    previous : Patterns, optional
+        The patterns of ``features`` but its last one: their containment relation, when kept, gives this one's
+        without a product (a pattern split by the new feature contains another one's part when their patterns
+        did and it holds the feature wherever the other does).
 
     Attributes
     ----------
@@ -152,8 +156,9 @@ class Patterns:
         Rows per pattern.
     """
 
-    def __init__(self, X: sp.csr_array, features: np.ndarray):
+    def __init__(self, X: sp.csr_array, features: np.ndarray, previous: Patterns | None = None):
         projected = X[:, features] if len(features) else sp.csr_array((X.shape[0], 0), dtype=np.int32)
+        self._superset = None
         if projected.shape[1] == 0:
             self.inverse = np.zeros(X.shape[0], dtype=np.int64)
             self.counts = np.array([X.shape[0]])
@@ -164,8 +169,12 @@ class Patterns:
             self.inverse = inverse.ravel()
             self.counts = counts
             self.matrix = projected[first]
+            if previous is not None and previous._superset is not None and len(first) ** 2 <= _PAIRWISE_BLOCK:
+                parent = previous.inverse[first]
+                holds = projected[first][:, [-1]].toarray().ravel() != 0
+                kept = previous._superset[np.ix_(parent, parent)] != 0
+                self._superset = (kept & (~holds[:, None] | holds[None, :])).astype(np.float64)
         self.sizes = np.asarray(self.matrix.sum(axis=1)).ravel()
-        self._superset = None
 
     @property
     def n_patterns(self) -> int:

@@ -23,6 +23,7 @@ from privnb.learn import (
 )
 from privnb.mechanisms import CONSTRAINTS, dataset_ac, entity_ac, feature_hamdist, is_k_ac
 from privnb.mechanisms.containment import (
+    Patterns,
     classification_metric,
     dataset_anonymity,
     distcnt,
@@ -108,6 +109,22 @@ def test_entity_ac_matches_brute_force_on_every_subset(X):
     for S in subsets(X.shape[1]):
         assert entity_ac(X, S).tolist() == brute_entity_ac(X, S).tolist()
         assert entity_anonymity(X, S).tolist() == brute_anonymity(X, S).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(matrices, st.integers(0, 1000))
+def test_patterns_grown_a_feature_at_a_time_keep_the_containment_relation(X, seed):
+    """The relation of patterns split by one more feature, from the previous patterns' (no product), is the
+    brute-force one: pattern q contains p when q holds every feature p holds."""
+    order = np.random.default_rng(seed).permutation(X.shape[1])
+    csr = sp.csr_array(X)
+    patterns = Patterns(csr, order[:0])
+    patterns.superset_sums(np.ones(patterns.n_patterns))  # the relation kept, as a greedy step keeps it
+    for end in range(1, len(order) + 1):
+        patterns = Patterns(csr, order[:end], previous=patterns)
+        rows = patterns.matrix.toarray() != 0
+        expected = np.array([[bool((~p | q).all()) for q in rows] for p in rows], dtype=float)
+        assert (patterns.superset_sums(np.eye(patterns.n_patterns)) == expected).all()
 
 
 @settings(max_examples=40, deadline=None)
