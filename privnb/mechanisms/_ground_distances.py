@@ -70,6 +70,13 @@ def emd_ordered(shares: np.ndarray, overall: np.ndarray) -> np.ndarray:
 def tree(hierarchy, values: tuple) -> tuple[np.ndarray, ...]:
     """The hierarchy above the values, per level ``1..H`` (rows): (level / H, the node a level down of each
     value, the parent of each of those nodes (padded), how many nodes a level down, how many parents).
+
+    Parameters
+    ----------
+    hierarchy : privnb.data.Hierarchy
+        The sensitive attribute's hierarchy.
+    values : tuple
+        The sensitive values, in the columns' order.
     """
     height, child = hierarchy.n_levels - 1, np.arange(len(values))
     weights, child_of_value = np.arange(1, height + 1) / height, np.zeros((height, len(values)), dtype=np.int64)
