@@ -55,21 +55,22 @@ class GreedyState:
 
     def __init__(self, X: sp.csr_array, positive: np.ndarray, k: int, constraint: str):
         self.X, self.positive, self.k, self.constraint = X, positive, k, constraint
-        self.X_pos = sp.csr_array(X.multiply(positive[:, None].astype(np.int32)))
+        self.columns = sp.csc_array(X)  # candidates are columns: sliced from a CSC copy
+        self.columns_pos = sp.csc_array(X.multiply(positive[:, None].astype(np.int32)))
         self.selected: list[int] = []
         self.patterns = Patterns(X, np.array([], dtype=np.int64))
 
     def add(self, feature: int) -> None:
         self.selected.append(int(feature))
-        self.patterns = Patterns(self.X, np.array(self.selected), previous=self.patterns)
+        self.patterns = self.patterns.split(self.columns[:, [int(feature)]].toarray().ravel() != 0)
 
     def pattern_counts(self, candidates: np.ndarray):
         """Per pattern: rows, positive rows; per pattern and candidate: rows and positive rows with it."""
         p = self.patterns
         n = p.counts.astype(np.float64)
         n_pos = np.bincount(p.inverse, weights=self.positive, minlength=p.n_patterns)
-        ones = sp.csr_array(p.group_sums(self.X[:, candidates]))
-        ones_pos = sp.csr_array(p.group_sums(self.X_pos[:, candidates]))
+        ones = sp.csr_array(p.group_sums(self.columns[:, candidates]))
+        ones_pos = sp.csr_array(p.group_sums(self.columns_pos[:, candidates]))
         return n, n_pos, ones, ones_pos
 
     def feasible(self, candidates: np.ndarray) -> np.ndarray:
@@ -81,7 +82,7 @@ class GreedyState:
         """
         if candidates.size == 0:
             return np.zeros(0, dtype=bool)
-        ones = self.patterns.group_sums(self.X[:, candidates])
+        ones = self.patterns.group_sums(self.columns[:, candidates])
         ones = ones.toarray() if sp.issparse(ones) else np.asarray(ones)
         if self.constraint == "k-ac":
             ac = self.patterns.superset_sums(ones)

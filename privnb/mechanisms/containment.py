@@ -21,6 +21,7 @@ The selectors built on these counts live with the learners, each returning this 
 
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -142,10 +143,6 @@ class Patterns:
         The binary matrix (n_rows, n_features).
     features : ndarray of int
         The feature subset to project on.
-    previous : Patterns, optional
-        The patterns of ``features`` but its last one: their containment relation, when kept, gives this one's
-        without a product (a pattern split by the new feature contains another one's part when their patterns
-        did and it holds the feature wherever the other does).
 
     Attributes
     ----------
@@ -156,7 +153,7 @@ class Patterns:
         Rows per pattern.
     """
 
-    def __init__(self, X: sp.csr_array, features: np.ndarray, previous: Patterns | None = None):
+    def __init__(self, X: sp.csr_array, features: np.ndarray):
         projected = X[:, features] if len(features) else sp.csr_array((X.shape[0], 0), dtype=np.int32)
         self._superset = None
         if projected.shape[1] == 0:
@@ -169,12 +166,32 @@ class Patterns:
             self.inverse = inverse.ravel()
             self.counts = counts
             self.matrix = projected[first]
-            if previous is not None and previous._superset is not None and len(first) ** 2 <= _PAIRWISE_BLOCK:
-                parent = previous.inverse[first]
-                holds = projected[first][:, [-1]].toarray().ravel() != 0
-                kept = previous._superset[np.ix_(parent, parent)] != 0
-                self._superset = (kept & (~holds[:, None] | holds[None, :])).astype(np.float64)
         self.sizes = np.asarray(self.matrix.sum(axis=1)).ravel()
+
+    def split(self, holds: np.ndarray) -> Patterns:
+        """The patterns of these features and one more, which the rows ``holds`` hold: each pattern split in two.
+
+        The same patterns in the same order as :class:`Patterns` of the longer feature list (both sort the
+        rows' bits, first feature first). A kept containment relation is carried over without a product: a
+        part of pattern q contains a part of pattern p when q contained p and q's part holds the new feature
+        wherever p's does.
+
+        Parameters
+        ----------
+        holds : ndarray of bool, shape (n_rows,)
+            Whether each row holds the new feature.
+        """
+        bits, inverse, counts = np.unique(2 * self.inverse + holds, return_inverse=True, return_counts=True)
+        parent, bit = bits // 2, (bits % 2).astype(bool)
+        out = copy.copy(self)
+        out.inverse, out.counts, out.sizes = inverse.ravel(), counts, self.sizes[parent] + bit
+        column = sp.csr_array(bit[:, None].astype(self.matrix.dtype))
+        out.matrix = sp.hstack([self.matrix[parent], column], format="csr")
+        out._superset = None
+        if self._superset is not None and len(bits) ** 2 <= _PAIRWISE_BLOCK:
+            kept = self._superset[np.ix_(parent, parent)] != 0
+            out._superset = (kept & (~bit[:, None] | bit[None, :])).astype(np.float64)
+        return out
 
     @property
     def n_patterns(self) -> int:

@@ -114,15 +114,18 @@ def test_entity_ac_matches_brute_force_on_every_subset(X):
 @settings(max_examples=60, deadline=None)
 @given(matrices, st.integers(0, 1000))
 def test_patterns_grown_a_feature_at_a_time_keep_the_containment_relation(X, seed):
-    """The relation of patterns split by one more feature, from the previous patterns' (no product), is the
-    brute-force one: pattern q contains p when q holds every feature p holds."""
+    """Patterns split by one more feature (no product for the relation) are those of the longer feature list,
+    in the same order, and their relation is the brute-force one: q contains p when q holds all p holds."""
     order = np.random.default_rng(seed).permutation(X.shape[1])
     csr = sp.csr_array(X)
     patterns = Patterns(csr, order[:0])
     patterns.superset_sums(np.ones(patterns.n_patterns))  # the relation kept, as a greedy step keeps it
     for end in range(1, len(order) + 1):
-        patterns = Patterns(csr, order[:end], previous=patterns)
-        rows = patterns.matrix.toarray() != 0
+        patterns = patterns.split(X[:, order[end - 1]] != 0)
+        fresh = Patterns(csr, order[:end])
+        assert (patterns.inverse == fresh.inverse).all() and (patterns.counts == fresh.counts).all()
+        assert (patterns.matrix.toarray() == fresh.matrix.toarray()).all() and (patterns.sizes == fresh.sizes).all()
+        rows = fresh.matrix.toarray() != 0
         expected = np.array([[bool((~p | q).all()) for q in rows] for p in rows], dtype=float)
         assert (patterns.superset_sums(np.eye(patterns.n_patterns)) == expected).all()
 
