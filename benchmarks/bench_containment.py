@@ -11,8 +11,11 @@ RF's SVM on flipped PU1 rows, every row against each repeated row once (weighted
 RF's flipping of Adult and PU1 training folds, against the former path (a sparse row gather, mean and stable
 argsort per cluster, a dense copy of the whole matrix), kept below; the count of repeated flipped rows, packed
 bits against ``repeated_rows(method="loop")``, a Python loop over rows; the same output checked.
-Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf|flip]  (that part
-only)
+A maximal feasible set over PU1's frequent tokens, most frequent first (notebook 03's Definition 6 section), with
+each greedy step's patterns split by the new token against the former step (patterns rebuilt, containment by a
+product).
+Run: PRIVNB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_containment.py [dp|rf|flip|maximal]  (that
+part only)
 """
 
 import sys
@@ -23,9 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from privnb.data import binarize_adult, load_adult, load_pu1
-from privnb.learn import greedy_distcnt, largest_itemsets, maximal_itemsets
+from privnb.learn import greedy_distcnt, largest_itemsets, maximal_feasible, maximal_itemsets
+from privnb.learn.feature_selection import GreedyState
 from privnb.mechanisms import dp_select_release, feature_hamdist, is_k_ac
-from privnb.mechanisms.containment import check_binary, distcnt, hamdist
+from privnb.mechanisms.containment import Patterns, check_binary, distcnt, hamdist
 from privnb.mechanisms.dp_release import exponential_pick, geometric_counts, hamdist_sensitivity
 
 
@@ -179,6 +183,32 @@ def bench_flipping(named):
             )
 
 
+def former_add(state, feature):
+    """The former greedy step: the selected features' patterns rebuilt, their containment relation by a product."""
+    state.selected.append(int(feature))
+    state.patterns = Patterns(state.X, np.array(state.selected))
+
+
+def bench_maximal_order(P):
+    """A maximal feasible set over PU1's tokens held by at least 5 rows, most frequent first (the costliest of
+    notebook 03's Definition 6 orders: frequent tokens split the rows most): each step's patterns split by the
+    new token, the relation carried over, against the former step."""
+    support = np.asarray(P.sum(axis=0)).ravel()
+    frequent = np.flatnonzero(support >= 5)
+    order = frequent[np.lexsort((frequent, -support[frequent]))]
+    t_split, now = timed(maximal_feasible, P, 5, order)
+    split_add, GreedyState.add = GreedyState.add, former_add
+    try:
+        t_former, before = timed(maximal_feasible, P, 5, order)
+    finally:
+        GreedyState.add = split_add
+    print(
+        f"maximal feasible set over PU1's {order.size} tokens held by 5 rows, most frequent first, k = 5: split "
+        f"{t_split:.2f} s, rebuilt {t_former:.2f} s ({now.features.size} tokens, same: "
+        f"{np.array_equal(now.features, before.features)}); ratio {t_former / t_split:.1f}x"
+    )
+
+
 def main():
     adult = load_adult(version="train", drop_missing=False)
     A = check_binary(binarize_adult(adult.frame))
@@ -259,6 +289,7 @@ def main():
             f"{len(found[0]) if found else 0} tokens; every {k}-row subset (est.) {t_all:.2e} s; "
             f"ratio {t_all / t_exact:.1e}x"
         )
+    bench_maximal_order(P)
     bench_dp_draws(P, y)
     bench_rf_fits(P, y)
     bench_flipping((("Adult", A, adult.y), ("PU1", P, y)))
@@ -269,6 +300,8 @@ if __name__ == "__main__":
         adult, pu1 = load_adult(version="train", drop_missing=False), load_pu1(subject=False)
         A = check_binary(binarize_adult(adult.frame))
         bench_flipping((("Adult", A, adult.y), ("PU1", check_binary(pu1.X), pu1.y)))
+    elif sys.argv[1:] == ["maximal"]:
+        bench_maximal_order(check_binary(load_pu1(subject=False).X))
     elif sys.argv[1:] in (["dp"], ["rf"]):
         pu1 = load_pu1(subject=False)
         (bench_dp_draws if sys.argv[1] == "dp" else bench_rf_fits)(check_binary(pu1.X), pu1.y)
