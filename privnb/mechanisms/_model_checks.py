@@ -12,12 +12,13 @@ passed k-anonymity and distinct l-diversity passes both (it has at least as many
 so the rows a node suppresses for them only shrink upwards: the property is monotone and Flash's search
 (:meth:`FullDomainLattice.classify_by`) is exact. Entropy and recursive (c,l)-diversity, t-closeness and
 beta-likeness are not: a passing class merged with a failing one (suppressed below) can fail, and then its
-rows are suppressed above though not below. For these the search classifies k-anonymity (and any distinct
-l-diversity) with Flash, which bounds the acceptable nodes from above (an acceptable node suppresses at
-least the rows of its small classes), and then evaluates the models exactly on every node of that bound.
+rows are suppressed above though not below. For these the search classifies with Flash k-anonymity and the
+monotone conditions the models imply (any distinct l-diversity, a t-closeness model's absent mass:
+:func:`candidate_nodes`), which bound the acceptable nodes from above (an acceptable node suppresses at least
+the rows of the classes failing them), and then evaluates the models exactly on every node of that bound.
 Both searches are exact: every lattice node is classified. ARX's optimal search (``candidates="all"``) needs
 less: the branch and bound of :func:`~privnb.mechanisms.optimal_node.optimal_node` asks
-:meth:`NodeJudge.accepts` only of the k-anonymous nodes its bound leaves in play.
+:meth:`NodeJudge.accepts` only of the nodes of that bound its own bound leaves in play.
 
 Which distribution t-closeness and beta-likeness compare a class with (a model's ``reference``): the input
 table's, :attr:`ModelCheck.overall` (ARX's reading, the default), or the rows a node keeps

@@ -36,7 +36,8 @@ as high as the best so far, so it could at best tie and lose the tie: the search
 With privacy models that are not monotone, which nodes are acceptable is costly to know (each node's classes
 judged by the models), and ARX's optimal search does not learn it for every node: the search may be given
 only a superset of the acceptable nodes (those within k-anonymity's budget: a node's small classes are
-suppressed whatever the models say) and a predicate ``accepts``. The nodes of the superset the bound leaves in
+suppressed whatever the models say; and within the budget of the models' monotone conditions) and a predicate
+``accepts``. The nodes of the superset the bound leaves in
 play are asked ``accepts`` before they are scored, one height at a time (a node prunes only nodes above it,
 so a height's nodes in play are known before any of them is scored, and judged together); a node it refuses
 cannot be the optimum, but its bound still prunes its up-set, since the bound holds for any suppression. The
