@@ -470,11 +470,9 @@ def search_with_models(lattice, judge: NodeJudge) -> tuple[np.ndarray, np.ndarra
         ``"flash+exhaustive"`` (Flash for k-anonymity and the models' monotone conditions,
         :func:`candidate_nodes`, then every node it leaves evaluated). Both classify every node exactly.
     """
-    if judge.check.monotone:
-        nodes, anon, n_checks = lattice.classify(judge.check.k)
-        acceptable, more = lattice.classify_by(lambda node: judge.accepts([node.tolist()])[0], ~anon)
-        return nodes, acceptable, n_checks + more, "flash"
     nodes, bound, n_checks = candidate_nodes(lattice, judge, always=True)
+    if judge.check.monotone:  # the conditions are the models themselves: the bound is exact
+        return nodes, bound, n_checks, "flash"
     acceptable = bound.copy()  # the bound may be the lattice's own k-anonymity array
     candidates = np.flatnonzero(bound)
     candidates = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # lowest first: roll-ups
@@ -503,6 +501,7 @@ def candidate_nodes(lattice, judge: NodeJudge, *, always: bool) -> tuple[np.ndar
     Returns
     -------
     (ndarray, ndarray of bool, int)
+        With distinct l-diversity alone the superset is exact: the acceptable nodes.
     """
     check = judge.check
     nodes, anon, n_checks = lattice.classify(check.k)
@@ -511,7 +510,8 @@ def candidate_nodes(lattice, judge: NodeJudge, *, always: bool) -> tuple[np.ndar
     ]
     distinct = [m for m in check.models if isinstance(m, DistinctLDiversity)]
     if closeness or (always and distinct):
-        bound = NodeJudge(lattice, check.restricted([*distinct, *closeness]), judge.counts)
+        exact = check.monotone  # distinct l-diversity alone: the judge's own verdicts
+        bound = judge if exact else NodeJudge(lattice, check.restricted([*distinct, *closeness]), judge.counts)
         anon, more = lattice.classify_by(lambda node: bound.accepts([node.tolist()])[0], ~anon)
         n_checks += more
     return nodes, anon, n_checks
