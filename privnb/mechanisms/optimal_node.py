@@ -37,11 +37,10 @@ With privacy models that are not monotone, which nodes are acceptable is costly 
 judged by the models), and ARX's optimal search does not learn it for every node: the search may be given
 only a superset of the acceptable nodes (those within k-anonymity's budget: a node's small classes are
 suppressed whatever the models say; and within the budget of the models' monotone conditions) and a predicate
-``accepts``. The nodes of the superset the bound leaves in
-play are asked ``accepts`` before they are scored, one height at a time (a node prunes only nodes above it,
-so a height's nodes in play are known before any of them is scored, and judged together); a node it refuses
-cannot be the optimum, but its bound still prunes its up-set, since the bound holds for any suppression. The
-optimum is the same.
+``accepts``. The nodes of the superset the bound leaves in play are asked ``accepts`` before they are scored, one
+height at a time (a node prunes only nodes above it, so a height's nodes in play are known before any of them
+is scored, and judged together); a node it refuses cannot be the optimum, but its bound still prunes its
+up-set, since the bound holds for any suppression. The optimum is the same.
 """
 
 from __future__ import annotations
@@ -154,32 +153,34 @@ def optimal_node(
     candidates = np.flatnonzero(acceptable)
     order = candidates[np.argsort(nodes[candidates].sum(axis=1), kind="stable")]  # height, then levels
     height = nodes[order].sum(axis=1)
+    lows = {}  # each node's bound, computed where it is used: against a best so far, or once the node is scored
+
+    def low(i: int) -> float:
+        if i not in lows:
+            lows[i] = bound(nodes[i].tolist())
+        return lows[i]
+
     best, n_evaluated = None, 0
     for level in np.split(order, np.flatnonzero(np.diff(height)) + 1):  # one height at a time
         level = [i for i in level.tolist() if not pruned[i]]  # a node prunes only nodes above it
         n_evaluated += len(level)
-        # each node's bound, computed where it is used: against a best so far, or once the node is scored
-        low = [None if best is None else bound(nodes[i].tolist()) for i in level]
         ok = [True] * len(level)
         if accepts is not None:  # asked of the nodes no best so far rules out, all at once
-            live = [j for j, b in enumerate(low) if best is None or b < best[2]]
+            live = [j for j, i in enumerate(level) if best is None or low(i) < best[2]]
             ok = [False] * len(level)
             for j, verdict in zip(live, accepts([nodes[level[j]].tolist() for j in live])):
                 ok[j] = verdict
-        for i, low_i, ok_i in zip(level, low, ok):
+        for i, ok_i in zip(level, ok):
             up_set = tuple(slice(lv, None) for lv in nodes[i].tolist())
-            if best is not None:
-                low_i = bound(nodes[i].tolist()) if low_i is None else low_i
-                if low_i >= best[2]:  # neither this node nor any above it can win
-                    box[up_set] = True
-                    continue
+            if best is not None and low(i) >= best[2]:  # neither this node nor any above it can win
+                box[up_set] = True
+                continue
             if not ok_i:
                 continue
-            low_i = bound(nodes[i].tolist()) if low_i is None else low_i
             n_sup, value = score(nodes[i].tolist())
             if best is None or value < best[2]:
                 best = (tuple(nodes[i].tolist()), n_sup, value)
-            if low_i >= best[2]:  # this node is the best, and nothing above it does better
+            if low(i) >= best[2]:  # this node is the best, and nothing above it does better
                 box[up_set] = True
     if best is None:
         return None
