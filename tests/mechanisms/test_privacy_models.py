@@ -57,6 +57,25 @@ def _classes(release):
     return {key: list(group["s"]) for key, group in release.groupby("qi")}
 
 
+#: The three ground distances between the positions of two values of VALUES (Li et al. 2007, Section 4.2).
+GROUNDS = {
+    "equal": lambda i, j: float(i != j),
+    "ordered": lambda i, j: abs(i - j) / (len(VALUES) - 1),
+    "hierarchical": lambda i, j: _lca_level(VALUES[i], VALUES[j]) / (SENSITIVE_TREE.n_levels - 1),
+}
+
+
+def closeness(distance, **extra):
+    """t-closeness at t = 0.3 under ``distance``, with the hierarchy or the order it needs."""
+    return TCloseness(
+        0.3,
+        distance,
+        hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None,
+        order=VALUES if distance == "ordered" else None,
+        **extra,
+    )
+
+
 def _transport(p, q, ground):
     """The Earth Mover's Distance as a linear program: the cheapest flow turning p into q."""
     m = len(p)
@@ -101,19 +120,8 @@ def test_t_closeness_distances_are_the_transport_problem(release):
     counts = sensitive_counts(release, ["qi"], "s", order=VALUES, input_table=release)
     overall = counts.overall
     shares = counts.counts / counts.counts.sum(axis=1, keepdims=True)
-    m = len(VALUES)
-    grounds = {
-        "equal": lambda i, j: float(i != j),
-        "ordered": lambda i, j: abs(i - j) / (m - 1),
-        "hierarchical": lambda i, j: _lca_level(VALUES[i], VALUES[j]) / (SENSITIVE_TREE.n_levels - 1),
-    }
-    for distance, ground in grounds.items():
-        model = TCloseness(
-            0.3,
-            distance,
-            hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None,
-            order=VALUES if distance == "ordered" else None,
-        )
+    for distance, ground in GROUNDS.items():
+        model = closeness(distance)
         found = model.distances(counts.counts, overall, counts.values)
         expected = [_transport(row, overall, ground) for row in shares]
         assert found == pytest.approx(expected, abs=1e-9), distance
@@ -130,19 +138,8 @@ def test_absent_mass_bounds_the_distance_from_below_and_only_shrinks_when_classe
     counts = sensitive_counts(release, ["qi"], "s", order=VALUES, input_table=release)
     overall, m = counts.overall, len(VALUES)
     shares = counts.counts / counts.counts.sum(axis=1, keepdims=True)
-    grounds = {
-        "equal": lambda i, j: float(i != j),
-        "ordered": lambda i, j: abs(i - j) / (m - 1),
-        "hierarchical": lambda i, j: _lca_level(VALUES[i], VALUES[j]) / (SENSITIVE_TREE.n_levels - 1),
-    }
-    for distance, ground in grounds.items():
-        model = TCloseness(
-            0.3,
-            distance,
-            hierarchy=SENSITIVE_TREE if distance == "hierarchical" else None,
-            values=tuple(VALUES),
-            order=VALUES if distance == "ordered" else None,
-        )
+    for distance, ground in GROUNDS.items():
+        model = closeness(distance, values=tuple(VALUES))
         condition = absent_mass(model, overall, VALUES)
         least = [min(ground(v, u) for u in range(m) if u != v) for v in range(m)]
         assert condition.weights == pytest.approx([p * d for p, d in zip(overall, least)]), distance
