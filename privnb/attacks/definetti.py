@@ -46,7 +46,7 @@ from scipy.special import logsumexp
 from privnb.mechanisms import Anatomy, is_l_diverse
 from privnb.validation import check_int
 
-from ._kernels import normalize_rows, scaled_rows
+from ._kernels import sinkhorn_sweep
 from ._naive_bayes_em import NaiveBayesModel, interchangeable_values, run_em
 
 __all__ = [
@@ -332,12 +332,10 @@ def sinkhorn_marginals(
     y = np.ones_like(counts) if start is None else np.asarray(start, dtype=float).copy()
     log_y = np.log(y, out=np.zeros_like(counts), where=y > 0)
     scale_tol = SINKHORN_TOL * np.maximum(counts, 1.0)
-    marginals, columns = np.empty_like(base), np.empty(counts.shape)
+    scale, columns = np.empty(len(base)), np.empty(counts.shape)
     for _ in range(max_sweeps):
-        scaled_rows(base, y, group, marginals)
-        scale = marginals.sum(axis=1)
+        sinkhorn_sweep(base, y, group, scale, columns)  # row sums of base * y, base / them, their group sums
         log_x -= np.log(scale)
-        normalize_rows(base, marginals, scale, group, columns)  # base /= scale; columns = sum by group
         if np.all(np.abs(columns - counts) <= scale_tol):
             break
         ratio = np.divide(counts, columns, out=np.ones_like(counts), where=columns > 0)

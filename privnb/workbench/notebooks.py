@@ -16,7 +16,6 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import nbformat
 import numpy as np
 
 from privnb.experiments.notebook_parameters import PARAMETERS_TAG, cell_defaults
@@ -96,6 +95,8 @@ def write_notebook(nb, path: str | os.PathLike) -> None:
     path : path
         Where to write it.
     """
+    import nbformat  # here, not at the top: a kernel writing its artifacts need not import it (seconds)
+
     with atomic_path(path) as tmp:
         nbformat.write(nb, tmp)
 
@@ -224,6 +225,7 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     timeout : int
         Seconds a single cell may run.
     """
+    import nbformat
     from nbclient import NotebookClient
 
     from privnb.workbench._kernels import kernel_options
