@@ -23,8 +23,8 @@ from privnb.data import load
 from privnb.experiments.privacy_frontier.views import VIEWS, ViewSetting
 
 
-def numpy_counting_passes(prior, counts, strides):
-    """The counting programme's passes as numpy formulated them (masks per value, ``np.add.at``)."""
+def numpy_counting_weights(prior, counts, strides):
+    """The counting programme as numpy formulated it (masks per value, ``np.add.at``, gathered products)."""
     m, d = prior.shape
     states = np.stack(np.unravel_index(np.arange(int(np.prod(counts + 1))), (counts + 1)[::-1], order="C"), 1)[:, ::-1]
     can = (states < counts).T
@@ -40,7 +40,11 @@ def numpy_counting_passes(prior, counts, strides):
         for v in range(d):
             backward[j, can[v]] += prior[j, v] * backward[j + 1, np.flatnonzero(can[v]) + strides[v]]
         backward[j] /= backward[j].max()
-    return forward, backward, can
+    out = np.zeros((m, d))
+    for v in range(d):
+        states = np.flatnonzero(can[v])
+        out[:, v] = prior[:, v] * (forward[:m, states] * backward[1:, states + strides[v]]).sum(axis=1)
+    return out
 
 
 _MEMBERS = {}  # the group matrix of the last Sinkhorn call, built once per call as numpy's version did
@@ -84,7 +88,7 @@ def main(l: int = 3) -> None:
         compiled = release_attacks(release, targets, options)
         t_compiled = time.process_time() - t
         with (
-            mock.patch("privnb.attacks.adversary.counting_passes", numpy_counting_passes),
+            mock.patch("privnb.attacks.adversary.counting_weights", numpy_counting_weights),
             mock.patch("privnb.attacks.definetti.sinkhorn_sweep", numpy_sinkhorn_sweep),
         ):
             t = time.process_time()

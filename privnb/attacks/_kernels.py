@@ -1,17 +1,17 @@
 """Compiled loops of the attacks' inference (numba, when it is installed; otherwise the same loops run in Python).
 
-- :func:`counting_passes`: the forward and backward passes of the common adversary's counting programme
+- :func:`counting_weights`: the common adversary's counting programme over one cell
   (:func:`privnb.attacks.adversary.cell_posteriors`). A state is the multiset of values assigned so far, in
   mixed radix (value v's count is digit v, of stride ``strides[v]``). Forward, F_{j+1}(u + e_v) gains
   F_j(u) P[j, v]; backward, B_j(u) gains P[j, v] B_{j+1}(u + e_v); each step is divided by its largest entry
-  (the posteriors are ratios).
+  (the posteriors are ratios); member j holds v with weight P[j, v] sum_u F_j(u) B_{j+1}(u + e_v).
 - :func:`sinkhorn_sweep`: the row pass of a Sinkhorn sweep over the de Finetti attack's large groups
   (:func:`privnb.attacks.definetti.sinkhorn_marginals`): scale, sum, normalize and sum by group in one pass
   over the rows, where numpy made four.
 
 Every loop adds in the order of the numpy formulation it replaces (value by value and states in increasing
-order; a row's sum as numpy's pairwise summation adds it; group sums row by row, as a CSR product adds), so
-every number is the same to the last bit.
+order; a row of a C-ordered array summed as numpy's pairwise summation adds it, of a column-major one entry by
+entry; group sums row by row, as a CSR product adds), so every number is the same to the last bit.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ try:
 except ImportError:  # optional: the same loops run in Python
     numba = None
 
-__all__ = ["counting_passes", "sinkhorn_sweep"]
+__all__ = ["counting_weights", "sinkhorn_sweep"]
 
 
 def _counting_passes(prior, counts, strides, n_states):
@@ -113,16 +113,30 @@ def _sinkhorn_sweep(base, scaling, group, scale, columns):
             columns[g, v] += row[v] / s
 
 
+def _counting_weights(prior, counts, strides, n_states):
+    forward, backward, can = _counting_passes(prior, counts, strides, n_states)
+    m, d = prior.shape
+    out = np.zeros((m, d))
+    for v in range(d):
+        for j in range(m):
+            total = 0.0  # state by state: numpy's gathered products are column-major, so its row sums add so
+            for s in range(n_states):
+                if can[v, s]:
+                    total += forward[j, s] * backward[j + 1, s + strides[v]]
+            out[j, v] = prior[j, v] * total
+    return out
+
+
 if numba is not None:
     _counting_passes = numba.njit(cache=True, nogil=True)(_counting_passes)
     _block_sum = numba.njit(cache=True, nogil=True)(_block_sum)
     _pairwise_sum = numba.njit(cache=True, nogil=True)(_pairwise_sum)
     _sinkhorn_sweep = numba.njit(cache=True, nogil=True)(_sinkhorn_sweep)
+    _counting_weights = numba.njit(cache=True, nogil=True)(_counting_weights)
 
 
-def counting_passes(prior: np.ndarray, counts: np.ndarray, strides: np.ndarray):
-    """(forward, backward, can) of one cell's counting programme: the tables of shape (members + 1, states), and
-    whether each state can take one more of each value (shape (values, states)).
+def counting_weights(prior: np.ndarray, counts: np.ndarray, strides: np.ndarray) -> np.ndarray:
+    """Each member's weight of holding each value in one cell (rows not normalized), by the counting programme.
 
     Parameters
     ----------
@@ -132,10 +146,14 @@ def counting_passes(prior: np.ndarray, counts: np.ndarray, strides: np.ndarray):
         The published count of each value.
     strides : ndarray of int
         Each value's stride in the state index (the product of (count + 1) of the values before it).
+
+    Returns
+    -------
+    ndarray of shape (members, distinct values)
     """
     n_states = int(np.prod(counts + 1))
     prior = np.ascontiguousarray(prior, dtype=float)
-    return _counting_passes(prior, counts.astype(np.int64), strides.astype(np.int64), n_states)
+    return _counting_weights(prior, counts.astype(np.int64), strides.astype(np.int64), n_states)
 
 
 def sinkhorn_sweep(base, scaling, group, scale, columns) -> np.ndarray:

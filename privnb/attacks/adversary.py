@@ -35,7 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder
 
-from privnb.attacks._kernels import counting_passes
+from privnb.attacks._kernels import counting_weights
 from privnb.attacks.result import Z95, AttackResult
 from privnb.mechanisms import Anatomy, GeneralizedRelease, PrunedRelease
 
@@ -253,13 +253,8 @@ def _counting(prior: np.ndarray, counts: np.ndarray) -> np.ndarray:
     what is left of the counts after u; member j holds value d with weight sum_u F_{j-1}(u) P[j, d] B_j(u + e_d).
     Each step is rescaled (the posteriors are ratios), so no product underflows.
     """
-    m, d = prior.shape
     strides = np.cumprod(np.concatenate(([1], counts[:-1] + 1))).astype(np.intp)
-    forward, backward, can = counting_passes(prior, counts, strides)
-    out = np.zeros((m, d))
-    for v in range(d):
-        states = np.flatnonzero(can[v])
-        out[:, v] = prior[:, v] * (forward[:m, states] * backward[1:, states + strides[v]]).sum(axis=1)
+    out = counting_weights(prior, counts, strides)
     return out / out.sum(axis=1, keepdims=True)
 
 

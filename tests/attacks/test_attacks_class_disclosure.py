@@ -1,6 +1,6 @@
 """The de Finetti attack on a generalized release's classes (privnb.attacks.class_disclosure): the same attack as
 on anatomy when the classes are anatomy's groups, Sinkhorn's marginals and bound against brute force, a planted
-dependence found through large classes, the compiled Sinkhorn pass against numpy's formulation, bad input."""
+dependence found through large classes, bad input."""
 
 import itertools
 import math
@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from scipy.special import logsumexp
 
 from privnb.attacks import class_disclosure, class_release, definetti_attack, definetti_disclosure
-from privnb.attacks._kernels import sinkhorn_sweep
 from privnb.attacks.definetti import sinkhorn_marginals
 from privnb.mechanisms import DistinctLDiversity, MondrianGeneralizer, anatomize
 
@@ -64,33 +63,6 @@ def test_sinkhorn_sums_and_its_likelihood_brackets_the_exact_one(values, seed):
     _, log_perm = _exact(scores, values)
     s = len(values)  # van der Waerden: the free energy exceeds the log permanent by at most log(s^s / s!)
     assert log_perm - 1e-3 <= energy <= log_perm + s * math.log(s) - math.lgamma(s + 1) + 1e-3
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    n_rows=st.integers(1, 60),
-    n_values=st.sampled_from([1, 3, 7, 8, 9, 16, 17, 41, 128, 129, 300]),
-    n_groups=st.integers(1, 5),
-    seed=st.integers(0, 10_000),
-)
-def test_the_compiled_sinkhorn_pass_is_numpys_to_the_last_bit(n_rows, n_values, n_groups, seed):
-    """Row sums as numpy's pairwise summation adds them (eight running sums, halves above 128 values), group sums
-    row by row: every number equal, not close."""
-    rng = np.random.default_rng(seed)
-    base = rng.random((n_rows, n_values)) * 10.0 ** rng.integers(-6, 6, (n_rows, n_values))
-    scaling = rng.random((n_groups, n_values)) + 0.5
-    group = rng.integers(0, n_groups, n_rows)
-    scale, columns = np.empty(n_rows), np.empty((n_groups, n_values))
-    compiled = base.copy()
-    sinkhorn_sweep(compiled, scaling, group, scale, columns)
-    marginals = base * scaling[group]
-    expected_scale = marginals.sum(axis=1)
-    expected_columns = np.zeros_like(columns)
-    for i in range(n_rows):  # row by row, as a CSR product of the group-by-row matrix adds
-        expected_columns[group[i]] += marginals[i] / expected_scale[i]
-    assert np.array_equal(scale, expected_scale)
-    assert np.array_equal(compiled, base / expected_scale[:, None])
-    assert np.array_equal(columns, expected_columns)
 
 
 def test_sinkhorn_is_exact_when_the_scores_do_not_tell_members_apart():

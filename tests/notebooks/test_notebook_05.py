@@ -13,6 +13,7 @@ from privnb.experiments import COLUMNS
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "05_privacy_utility.ipynb"
 TINY = {
     "n_rows": 800,
+    "population_size": 4000,  # the background and LiRA's shadows on 4,000 of the other rows, not all 44,422
     "n_splits": 3,
     "folds": [0],
     "ls": [2, 3],

@@ -21,6 +21,7 @@ from privnb.learn.encoding import generalized_kinds
 from privnb.learn.knn import IBkClassifier
 from privnb.learn.training import AnatomizedTraining, GeneralizedTraining, ProtectedTraining, PrunedTraining
 from privnb.mechanisms import DistinctLDiversity, MDAVMicroaggregator, TCloseness
+from privnb.validation import check_int
 
 __all__ = ["PEERS", "VIEWS", "FrontierView", "ViewSetting", "matching_t", "population_rows", "register_view"]
 
@@ -51,7 +52,7 @@ def matching_t(counts, l: int) -> float:
     return float(0.5 * (np.abs(share[:l] - 1 / l).sum() + share[l:].sum()))
 
 
-def population_rows(data, sample) -> pd.DataFrame:
+def population_rows(data, sample, size: int = 0, random_state=0) -> pd.DataFrame:
     """The rows of ``data`` outside ``sample`` (a multiset difference: a row drawn once leaves one copy out).
 
     Parameters
@@ -60,11 +61,15 @@ def population_rows(data, sample) -> pd.DataFrame:
         The whole table.
     sample : Dataset
         A sample of it (``data.sample``).
+    size : int
+        Keep this many of them, drawn at random (0, or at least as many as there are: every one).
+    random_state : int
+        Seeds that draw.
 
     Returns
     -------
     DataFrame
-        ``data.frame``'s rows not drawn, with every column (the target too).
+        ``data.frame``'s rows not drawn, with every column (the target too), in the table's order.
     """
     columns = list(data.frame.columns)
 
@@ -73,7 +78,9 @@ def population_rows(data, sample) -> pd.DataFrame:
 
     whole, drawn = numbered(data.frame), numbered(sample.frame[columns])
     merged = whole.merge(drawn, on=[*columns, "_copy"], how="left", indicator=True)
-    return data.frame[(merged["_merge"] == "left_only").to_numpy()]
+    rest = data.frame[(merged["_merge"] == "left_only").to_numpy()]
+    size = check_int(size, "population_size", low=0)
+    return rest.sample(size, random_state=random_state).sort_index() if 0 < size < len(rest) else rest
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,24 @@ def test_membership_reading_compares_each_view_with_the_unprotected_one_beyond_t
     assert svm.startswith("LinearSVC on d: trained on full rows") and "no measurable difference" in svm
 
 
+def test_the_population_is_the_multiset_of_rows_left_out_and_a_size_draws_that_many_of_them(ward):
+    data, _ = ward
+    doubled = SimpleNamespace(frame=pd.concat([data.frame, data.frame.iloc[:40]], ignore_index=True))  # 40 twice
+    sample = SimpleNamespace(frame=doubled.frame.sample(150, random_state=3))
+    rows = [tuple(r) for r in doubled.frame.astype(str).itertuples(index=False)]
+    drawn_rows = pd.Series([rows[i] for i in sample.frame.index]).value_counts()
+    left = pd.Series(rows).value_counts().sub(drawn_rows, fill_value=0)
+    population = population_rows(doubled, sample)
+    found = pd.Series([tuple(r) for r in population.astype(str).itertuples(index=False)]).value_counts()
+    assert found.sort_index().equals(left[left > 0].astype(int).sort_index())  # brute force: count by count
+    drawn = population_rows(doubled, sample, size=100, random_state=1)
+    assert len(drawn) == 100 and drawn.index.isin(population.index).all() and drawn.index.is_monotonic_increasing
+    assert drawn.equals(population_rows(doubled, sample, size=100, random_state=1))
+    assert population_rows(doubled, sample, size=10_000).equals(population)
+    with pytest.raises(ValueError, match="population_size"):
+        population_rows(doubled, sample, size=-1)
+
+
 def test_lira_attacks_the_views_it_is_asked_to_with_shadow_models_on_the_population(ward):
     data, _ = ward
     sample = data.sample(300, random_state=0)
