@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+import hashlib
 
-__all__ = ["update_digest"]
+import numpy as np
+import pandas as pd
+
+__all__ = ["rows_digest", "update_digest"]
 
 
 def update_digest(h, values) -> None:
@@ -23,3 +26,24 @@ def update_digest(h, values) -> None:
         h.update(np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")).tobytes())
     else:
         h.update("\x00".join(map(repr, a.ravel().tolist())).encode())
+
+
+def rows_digest(X) -> str:
+    """A digest of a table's content: its columns, their types and every row's values, in order.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like
+        The rows (the index does not count).
+
+    Returns
+    -------
+    str
+    """
+    h = hashlib.blake2b(digest_size=16)
+    if isinstance(X, pd.DataFrame):
+        h.update(repr([(str(c), str(t)) for c, t in X.dtypes.items()]).encode())
+        update_digest(h, pd.util.hash_pandas_object(X, index=False).to_numpy())
+    else:
+        update_digest(h, X)
+    return h.hexdigest()

@@ -50,6 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from privnb.data.digest import rows_digest
 from privnb.learn.encoding import FrameEncoder, distinct_rows
 from privnb.learn.knn_votes import class_ranks, tied_counts, vote, weka_vote
 from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_part: re-exported)
@@ -367,6 +368,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         self._factored = None if self._missing else self._factor()
         self.classes_, self._y = np.unique(y, return_inverse=True)
         self._first = class_ranks(self.classes_, self.class_order)
+        self._last_votes = {}  # a memo, not state: the last prediction's votes and shares by its rows and ks
         self._weka_train = weka_columns(self.encoder_, X)
         self._low = np.fmin.reduce(self._weka_train[1], axis=0, initial=np.inf)
         self._high = np.fmax.reduce(self._weka_train[1], axis=0, initial=-np.inf)
@@ -488,6 +490,16 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         """
         ks = [check_int(k, "k") for k in ks]
         check_is_fitted(self, "fit_X_")
+        key = (rows_digest(X), tuple(ks), self.ties, self.ranges)  # predict, then predict_proba: one search
+        memo = self.__dict__.setdefault("_last_votes", {})  # (a model pickled before the memo has none)
+        if key not in memo:
+            memo.clear()
+            memo[key] = self._votes(X, ks)
+        out, shares = memo[key]
+        return (self.classes_[out], shares.copy()) if proba else self.classes_[out]
+
+    def _votes(self, X, ks):
+        """(each k's vote, each k's class distribution) of the rows ``X``, from one neighbour search."""
         n_classes = len(self.classes_)
         if self.ties == "exact-k":
             found = self._searches(X, max(ks), False, self.ranges == "weka")
@@ -502,7 +514,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             out = weka_vote(counts, self._first)
             shares = counts + 1.0 / max(1, self.n_samples_fit_)
             shares = shares / shares.sum(axis=2, keepdims=True)
-        return (self.classes_[out], shares) if proba else self.classes_[out]
+        return out, shares
 
     def __sklearn_tags__(self):
         """Missing values are allowed (Weka's rule); infinite ones are refused."""

@@ -110,6 +110,32 @@ def test_predict_many_equals_predict_per_k():
     assert np.allclose(model.predict_proba(test).sum(axis=1), 1)
 
 
+def test_predicting_the_same_rows_again_reuses_the_search_and_other_rows_do_not(monkeypatch):
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"x": rng.random(200), "c": rng.choice(list("abc"), 200)})
+    y = rng.integers(0, 3, 200)
+    model = IBkClassifier(5).fit(frame, y)
+    searches = []
+    search = IBkClassifier._searches
+    monkeypatch.setattr(IBkClassifier, "_searches", lambda self, *a: searches.append(self) or search(self, *a))
+    test = frame.iloc[:60].copy()
+    labels = model.predict(test)
+    proba = model.predict_proba(test.reset_index(drop=True))  # the same content under another index
+    assert searches.count(model) == 1
+    proba[:] = 0  # the caller's copy: the kept shares are untouched
+    fresh = IBkClassifier(5).fit(frame, y)
+    assert np.array_equal(labels, fresh.predict(test)) and np.array_equal(
+        model.predict_proba(test), fresh.predict_proba(test)
+    )
+    changed = test.assign(x=test["x"].where(test.index != 7, 0.5))  # one value differs: searched again
+    assert np.array_equal(model.predict_proba(changed), fresh.predict_proba(changed)) and searches.count(model) == 2
+    assert np.array_equal(model.predict_many(test, [1, 5])[0], IBkClassifier(1).fit(frame, y).predict(test))
+    assert searches.count(model) == 3  # other ks: searched again
+    model.fit(frame.iloc[:100], y[:100])  # a new fit forgets the last prediction
+    assert np.array_equal(model.predict(test), IBkClassifier(5).fit(frame.iloc[:100], y[:100]).predict(test))
+    assert searches.count(model) == 4
+
+
 def test_figure_2_toy_anatomized_3nn_is_right():
     """Figure 2 of MC17: the anatomized 3-NN classifies a test point among the red ones as red."""
     toy = anatomy_toy()
