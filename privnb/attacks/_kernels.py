@@ -119,7 +119,7 @@ def _counting_weights(prior, counts, strides, n_states):
     out = np.zeros((m, d))
     for v in range(d):
         for j in range(m):
-            total = 0.0  # state by state: numpy's gathered products are column-major, so its row sums add so
+            total = 0.0  # state by state: the order of numpy's row sums over its column-major gathered products
             for s in range(n_states):
                 if can[v, s]:
                     total += forward[j, s] * backward[j + 1, s + strides[v]]

@@ -1,4 +1,6 @@
-"""Content digests of arrays: what caches keyed by content (the full-domain lattices) feed their hashes."""
+"""Content digests of arrays and tables: what caches keyed by content (the full-domain lattices, the k-NN's last
+prediction) feed their hashes.
+"""
 
 from __future__ import annotations
 

@@ -71,6 +71,7 @@ def population_rows(data, sample, size: int = 0, random_state=0) -> pd.DataFrame
     DataFrame
         ``data.frame``'s rows not drawn, with every column (the target too), in the table's order.
     """
+    size = check_int(size, "population_size", low=0)
     columns = list(data.frame.columns)
 
     def numbered(frame):
@@ -79,7 +80,6 @@ def population_rows(data, sample, size: int = 0, random_state=0) -> pd.DataFrame
     whole, drawn = numbered(data.frame), numbered(sample.frame[columns])
     merged = whole.merge(drawn, on=[*columns, "_copy"], how="left", indicator=True)
     rest = data.frame[(merged["_merge"] == "left_only").to_numpy()]
-    size = check_int(size, "population_size", low=0)
     return rest.sample(size, random_state=random_state).sort_index() if 0 < size < len(rest) else rest
 
 
