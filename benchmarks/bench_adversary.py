@@ -1,17 +1,18 @@
 """The attacks of notebook 05's like-for-like comparison on all of Adult: compiled inference against numpy.
 
 One fold of the like-for-like sweep (all of Adult, 90% training rows stratified by the label, the other 10% the
-adversary's background), l = 3: anatomy and its l-diverse Mondrian peer. Every attack registered for each release
-(:func:`privnb.attacks.release_attacks`: the common adversary, whose large classes go through the counting
-programme, and the de Finetti EM, whose large groups go through Sinkhorn sweeps) runs twice: with the compiled
-loops of ``privnb.attacks._kernels`` and with the numpy formulation they replaced (defined here as the naive
-baseline and swapped in). Prints each release's CPU seconds (``time.process_time``: the machine may be shared),
-the ratio, and whether every number of the two runs is the same. Usage:
-``PRIVNB_DATA=... python benchmarks/bench_adversary.py [l]``.
+adversary's background), l = 3: anatomy and its l-diverse Mondrian and full-domain peers. Every attack registered
+for each release (:func:`privnb.attacks.release_attacks`: the common adversary, whose large classes go through the
+counting programme, and the de Finetti EM, whose large groups go through Sinkhorn sweeps) runs twice: with the compiled
+loops of ``privnb.attacks._kernels`` and with the numpy formulation they replaced (the naive baseline, swapped in:
+the Sinkhorn pass defined here, the counting programme the oracle of ``tests/attacks/test_attack_kernels.py``).
+Prints each release's CPU seconds (``time.process_time``: the machine may be shared), the ratio, and whether
+every number of the two runs is the same. Usage: ``PRIVNB_DATA=... python benchmarks/bench_adversary.py [l]``.
 """
 
 import sys
 import time
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -22,30 +23,8 @@ from privnb.attacks import Targets, release_attacks
 from privnb.data import load
 from privnb.experiments.privacy_frontier.views import VIEWS, ViewSetting
 
-
-def numpy_counting_weights(prior, counts, strides):
-    """The counting programme as numpy formulated it (masks per value, ``np.add.at``, gathered products)."""
-    m, d = prior.shape
-    states = np.stack(np.unravel_index(np.arange(int(np.prod(counts + 1))), (counts + 1)[::-1], order="C"), 1)[:, ::-1]
-    can = (states < counts).T
-    forward = np.zeros((m + 1, len(states)))
-    forward[0, 0] = 1.0
-    for j in range(m):
-        for v in range(d):
-            np.add.at(forward[j + 1], np.flatnonzero(can[v]) + strides[v], forward[j, can[v]] * prior[j, v])
-        forward[j + 1] /= forward[j + 1].max()
-    backward = np.zeros((m + 1, len(states)))
-    backward[m, -1] = 1.0
-    for j in range(m - 1, -1, -1):
-        for v in range(d):
-            backward[j, can[v]] += prior[j, v] * backward[j + 1, np.flatnonzero(can[v]) + strides[v]]
-        backward[j] /= backward[j].max()
-    out = np.zeros((m, d))
-    for v in range(d):
-        states = np.flatnonzero(can[v])
-        out[:, v] = prior[:, v] * (forward[:m, states] * backward[1:, states + strides[v]]).sum(axis=1)
-    return out
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "attacks"))
+from test_attack_kernels import numpy_counting_weights  # the test's oracle is the baseline
 
 _MEMBERS = {}  # the group matrix of the last Sinkhorn call, built once per call as numpy's version did
 
