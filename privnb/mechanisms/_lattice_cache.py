@@ -277,14 +277,32 @@ def matches_data(lattice, k: int, nodes, suppressed) -> bool:
     Raises
     ------
     RuntimeError
-        The counts differ although nothing was learned from disk (a defect in the search, never a cache's).
+        The counts or summaries differ although nothing was learned from disk (a defect in the search, never a
+        cache's).
     """
     actual = [int(lattice.suppressed_rows(node, k).sum()) for node in nodes]
-    if actual == [int(s) for s in suppressed] and max(actual, default=0) <= lattice.budget:
+    summaries_hold = all(_summary_holds(lattice, node) for node in nodes)  # the scores a release reports
+    if actual == [int(s) for s in suppressed] and max(actual, default=0) <= lattice.budget and summaries_hold:
         return True
     if not forget_learned(lattice):
-        raise RuntimeError(f"the lattice search's suppression {list(suppressed)} differs from the rows' {actual}")
+        raise RuntimeError(
+            f"the lattice search's suppression {list(suppressed)} or summaries differ from the rows' ({actual})"
+        )
     return False
+
+
+def _summary_holds(lattice, node) -> bool:
+    """Whether the summary the lattice holds for ``node`` (if any) is the rows' own: the histogram of its small
+    class sizes and the sum of squared sizes (the discernibility and suppression the minimal-node table reports).
+    """
+    key = tuple(int(lv) for lv in node)
+    held = lattice.summaries.get(key)
+    if held is None:
+        return True
+    cap, groups, squares = held
+    size = lattice.sizes.sizes(list(key))
+    rows = np.bincount(size[size < cap].astype(np.intp), minlength=cap).astype(float)
+    return np.array_equal(np.asarray(groups, dtype=float), rows) and float(squares) == float(size @ size)
 
 
 def forget_learned(lattice) -> bool:

@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from small_hierarchies import LETTERS, small_hierarchies
@@ -215,6 +215,7 @@ def test_a_foreign_entry_under_this_key_is_ignored(tmp_path, monkeypatch):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(frames, st.sampled_from([2, 3, 5]), st.sampled_from([0.0, 0.1]), st.booleans())
+@example(pd.DataFrame({"num": [0, 0], "let": ["a", "a"]}), 2, 0.0, True)  # a lying summary: discernibility 0, not 4
 def test_a_wrong_but_valid_entry_never_changes_a_release(tmp_path, monkeypatch, rows, k, max_suppression, claim):
     """An entry written with privnb's own digest but lying (every node anonymous with nothing suppressed, or
     none anonymous) is caught on the rows before the release: the result is the fresh search's."""
