@@ -491,11 +491,10 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
         ks = [check_int(k, "k") for k in ks]
         check_is_fitted(self, "fit_X_")
         key = (rows_digest(X), tuple(ks), self.ties, self.ranges)  # predict, then predict_proba: one search
-        memo = self.__dict__.setdefault("_last_votes", {})  # (a model pickled before the memo has none)
-        if key not in memo:
-            memo.clear()
-            memo[key] = self._votes(X, ks)
-        out, shares = memo[key]
+        if key not in self._last_votes:
+            self._last_votes.clear()
+            self._last_votes[key] = self._votes(X, ks)
+        out, shares = self._last_votes[key]
         return (self.classes_[out], shares.copy()) if proba else self.classes_[out]
 
     def _votes(self, X, ks):
