@@ -124,12 +124,12 @@ def _release(args) -> int:
 
 
 def _sweep(args) -> int:
-    from privnb.workbench.runner import run_sweeps
+    from privnb.sweeps.runner import run_sweeps
 
     if args.dry_run or args.list:
         return _dry_run(args)
-    from privnb.workbench.dask_sweep import SchedulerLost
-    from privnb.workbench.runner import SweepInterrupted
+    from privnb.sweeps.dask_sweep import SchedulerLost
+    from privnb.sweeps.runner import SweepInterrupted
 
     if args.point is not None or args.only is not None:
         return _one_point(args)
@@ -166,9 +166,9 @@ def _sweep(args) -> int:
 
 def _one_point(args) -> int:
     """``--point N`` / ``--only NAME``: one point of one spec, beside other one-point processes."""
-    from privnb.workbench.one_point import run_one_point
-    from privnb.workbench.runner import SweepInterrupted
-    from privnb.workbench.spec import load_spec
+    from privnb.sweeps.one_point import run_one_point
+    from privnb.sweeps.runner import SweepInterrupted
+    from privnb.sweeps.spec import load_spec
 
     if len(args.specs) != 1 or args.scheduler or args.workers != 1:
         raise ValueError(
@@ -199,8 +199,8 @@ def _dry_run(args) -> int:
     """Print each point, whether it would run and why (new, parameters differ, notebook changed...); with
     ``--list``, each point's number first (what ``--point`` takes).
     """
-    from privnb.workbench.freshness import point_state
-    from privnb.workbench.spec import load_spec
+    from privnb.sweeps.freshness import point_state
+    from privnb.sweeps.spec import load_spec
 
     for spec in map(load_spec, args.specs):
         for number, point in enumerate(spec.points(args.out)):
@@ -226,7 +226,7 @@ def _print_summary(summary) -> None:
 
 
 def _report(args) -> int:
-    from privnb.workbench.report import rebuild_reports
+    from privnb.sweeps.report import rebuild_reports
 
     for path in rebuild_reports(args.results_dir):
         print(path)
@@ -305,6 +305,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command in ("sweep", "report", "notebooks"):  # the commands that read notebooks
+        from privnb.sweeps import skip_iri_parser
+
+        skip_iri_parser()
     try:
         commands = {"sweep": _sweep, "report": _report, "data": _data, "notebooks": _notebooks, "release": _release}
         return commands[args.command](args)

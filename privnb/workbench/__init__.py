@@ -1,4 +1,6 @@
-"""The workbench around the notebooks: sweeps (spec, run, report), notebook conventions, plots, the CLI."""
+"""What the notebooks show and follow: tables, captions and equations, plots, the explorer, release export, and the
+notebook conventions (sweeps are :mod:`privnb.sweeps`).
+"""
 
 from .comparison_plot import (
     like_for_like_plot,
@@ -37,18 +39,6 @@ from .release_export import (
     make_release,
     write_release,
 )
-from .report import (
-    rebuild_reports,
-)
-from .runner import (
-    SweepSummary,
-    run_point,
-    run_sweeps,
-)
-from .spec import (
-    SweepSpec,
-    load_spec,
-)
 
 __all__ = [
     "frontier_plot",
@@ -74,10 +64,4 @@ __all__ = [
     "skipped",
     "tour_state",
     "tour_explorer",
-    "rebuild_reports",
-    "run_point",
-    "SweepSummary",
-    "run_sweeps",
-    "SweepSpec",
-    "load_spec",
 ]

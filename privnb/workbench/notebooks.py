@@ -20,6 +20,7 @@ import numpy as np
 
 from privnb.experiments.notebook_parameters import PARAMETERS_TAG, cell_defaults
 from privnb.files import atomic_path, write_text
+from privnb.sweeps import HEADLINE_KEY
 
 KEEP_OUTPUT_TAG = "keep_output"
 CHECK_OUTPUT_MARK = "# NBVAL_CHECK_OUTPUT"
@@ -99,9 +100,6 @@ def write_notebook(nb, path: str | os.PathLike) -> None:
 
     with atomic_path(path) as tmp:
         nbformat.write(nb, tmp)
-
-
-HEADLINE_KEY = "headline"
 
 
 def matching_keys(metrics: Mapping, *patterns: str) -> list[str]:
@@ -228,7 +226,7 @@ def refresh_kept_outputs(path: str | os.PathLike, *, timeout: int = 1800) -> lis
     import nbformat
     from nbclient import NotebookClient
 
-    from privnb.workbench._kernels import kernel_options
+    from privnb.sweeps import kernel_options
 
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)

@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "privnb"
 
-# data <- mechanisms / nbc <- attacks / learn <- experiments <- workbench; files, validation and bounds below
+# data <- mechanisms / nbc <- attacks / learn <- experiments <- sweeps <- workbench; files, validation and bounds below
 # them all. Packages of one rank never import each other (an attack uses no learner, a learner no attack).
 RANK = {
     "files": 0,
@@ -23,8 +23,9 @@ RANK = {
     "attacks": 3,
     "learn": 3,
     "experiments": 4,
-    "workbench": 5,
-    "__main__": 6,  # the privnb command, above the workbench: it imports the workbench only inside subcommands
+    "sweeps": 5,  # below the workbench: a point's process imports no plotting
+    "workbench": 6,
+    "__main__": 7,  # the privnb command, above the workbench: it imports the workbench only inside subcommands
 }
 MAX_MODULE_LINES = 550
 MAX_CELL_LINES = 20

@@ -8,8 +8,8 @@ import pytest
 from test_sweep import fake_run_point, write_notebook, write_spec  # tests/ is on sys.path under pytest
 
 from privnb import __main__ as cli
-from privnb import workbench as sweep
-from privnb.workbench import runner
+from privnb import sweeps as sweep
+from privnb.sweeps import runner
 
 
 def test_exit_status_is_1_when_points_failed_and_the_count_is_printed(monkeypatch, capsys):

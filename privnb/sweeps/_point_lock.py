@@ -1,8 +1,8 @@
 """One process at a time runs a point: a lock per point, ``<sweep>/.privnb-locks/<point>.lock``.
 
 A point's lock is held while the point runs, by a one-point process of a job array
-(:mod:`privnb.workbench.one_point`) or by the task running it on a dask worker
-(:mod:`privnb.workbench.dask_sweep`), so that two processes never write one point's folder at once: a second
+(:mod:`privnb.sweeps.one_point`) or by the task running it on a dask worker
+(:mod:`privnb.sweeps.dask_sweep`), so that two processes never write one point's folder at once: a second
 one-point process on the same point is refused, and a retried dask task waits for an orphan of an earlier run
 (still stopping its kernel) to let go. The lock file holds JSON naming the holder (run id, pid, host, worker,
 start time) and every attempt the same run made at the point: a dask task run again after its worker died
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench._safety import SweepError
-from privnb.workbench.spec import Point
+from privnb.sweeps._safety import SweepError
+from privnb.sweeps.spec import Point
 
 LOCKS_DIR = ".privnb-locks"
 
@@ -46,7 +46,7 @@ def point_lock_path(point: Point) -> Path:
 class PointHold:
     """A held point lock: the run holding it and every attempt this run made at the point, this one last.
 
-    :meth:`owns` makes it a run owner for :func:`privnb.workbench.point_run.run_point`: a point's record is
+    :meth:`owns` makes it a run owner for :func:`privnb.sweeps.point_run.run_point`: a point's record is
     written only while its lock still names this run.
     """
 

@@ -4,7 +4,7 @@ scheduler) and the task each point runs on a worker.
 Before the sweep takes its results folder, :func:`connect` reaches the scheduler and :func:`check_workers`
 asks every worker whether the kernel is installed. Each point is a task (:func:`run_remote_point`) that, on
 its worker, caps its kernel's BLAS / OpenMP threads at the worker's share of the cores (as a local worker
-process does), holds the point's lock (:mod:`privnb.workbench._point_lock`: a point is never run by two
+process does), holds the point's lock (:mod:`privnb.sweeps._point_lock`: a point is never run by two
 processes at once, nor started while an orphan of an earlier run still writes its folder) and runs the point
 in a thread while it watches two things: the sweep's stop event (set by the client on SIGINT, SIGTERM or
 SIGHUP) and its own task's state on the worker (released when the client dies or cancels it). Either stops
@@ -31,11 +31,11 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from privnb.workbench._kernels import kernel_problem, limit_threads, stop_kernel
-from privnb.workbench._point_lock import hold_point
-from privnb.workbench._safety import StopFlag, SweepError
-from privnb.workbench.point_run import KERNEL_LOG, lost_record, run_point
-from privnb.workbench.spec import Point, write_json
+from privnb.sweeps._kernels import kernel_problem, limit_threads, stop_kernel
+from privnb.sweeps._point_lock import hold_point
+from privnb.sweeps._safety import StopFlag, SweepError
+from privnb.sweeps.point_run import KERNEL_LOG, lost_record, run_point
+from privnb.sweeps.spec import Point, write_json
 
 SCHEDULER_TIMEOUT = "10s"  # how long connecting to the scheduler may take
 _POLL_S = 0.5  # how often a task looks at its stop event and its own state, and the client at its futures
@@ -155,7 +155,7 @@ def run_remote_point(point: Point, options: dict, stop_name: str) -> dict:
     point : Point
         The point.
     options : dict
-        :func:`privnb.workbench.point_run.run_point`'s keywords (``owner``: the sweep's run).
+        :func:`privnb.sweeps.point_run.run_point`'s keywords (``owner``: the sweep's run).
     stop_name : str
         The name of the sweep's ``distributed.Event`` that the client sets to stop every point.
 
@@ -239,7 +239,7 @@ def execute_dask(client, points: list[Point], options: dict, stop: StopFlag) -> 
     points : list of Point
         The points to run.
     options : dict
-        :func:`privnb.workbench.point_run.run_point`'s keywords (``owner``: the sweep's run).
+        :func:`privnb.sweeps.point_run.run_point`'s keywords (``owner``: the sweep's run).
     stop : StopFlag
         Set by SIGINT, SIGTERM or SIGHUP.
 

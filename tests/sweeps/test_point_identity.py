@@ -9,10 +9,10 @@ import pytest
 from test_sweep import dry_run, fake_run_point, runs, write_notebook, write_spec
 
 import privnb
-from privnb import workbench as sweep
+from privnb import sweeps as sweep
 from privnb.data._card.inputs import card_inputs, input_digests
-from privnb.workbench import runner
-from privnb.workbench._provenance import privnb_provenance, provenance_text
+from privnb.sweeps import runner
+from privnb.sweeps._provenance import privnb_provenance, provenance_text
 
 CARD = """name: ward
 file: ward.csv

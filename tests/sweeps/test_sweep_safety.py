@@ -20,8 +20,8 @@ from machine import patience, wait_for  # tests/ is on sys.path under pytest
 from test_sweep import write_notebook, write_spec
 
 from privnb import __main__ as cli
-from privnb import workbench as sweep
-from privnb.workbench import dask_sweep, runner
+from privnb import sweeps as sweep
+from privnb.sweeps import dask_sweep, runner
 
 
 def fake_execute(notebook, output_path, parameters, **options):
@@ -250,7 +250,7 @@ out.mkdir(parents=True, exist_ok=True)
 (out / "pids").write_text(f"{os.getpid()} {os.getppid()}")
 hold = pathlib.Path(hold_file)
 waited = 0.0
-while x == hold_at and hold.exists() and waited < 300:
+while x in (hold_at, hold_also) and hold.exists() and waited < 300:
     time.sleep(0.1); waited += 0.1
 (out / "metrics.json").write_text("{}")
 """
@@ -258,7 +258,9 @@ while x == hold_at and hold.exists() and waited < 300:
 
 def write_hold_notebook(folder: Path) -> None:
     nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('x = 1\nhold_at = 2\nhold_file = "hold"\noutput_dir = "results/toy"')
+    params = nbformat.v4.new_code_cell(
+        'x = 1\nhold_at = 2\nhold_also = 0\nhold_file = "hold"\noutput_dir = "results/toy"'
+    )
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell(HOLD_BODY)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -302,7 +304,8 @@ def test_a_signal_stops_the_sweep_keeps_finished_points_and_writes_the_report(tm
     spec = write_spec(
         tmp_path,
         "hold.quick.yaml",
-        f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}'}}\ngrid: {{x: [1, 2, 3]}}\n",
+        # x = 3 holds too: with two workers it may start beside x = 2, and must still be running at the signal
+        f"notebook: hold.ipynb\nparameters: {{hold_file: '{hold}', hold_also: 3}}\ngrid: {{x: [1, 2, 3]}}\n",
     )
     out = tmp_path / "results"
     process = sweep_process(spec, out, workers)

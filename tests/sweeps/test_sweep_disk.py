@@ -25,10 +25,10 @@ from machine import cores, load_factor, patience, wait_for
 from test_sweep import write_notebook, write_spec
 from test_sweep_safety import fake_execute
 
-import privnb.workbench._report_pages as report_pages
+import privnb.sweeps._report_pages as report_pages
 from privnb import __main__ as cli
-from privnb.workbench import point_run
-from privnb.workbench._kernel_log import KERNEL_LOG_BYTES
+from privnb.sweeps import point_run
+from privnb.sweeps._kernel_log import KERNEL_LOG_BYTES
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_a_run_that_fills_the_disk_has_what_it_wrote_deleted_and_its_error_kept(
 
 
 def test_reports_that_cannot_be_written_end_the_sweep_with_status_1_and_one_line_each(project, monkeypatch, capsys):
-    from privnb.workbench import report
+    from privnb.sweeps import report
 
     monkeypatch.setattr(report, "write_text", enospc)
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1, 2]}\n")
@@ -180,7 +180,7 @@ def test_reports_that_cannot_be_written_end_the_sweep_with_status_1_and_one_line
 
 def test_a_points_json_that_cannot_be_written_at_the_end_is_named(project, monkeypatch, capsys):
     """ENOSPC rewriting points.json after the points ran (the error names no file): its line names it."""
-    from privnb.workbench import runner
+    from privnb.sweeps import runner
 
     real, written = runner.write_json, []
 
@@ -303,7 +303,7 @@ def test_waits_follow_the_machines_load(monkeypatch):
 def test_a_full_disk_outside_a_point_stops_the_sweep_with_status_1_in_one_line(project, monkeypatch, capsys):
     """ENOSPC where no point is to blame (writing points.json before anything runs): status 1, not an
     internal error (3)."""
-    from privnb.workbench import runner
+    from privnb.sweeps import runner
 
     monkeypatch.setattr(runner, "write_points_json", enospc)
     spec = write_spec(project, "toy.quick.yaml", "notebook: toy.ipynb\ngrid: {x: [1]}\n")

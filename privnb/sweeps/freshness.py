@@ -4,13 +4,13 @@ A point is done, and skipped unless ``--force``, when its ``point.json`` says "o
 is there, its results.parquet (if any) can be read, and the record was made for the same point: the same
 parameters (the whole dict papermill received, but for the injected ``output_dir``; a value compared with
 its JSON spelling, so ``1`` and ``1.0`` differ), the same notebook (its path relative to ``notebooks/``)
-and the same code in it (:func:`privnb.workbench.spec.notebook_fingerprint`: its code cells' sources; an edit
+and the same code in it (:func:`privnb.sweeps.spec.notebook_fingerprint`: its code cells' sources; an edit
 to a markdown cell does not run a point again), and the same content of every file it reads through a data
 card (``inputs``: the sha256 of the card, its data file, its hierarchy and item files,
 :func:`privnb.data.input_digests`): editing the CSV, the card or a hierarchy file runs the point
 again. Anything else runs the point again; its last good results wait in ``<point>.previous`` meanwhile.
 
-Recorded beside the numbers but never a reason to run again (:mod:`privnb.workbench._provenance`): privnb's
+Recorded beside the numbers but never a reason to run again (:mod:`privnb.sweeps._provenance`): privnb's
 version and git commit. A change to privnb's own code, to an installed package or to an environment variable
 the notebook reads does not run a point again: ``--force`` does.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privnb.data import input_digests
-from privnb.workbench._provenance import privnb_provenance
-from privnb.workbench.spec import Point, read_json
+from privnb.sweeps._provenance import privnb_provenance
+from privnb.sweeps.spec import Point, read_json
 
 
 @dataclass(frozen=True)

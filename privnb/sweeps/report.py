@@ -12,16 +12,18 @@ from pathlib import Path
 import pandas as pd
 
 from privnb.files import WriteError, atomic_path, naming_write_errors, write_text
-from privnb.workbench._provenance import provenance_text
-from privnb.workbench._report_pages import (
+from privnb.sweeps._provenance import provenance_text
+from privnb.sweeps._report_pages import (
     Link,
     export_notebook_html,
     mathjax_url,
     render_html,
     render_markdown,
 )
-from privnb.workbench.notebooks import HEADLINE_KEY
-from privnb.workbench.spec import read_json
+from privnb.sweeps.spec import read_json
+
+HEADLINE_KEY = "headline"
+"""The key of a point's metrics.json that names its headline metrics (written by ``write_artifacts``)."""
 
 _HEADLINE_COLUMNS = 8
 _INDEX_HEADLINES = 4  # numbers per point in the index's summary table

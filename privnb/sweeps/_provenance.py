@@ -1,6 +1,6 @@
 """What made a sweep point's numbers, recorded beside them: privnb's version and, for a git checkout, its commit.
 
-Recorded only: a point does not run again when they change (:mod:`privnb.workbench.freshness` says what does).
+Recorded only: a point does not run again when they change (:mod:`privnb.sweeps.freshness` says what does).
 """
 
 from __future__ import annotations

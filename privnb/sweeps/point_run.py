@@ -16,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench._kernel_log import log_finished
-from privnb.workbench._kernels import kernel_options
-from privnb.workbench._safety import RunOwner
-from privnb.workbench.freshness import point_identity
-from privnb.workbench.spec import INJECTED, Point, read_json, write_json
+from privnb.sweeps._kernel_log import log_finished
+from privnb.sweeps._kernels import kernel_options
+from privnb.sweeps._safety import RunOwner
+from privnb.sweeps.freshness import point_identity
+from privnb.sweeps.spec import INJECTED, Point, read_json, write_json
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -90,7 +90,7 @@ def run_point(
     notebook raised ``privnb.data.DataUnavailableError``, or ``privnb.experiments.DataUnsupportedError``: the
     data set lacks what the notebook needs), the ``error`` (exception type and
     message), the ``traceback``, the duration, the parameters and the notebook's name and code fingerprint
-    (what makes the point done for a later sweep, :mod:`privnb.workbench.freshness`). A run that fails on a full
+    (what makes the point done for a later sweep, :mod:`privnb.sweeps.freshness`). A run that fails on a full
     disk has what it wrote deleted (its bounded ``kernel.log`` kept), so that the other points and the reports
     find room; a folder that cannot be prepared, or a record that cannot be written, fails the point alone.
 
@@ -107,7 +107,7 @@ def run_point(
         notebook ends (this process outlived a killed sweep), nothing more is written.
     about : dict, optional
         Where the point ran, added to its record: the dask worker and host, and the attempts before this one
-        when a worker running the point died (:mod:`privnb.workbench.dask_sweep`).
+        when a worker running the point died (:mod:`privnb.sweeps.dask_sweep`).
 
     Returns
     -------

@@ -247,7 +247,7 @@ def check_parameter_types(path, notebook: Path, defaults: dict, parameters: dict
     notebook : Path
         The notebook (named in the error).
     defaults : dict
-        The notebook's parameter defaults (:func:`privnb.workbench.parameter_defaults`).
+        The notebook's parameter defaults (:func:`privnb.experiments.notebook_parameters.cell_defaults`).
     parameters, grid : dict
         The spec's fixed values and its grid (name -> list of values).
 
@@ -319,9 +319,9 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
     _check_shape(path, parameters, grid)
     notebook = spec_notebook(path, raw["notebook"])
     nb = _read_notebook(notebook)
-    from privnb.workbench.notebooks import parameter_defaults
+    from privnb.experiments.notebook_parameters import cell_defaults
 
-    known = parameter_defaults(nb)
+    known = cell_defaults(nb.cells)
     undefined = (set(parameters) | set(grid)) - set(known)
     if undefined:
         raise ValueError(

@@ -4,7 +4,7 @@ A SLURM array (or any batch scheduler) runs a paper sweep as one job per point: 
 points (0, 1, ...), ``--point N`` or ``--only NAME`` runs one, and ``privnb report OUT`` writes the tables and
 reports once every point has run. One-point processes on different points of the same ``--out`` run side by
 side: each shares the results folder's lock (a whole sweep, which holds it alone, is refused while they run,
-and refuses them while it runs) and holds its own point's lock (:mod:`privnb.workbench._point_lock`: a second
+and refuses them while it runs) and holds its own point's lock (:mod:`privnb.sweeps._point_lock`: a second
 process on the same point is refused, naming the first). A point writes its own folder and ``point.json``
 (written only while its lock names this process's run); ``points.json``, the sweep's index the report
 reads, is written when missing or out of date (every process writes the same content, whole).
@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from privnb.workbench._point_lock import hold_point
-from privnb.workbench._safety import LOCK_NAME, StopFlag, SweepError, catch_signals, check_out
-from privnb.workbench.freshness import point_state
-from privnb.workbench.point_run import run_point
-from privnb.workbench.runner import SweepInterrupted, SweepSummary, check_kernel, write_points_json
-from privnb.workbench.spec import Point, SweepSpec, read_json
+from privnb.sweeps._point_lock import hold_point
+from privnb.sweeps._safety import LOCK_NAME, StopFlag, SweepError, catch_signals, check_out
+from privnb.sweeps.freshness import point_state
+from privnb.sweeps.point_run import run_point
+from privnb.sweeps.runner import SweepInterrupted, SweepSummary, check_kernel, write_points_json
+from privnb.sweeps.spec import Point, SweepSpec, read_json
 
 
 def select_point(points: list[Point], *, index: int | None = None, name: str | None = None) -> Point:
@@ -140,7 +140,7 @@ def run_one_point(
     ------
     SweepError
         An unusable ``out``, a whole sweep writing to it, or another process running this point
-        (:class:`privnb.workbench._point_lock.PointBusy`).
+        (:class:`privnb.sweeps._point_lock.PointBusy`).
     SweepInterrupted
         SIGINT, SIGTERM or SIGHUP stopped the point (its kernel too); nothing was recorded for it.
     """

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import privnb.workbench._report_pages as report_pages_module
-from privnb import workbench as sweep
+import privnb.sweeps._report_pages as report_pages_module
+from privnb import sweeps as sweep
 from privnb.experiments import COLUMNS
-from privnb.workbench import report as report_module
-from privnb.workbench import runner
-from privnb.workbench import spec as spec_module
-from privnb.workbench.freshness import point_identity
+from privnb.sweeps import report as report_module
+from privnb.sweeps import runner
+from privnb.sweeps import spec as spec_module
+from privnb.sweeps.freshness import point_identity
 
 NOTEBOOK_BODY = """
 import json, pathlib
@@ -431,7 +431,7 @@ def test_a_value_of_the_wrong_type_is_refused_before_anything_runs(project, text
 
 
 def test_values_that_fit_the_defaults_pass_the_type_check(tmp_path):
-    from privnb.workbench.spec import check_parameter_types
+    from privnb.sweeps.spec import check_parameter_types
 
     defaults = {"n": 1, "scale": 1.0, "name": "a", "flag": False, "ls": [2], "opts": {}, "any": None}
     fine = {"n": 3, "scale": 2, "name": "b", "flag": True, "ls": [3, 4], "opts": {"k": 1}, "any": "x"}

@@ -23,11 +23,11 @@ Results layout under ``out``::
 
 A point is done, and skipped unless ``force``, when its ``point.json`` says "ok", its notebook exists, its
 results.parquet (if any) can be read and the record was made with the parameters and notebook code the spec
-asks for now (:mod:`privnb.workbench.freshness`); any other point is run again. A point's last good results wait in
+asks for now (:mod:`privnb.sweeps.freshness`); any other point is run again. A point's last good results wait in
 ``<sweep>/<point>.previous`` while it runs again and survive every failing run. Points run serially, each
 in a process of its own (``workers`` at a time), or on a dask.distributed cluster (``scheduler``: the
-workers must see the same file system and have privnb installed; :mod:`privnb.workbench.dask_sweep`), or one
-point alone for a job array (:mod:`privnb.workbench.one_point`). One sweep at a time writes to ``out``
+workers must see the same file system and have privnb installed; :mod:`privnb.sweeps.dask_sweep`), or one
+point alone for a job array (:mod:`privnb.sweeps.one_point`). One sweep at a time writes to ``out``
 (``out/.privnb-sweep.lock``, which names the run: a process left over from a killed sweep never records a
 point over a newer run's); a point's process dies with the sweep, and its kernel with it. SIGINT, SIGTERM
 and SIGHUP stop the running points and write the reports.
@@ -45,8 +45,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from privnb.workbench._kernels import die_with_parent, kernel_problem, limit_threads
-from privnb.workbench._safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
+from privnb.sweeps._kernels import die_with_parent, kernel_problem, limit_threads, skip_iri_parser
+from privnb.sweeps._safety import (  # noqa: F401  (LOCK_NAME, SweepError: re-exported)
     LOCK_NAME,
     STOP_SIGNALS,
     StopFlag,
@@ -56,11 +56,11 @@ from privnb.workbench._safety import (  # noqa: F401  (LOCK_NAME, SweepError: re
     lock_results,
     stop_kernels,
 )
-from privnb.workbench.dask_sweep import SchedulerLost, connect, execute_dask
-from privnb.workbench.freshness import point_state
-from privnb.workbench.point_run import lost_record, previous_dir, run_point
-from privnb.workbench.report import unwritten, write_index, write_sweep_outputs
-from privnb.workbench.spec import Point, SweepSpec, load_spec, read_json, write_json
+from privnb.sweeps.dask_sweep import SchedulerLost, connect, execute_dask
+from privnb.sweeps.freshness import point_state
+from privnb.sweeps.point_run import lost_record, previous_dir, run_point
+from privnb.sweeps.report import unwritten, write_index, write_sweep_outputs
+from privnb.sweeps.spec import Point, SweepSpec, load_spec, read_json, write_json
 
 
 class SweepInterrupted(Exception):
@@ -99,6 +99,7 @@ def _worker_main(point: Point, options: dict, connection, parent_pid: int, worke
     signal.signal(signal.SIGTERM, stop)
     die_with_parent(parent_pid, signal.SIGTERM)
     limit_threads(workers)
+    skip_iri_parser()
     connection.send(run_point(point, **options))
     connection.close()
 
@@ -234,7 +235,7 @@ def run_sweeps(
 ) -> SweepSummary:
     """Run every point of every spec (one pool for all), then write the tables and reports.
 
-    A point that is done (:mod:`privnb.workbench.freshness`: an "ok" record of the same parameters and
+    A point that is done (:mod:`privnb.sweeps.freshness`: an "ok" record of the same parameters and
     notebook code) is skipped unless ``force``.
 
     Parameters

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from test_sweep import write_notebook, write_spec  # tests/ is on sys.path under pytest
 
-from privnb import workbench as sweep
-from privnb.workbench._point_lock import PointBusy, hold_point
-from privnb.workbench._safety import SweepError
+from privnb import sweeps as sweep
+from privnb.sweeps._point_lock import PointBusy, hold_point
+from privnb.sweeps._safety import SweepError
 
 distributed = pytest.importorskip("distributed")
 
@@ -339,7 +339,7 @@ def test_the_one_point_options_are_checked(tmp_path, capsys):
 
 
 def test_a_point_run_again_after_its_worker_died_is_told_in_the_terminal(tmp_path, monkeypatch, capsys):
-    from privnb.workbench import runner
+    from privnb.sweeps import runner
 
     def retried(point, **options):  # the record of a point dask ran again after its first worker died
         first = {"worker": "tcp://10.0.0.1:4000", "host": "node1", "pid": 7, "started": "2026-11-27T10:00:00+00:00"}

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from privnb.workbench._kernels import kernel_options
+from privnb.sweeps._kernels import kernel_options
 
 BODY = """
 import json, pathlib
@@ -116,7 +116,7 @@ def write_point(sweep_dir, pid: str, x: int, **artifacts) -> dict:
 
 
 def hand_made_sweep(sweep_dir, records: list[dict]) -> str:
-    from privnb.workbench.report import write_sweep_outputs
+    from privnb.sweeps.report import write_sweep_outputs
 
     spec = {"name": "toy.quick", "notebook": str(sweep_dir / "toy.ipynb"), "path": str(sweep_dir / "s.yaml")}
     spec.update(parameters={}, grid={"x": [1, 2]}, description="")
@@ -156,7 +156,7 @@ def test_a_headline_must_name_metrics(tmp_path, metrics, headline, message):
 
 
 def test_wide_tables_scroll_inside_the_page():
-    from privnb.workbench._report_pages import render_html
+    from privnb.sweeps._report_pages import render_html
 
     page = render_html([("h1", "T"), ("table", [f"column {i}" for i in range(40)], [["1"] * 40])])
     assert '<div class="wide"><table>' in page and "</table></div>" in page
@@ -164,8 +164,8 @@ def test_wide_tables_scroll_inside_the_page():
 
 
 def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, monkeypatch):
-    import privnb.workbench._report_pages as report_pages
-    from privnb.workbench.report import write_index
+    import privnb.sweeps._report_pages as report_pages
+    from privnb.sweeps.report import write_index
 
     source = tmp_path / "package_static"
     (source / "jax").mkdir(parents=True)
@@ -192,7 +192,7 @@ def test_reports_render_maths_with_a_local_mathjax_copied_beside_them(tmp_path, 
 def test_executed_notebooks_are_exported_with_the_local_mathjax(tmp_path):
     import nbformat
 
-    from privnb.workbench._report_pages import MATHJAX_FOLDER, export_notebook_html, mathjax_source
+    from privnb.sweeps._report_pages import MATHJAX_FOLDER, export_notebook_html, mathjax_source
 
     if mathjax_source() is None:
         pytest.skip("jupyter-server-mathjax is not installed")
@@ -213,7 +213,7 @@ def test_reports_read_like_a_summary_however_many_numbers_a_notebook_writes(tmp_
     """Issue 31: 05's report listed ~150 headline names in one paragraph and a 43-column table; the index now
     shows each point's first few headline numbers in one short table and links the rest."""
     from privnb.experiments import tidy_frame
-    from privnb.workbench.report import write_index
+    from privnb.sweeps.report import write_index
 
     out = tmp_path / "results"
     metrics = {f"attack_{i}": i / 1000 for i in range(150)}
@@ -243,7 +243,7 @@ def test_a_saved_notebook_page_loads_nothing_from_the_internet_and_says_the_expl
 
     import nbformat
 
-    from privnb.workbench._report_pages import LIVE_KERNEL_NOTE, MATHJAX_FOLDER, export_notebook_html, mathjax_source
+    from privnb.sweeps._report_pages import LIVE_KERNEL_NOTE, MATHJAX_FOLDER, export_notebook_html, mathjax_source
 
     if mathjax_source() is None:
         pytest.skip("jupyter-server-mathjax is not installed")

@@ -3,7 +3,7 @@
 One sweep at a time writes to ``out``: :func:`lock_results` holds ``out/.privnb-sweep.lock`` and writes the
 run's id into it; a point's process writes its record only while the lock still names its run
 (:class:`RunOwner`), so a process left over from a killed sweep can never write over a newer run's results.
-SIGINT, SIGTERM and SIGHUP set a :class:`StopFlag` that :mod:`privnb.workbench.runner` reads to stop the
+SIGINT, SIGTERM and SIGHUP set a :class:`StopFlag` that :mod:`privnb.sweeps.runner` reads to stop the
 running points and write the reports; a worker's kernels are killed with whatever they started
 (:func:`stop_kernels`).
 """

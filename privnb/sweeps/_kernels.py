@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from privnb.workbench._kernel_log import bounded_log
+from privnb.sweeps._kernel_log import bounded_log
 
 _UNIX_SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 _SOCKET_NAME = "/kernel-00000000-0000-0000-0000-000000000000-ipc-99"
@@ -107,7 +107,7 @@ def stop_kernel(log: str | os.PathLike) -> bool:
     """Kill the kernel whose own output goes to ``log`` (one point's kernel), with whatever it started.
 
     Returns whether such a kernel was running. Used to stop one point among several running in one process
-    (the threads of a dask worker), where :func:`privnb.workbench._safety.stop_kernels` would stop them all.
+    (the threads of a dask worker), where :func:`privnb.sweeps._safety.stop_kernels` would stop them all.
 
     Parameters
     ----------
@@ -151,6 +151,18 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def skip_iri_parser() -> None:
+    """Let this process import nbformat and papermill without building rfc3987_syntax's IRI grammar (2.8 s).
+
+    jsonschema, which nbformat validates notebooks with, imports that optional package (installed with
+    jupyterlab) at its own import only to check the "iri" string format, which no notebook schema uses. Called
+    where privnb owns the process (the ``privnb`` command, a sweep's worker processes), before either import;
+    once jsonschema is loaded it changes nothing.
+    """
+    if "jsonschema._format" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # None: its import fails, and jsonschema goes on without
 
 
 def limit_threads(workers: int) -> int:
