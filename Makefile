@@ -37,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check privnb tests benchmarks
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile notebooks tests --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder notebooks tests/notebooks tests/sweeps tests --nbval-lax --nbval-current-env -p no:cacheprovider
 
 sweep: $(STAMP)
 	$(BIN)/privnb sweep notebooks/sweeps/$(SWEEP).yaml --out results --workers $(WORKERS)
