@@ -7,6 +7,7 @@ import nbformat
 import pytest
 
 from privnb.workbench import clear_unkept_outputs, convention_problems, parameter_defaults
+from privnb.workbench.notebooks import refresh_kept_outputs
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
@@ -72,6 +73,15 @@ def test_clear_unkept_outputs_keeps_only_tagged_cells():
     clear_unkept_outputs(nb)
     assert [bool(c.outputs) for c in nb.cells[1:]] == [False, True, False]
     assert convention_problems(nb) == []
+
+
+def test_refresh_runs_the_notebook_in_a_sweep_kernel_and_keeps_only_the_checked_output(tmp_path):
+    path = tmp_path / "toy.ipynb"
+    nbformat.write(_notebook(), path)
+    assert refresh_kept_outputs(path) == []
+    nb = nbformat.read(path, as_version=4)
+    assert [c.outputs for c in nb.cells[1:]][::2] == [[], []]  # the parameters cell and print('hello'): cleared
+    assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2"  # the kept cell's own result
 
 
 def test_write_artifacts_writes_plain_json_and_tidy_parquet(tmp_path):
