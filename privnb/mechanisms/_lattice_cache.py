@@ -281,8 +281,11 @@ def matches_data(lattice, k: int, nodes, suppressed) -> bool:
         cache's).
     """
     actual = [int(lattice.suppressed_rows(node, k).sum()) for node in nodes]
-    summaries_hold = all(_summary_holds(lattice, node) for node in nodes)  # the scores a release reports
-    if actual == [int(s) for s in suppressed] and max(actual, default=0) <= lattice.budget and summaries_hold:
+    if (
+        actual == [int(s) for s in suppressed]
+        and max(actual, default=0) <= lattice.budget
+        and all(_summary_holds(lattice, node) for node in nodes)  # the scores a release reports
+    ):
         return True
     if not forget_learned(lattice):
         raise RuntimeError(
