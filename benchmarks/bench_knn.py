@@ -14,10 +14,13 @@ Prints, all measured in this process:
    with the factored search the experiment uses and with plain brute force over all N*l rows;
 5. the convergence experiment of Figure 9 (1-NN on 1..9 parts, original and anatomized l = 2..5) on one
    fold of 10: the anatomized search over the distinct quasi-identifier rows (as the cross-validation)
-   against the search over all N*l rows of D_A, in this process: the ratio, and whether the rows agree.
+   against the search over all N*l rows of D_A, in this process: the ratio, and whether the rows agree;
+6. the candidate screen with nominal attributes compared by category code (one-hot blocks) against the matrix
+   product over their one-hot columns, on one fold's training rows and 2,000 test rows of Adult and of
+   Fatality (FARS), one thread: the ratio, and whether the neighbours agree.
 
 Usage: PRIVNB_DATA=... python benchmarks/bench_knn.py [--folds N] [--jobs J] [--no-anonymized]
-       [--convergence-rows R] [--only-convergence]
+       [--convergence-rows R] [--only-convergence] [--only-screen]
 """
 
 from __future__ import annotations
@@ -31,12 +34,15 @@ from dataclasses import replace
 
 import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
+from threadpoolctl import threadpool_limits
 
+from privnb import data as datasets
 from privnb.data import adult_hierarchies, load_adult
 from privnb.experiments import run_folds
 from privnb.experiments.knn_l_diversity import cross_validate_knn
 from privnb.experiments.knn_l_diversity.convergence import convergence_views
-from privnb.learn import IBkClassifier
+from privnb.learn import IBkClassifier, kneighbors
+from privnb.learn.encoding import one_hot_blocks
 from privnb.mechanisms import FullDomainGeneralizer, FullDomainLattice, anatomize
 
 KS = (1, 3, 5, 7, 9)
@@ -166,6 +172,33 @@ def convergence(dataset, rows):
     print(f"   ratio {timings[next(iter(timings))] / timings[label]:.2f}x (target >= 2x); identical rows: {same}")
 
 
+def code_screen(names=("adult", "fars"), n_queries=2000):
+    """Section 6: the screen's nominal attributes by code against the one-hot matrix product."""
+    print(
+        "6. neighbour search (k = 9, IBk's ties, one thread as in a sweep's worker), nominal attributes compared "
+        "by code vs the one-hot product"
+    )
+    for name in names:
+        dataset = datasets.load(name)
+        train, test = _fold(dataset)
+        model = IBkClassifier(9, kinds=dataset.kinds, orders=dataset.orders)
+        model.fit(dataset.X.iloc[train], dataset.y[train])
+        X, Q = model.fit_X_, model.encoder_.transform(dataset.X.iloc[test[:n_queries]])
+        found, timings = [], []
+        for blocks in ((), one_hot_blocks(model.encoder_)):
+            kneighbors(X, Q[:10], 9, ties=True, blocks=blocks)  # the compiled count loads its cache
+            with threadpool_limits(1):  # as a sweep's worker runs it
+                start = time.perf_counter()
+                found.append(kneighbors(X, Q, 9, ties=True, blocks=blocks))
+                timings.append(time.perf_counter() - start)
+        same = all(np.array_equal(a, b) for a, b in zip(*found, strict=True))
+        print(
+            f"   {name}: {X.shape[0]} rows x {X.shape[1]} columns ({len(one_hot_blocks(model.encoder_))} nominal); "
+            f"product {timings[0]:.2f} s, codes {timings[1]:.2f} s: ratio {timings[0] / timings[1]:.1f}x; "
+            f"same neighbours: {same}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=10, help="folds of the paper grid to run (1..10)")
@@ -173,11 +206,15 @@ def main():
     parser.add_argument("--no-anonymized", action="store_true", help="leave out the anonymized 1-NN")
     parser.add_argument("--convergence-rows", type=int, default=0, help="sample for section 5 (0: all rows)")
     parser.add_argument("--only-convergence", action="store_true", help="run section 5 only")
+    parser.add_argument("--only-screen", action="store_true", help="run section 6 only")
     args = parser.parse_args()
     print(f"cpus available: {len(os.sched_getaffinity(0))}; load average {os.getloadavg()[0]:.1f}")
     dataset = load_adult()
     if args.only_convergence:
         convergence(dataset, args.convergence_rows)
+        return
+    if args.only_screen:
+        code_screen()
         return
     train, test = _fold(dataset)
     compare_with_naive(dataset, train, test)
@@ -185,6 +222,7 @@ def main():
     paper_grid(dataset, args.folds, args.jobs, not args.no_anonymized)
     peak_memory(dataset, train, test)
     convergence(dataset, args.convergence_rows)
+    code_screen()
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

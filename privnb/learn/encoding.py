@@ -45,7 +45,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from privnb.validation import KINDS, infer_kind, validated_rows
 
-__all__ = ["FrameEncoder", "KINDS", "SCHEMES", "distinct_rows", "generalized_kinds"]
+__all__ = ["FrameEncoder", "KINDS", "SCHEMES", "distinct_rows", "generalized_kinds", "one_hot_blocks"]
 
 SCHEMES = ("ibk", "standard", "appendix_b", "appendix_b_scaled", "appendix_b_svm_scale")
 
@@ -284,6 +284,44 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         return np.asarray(names, dtype=object)
 
 
+def one_hot_blocks(encoder: FrameEncoder) -> list[tuple[int, int]]:
+    """The (start, stop) output columns of each nominal attribute of a fitted "ibk" encoder: one-hot blocks
+    in which every encoded row, unseen values included, holds exactly one entry 1/sqrt(2). Other schemes
+    have none (the "standard" scheme encodes an unseen value as zeros).
+
+    Parameters
+    ----------
+    encoder : FrameEncoder
+        Fitted.
+    """
+    check_is_fitted(encoder, "columns_")
+    if encoder.scheme != "ibk":
+        return []
+    blocks, start = [], 0
+    for column in encoder.columns_:
+        width = len(encoder.categories_[column]) + 1 if encoder.kinds_[column] == "nominal" else 1
+        if encoder.kinds_[column] == "nominal":
+            blocks.append((start, start + width))
+        start += width
+    return blocks
+
+
+def _row_hashes(X):
+    """A 64-bit hash of each row of a float array: each entry's bits mixed, times an odd constant of its
+    column, summed (modulo 2^64); rows in chunks of bounded memory.
+    """
+    multipliers = np.random.default_rng(0x5EED).integers(0, 2**62, size=X.shape[1], dtype=np.uint64) * 2 + 1
+    hashes = np.empty(len(X), dtype=np.uint64)
+    for lo in range(0, len(X), _HASH_ROWS):
+        bits = X[lo : lo + _HASH_ROWS].view(np.uint64)
+        bits = bits ^ (bits >> np.uint64(31))
+        hashes[lo : lo + _HASH_ROWS] = bits @ multipliers
+    return hashes
+
+
+_HASH_ROWS = 2**15
+
+
 def distinct_rows(X):
     """Distinct rows of X and, for each row, the index of its distinct row (first-seen order).
 
@@ -291,10 +329,11 @@ def distinct_rows(X):
     exact but slower ``np.unique`` decides.
     """
     X = np.ascontiguousarray(X, dtype=float) + 0.0  # + 0.0 turns -0.0 into 0.0
-    codes, uniques = pd.factorize(pd.util.hash_pandas_object(pd.DataFrame(X), index=False).to_numpy())
+    codes, uniques = pd.factorize(_row_hashes(X))
     first = np.full(len(uniques), len(X))
     np.minimum.at(first, codes, np.arange(len(X)))
-    if np.array_equal(X[first][codes], X):
+    chunks = range(0, len(X), _HASH_ROWS)
+    if all(np.array_equal(X[first[codes[lo : lo + _HASH_ROWS]]], X[lo : lo + _HASH_ROWS]) for lo in chunks):
         return X[first], codes
     keys = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)

@@ -51,7 +51,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from privnb.data.digest import rows_digest
-from privnb.learn.encoding import FrameEncoder, distinct_rows
+from privnb.learn._screen import blocks_within
+from privnb.learn.encoding import FrameEncoder, distinct_rows, one_hot_blocks
 from privnb.learn.knn_votes import class_ranks, tied_counts, vote, weka_vote
 from privnb.learn.neighbors import (  # noqa: F401  (TiedNeighbors, nearest_per_part: re-exported)
     TiedNeighbors,
@@ -407,7 +408,8 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
 
     def _search(self, query, k, w, ties):
         if self._factored is None:
-            return kneighbors(self.fit_X_ * w, query * w, k, chunk_bytes=self.chunk_bytes, ties=ties)
+            blocks = one_hot_blocks(self.encoder_)
+            return kneighbors(self.fit_X_ * w, query * w, k, chunk_bytes=self.chunk_bytes, ties=ties, blocks=blocks)
         mask, (A, S), a_index, s_index = self._factored
         return kneighbors_factored(
             A * w[~mask],
@@ -419,6 +421,7 @@ class IBkClassifier(ClassifierMixin, BaseEstimator):
             k,
             chunk_bytes=self.chunk_bytes,
             ties=ties,
+            blocks=blocks_within(one_hot_blocks(self.encoder_), ~mask),
         )
 
     def _neighbor_counts(self, X, ks):

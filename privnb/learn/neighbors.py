@@ -14,21 +14,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from privnb.learn._screen import BLOCK as _BLOCK
+from privnb.learn._screen import DistanceScreen, blocks_within
 from privnb.learn.encoding import distinct_rows
 from privnb.validation import check_int
-
-_BLOCK = 32  # training rows per block of the candidate screen
-
 
 _DECIMALS = 9  # squared distances tie when equal after rounding to this many decimals
 
 
 def _rows_per_chunk(n_train, chunk_bytes):
     return int(max(1, min(4096, chunk_bytes // (8 * max(n_train, 1)))))
-
-
-def _block_min(d2):
-    return d2.reshape(len(d2), d2.shape[1] // _BLOCK, _BLOCK).min(axis=2)
 
 
 def _kth_bound(d2, k, block_min):
@@ -45,34 +40,12 @@ def _screen(d2, bound, block_min):
     """Rows/columns of the entries of ``d2`` at most ``bound`` (per row), found block by block.
 
     ``d2`` has a number of columns divisible by ``_BLOCK`` (padding holds +inf); ``block_min`` is
-    :func:`_block_min` of it.
+    the minimum of each of its blocks (:meth:`DistanceScreen.shifted`).
     """
     rows, blk = np.nonzero(block_min <= bound[:, None])
     cols = blk[:, None] * _BLOCK + np.arange(_BLOCK)
     keep = d2[rows[:, None], cols] <= bound[rows, None]
     return np.broadcast_to(rows[:, None], cols.shape)[keep], cols[keep]
-
-
-def _padded(X):
-    """-2 times the training rows, padded to a multiple of ``_BLOCK`` rows, and the rows' squared norms
-    (+inf on padding), in single precision: what :func:`_shifted_sq_dist` needs.
-    """
-    width = -(-len(X) // _BLOCK) * _BLOCK
-    padded = np.zeros((width, X.shape[1]), dtype=np.float32)
-    padded[: len(X)] = -2.0 * X
-    sq = np.full(width, np.inf, dtype=np.float32)
-    sq[: len(X)] = np.einsum("ij,ij->i", X, X)
-    return padded, sq
-
-
-def _shifted_sq_dist(query, padded, sq_train):
-    """Squared distances less the query's own |q|^2, by the expansion -2 q.x + |x|^2 (one GEMM, one pass),
-    shape (n_query, width), in single precision: only a screen (:data:`_SCREEN_TOL`), the candidates'
-    distances are then computed exactly. Also |q|^2; leaving it out, a constant per query, changes no ranking.
-    """
-    d2 = query.astype(np.float32) @ padded.T
-    d2 += sq_train
-    return d2, np.einsum("ij,ij->i", query, query)
 
 
 #: Relative slack of the single-precision screen: a row is a candidate when its screened distance is within
@@ -123,7 +96,7 @@ def _collect(pieces, n_query):
     )
 
 
-def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
+def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False, blocks=()):
     """The ``n_neighbors`` nearest training rows of each query row (brute force, exact, chunked).
 
     With ``ties=True``, every training row whose distance is at most the k-th smallest is returned
@@ -143,6 +116,10 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
         Memory of one query chunk's distance matrix.
     ties : bool
         Keep every row tied with the k-th (Weka IBk), as above.
+    blocks : sequence of (start, stop)
+        Column ranges that are one-hot blocks, each row holding one entry of the same value in each (the
+        nominal attributes of the "ibk" encoding, :func:`privnb.learn.encoding.one_hot_blocks`): the screen
+        compares their category codes instead of multiplying their columns. The result is the same.
 
     Returns
     -------
@@ -154,17 +131,16 @@ def kneighbors(X_train, X_query, n_neighbors, *, chunk_bytes=2**27, ties=False):
     k = check_int(n_neighbors, "n_neighbors")
     if k > len(X_train):
         raise ValueError(f"n_neighbors={k} exceeds the {len(X_train)} training rows; use a smaller k")
-    padded, sq_train = _padded(X_train)
-    scale = 1.0 + float(sq_train[: len(X_train)].max())
+    screen = DistanceScreen(X_train, blocks)
+    scale = 1.0 + float(np.einsum("ij,ij->i", X_train, X_train).max())
     sq_dist = np.empty((len(X_query), k))
     index = np.empty((len(X_query), k), dtype=np.intp)
     pieces = []
-    step = _rows_per_chunk(len(padded), chunk_bytes)
+    step = _rows_per_chunk(screen.width, chunk_bytes)
     for start in range(0, len(X_query), step):
         query = X_query[start : start + step]
-        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
+        d2, sq_query, block_min = screen.shifted(query)
         tol = _SCREEN_TOL * (scale + sq_query)
-        block_min = _block_min(d2)
         rows, cols = _screen(d2, _kth_bound(d2, k, block_min) + tol, block_min)
         del d2
         diff = query[rows] - X_train[cols]
@@ -225,7 +201,7 @@ def _check_pair(X_train, X_query):
 
 
 def kneighbors_factored(
-    A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *, chunk_bytes=2**27, ties=False
+    A_train, S_train, a_index, s_index, A_query, S_query, n_neighbors, *, chunk_bytes=2**27, ties=False, blocks=()
 ):
     """:func:`kneighbors` for training rows that combine few distinct parts: row r = (A[a_index[r]], S[s_index[r]]).
 
@@ -247,6 +223,8 @@ def kneighbors_factored(
         The queries' first and second parts.
     n_neighbors, chunk_bytes, ties
         As in :func:`kneighbors` (``n_neighbors`` at most n_train).
+    blocks : sequence of (start, stop)
+        One-hot blocks of the A columns, as in :func:`kneighbors`.
     """
     A_train, A_query = _check_pair(A_train, A_query)
     S_train, S_query = _check_pair(S_train, S_query)
@@ -258,12 +236,13 @@ def kneighbors_factored(
     rows_of = np.argsort(a_index, kind="stable")  # rows of each A row, in row order
     starts = np.searchsorted(a_index[rows_of], np.arange(len(A_train) + 1))
     sizes = np.diff(starts)
-    padded, sq_train = _padded(A_train)
-    scale = 1.0 + float(sq_train[: len(A_train)].max()) + float(np.einsum("ij,ij->i", S_train, S_train).max())
+    screen = DistanceScreen(A_train, blocks)
+    scale = 1.0 + float(np.einsum("ij,ij->i", A_train, A_train).max())
+    scale += float(np.einsum("ij,ij->i", S_train, S_train).max())
     sq_dist = np.empty((len(A_query), k))
     index = np.empty((len(A_query), k), dtype=np.intp)
     pieces = []
-    step = _rows_per_chunk(len(padded), chunk_bytes)
+    step = _rows_per_chunk(screen.width, chunk_bytes)
 
     def expand(q_of, a_of, query, ds):
         """Every training row of the candidate (query, A row) pairs, with its exact squared distance."""
@@ -277,10 +256,9 @@ def kneighbors_factored(
     for start in range(0, len(A_query), step):
         query, query_s = A_query[start : start + step], S_query[start : start + step]
         # partial distances (a lower bound of the rows' distances), less |q_A|^2
-        d2, sq_query = _shifted_sq_dist(query, padded, sq_train)
+        d2, sq_query, block_min = screen.shifted(query)
         ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)  # exact, (chunk, n_s)
         tol = _SCREEN_TOL * (scale + sq_query)
-        block_min = _block_min(d2)
         # 1. the A rows nearest in the first part (at least k rows among them): their exact row
         #    distances bound the k-th distance from above
         q_rows, _, exact = expand(
@@ -299,15 +277,14 @@ def kneighbors_factored(
     return _collect(pieces, len(A_query)) if ties else (sq_dist, index)
 
 
-def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
+def _tied_nearest_per_part(layout, screen, scale, part_bounds, query):
     """For each part j (rows ``part_bounds[j]:part_bounds[j + 1]`` of ``layout``, the training rows laid out
-    by :func:`_per_part`; ``padded``, ``sq_pad``: :func:`_padded` of it; ``scale``: 1 + the largest squared
-    norm of a training row): each query's smallest squared distance within the part, rounded to 1e-9 (this
-    module's tie rule), and the (query, column) pairs at it.
+    by :func:`_per_part`; ``screen``: its :class:`DistanceScreen`; ``scale``: 1 + the largest squared norm of
+    a training row): each query's smallest squared distance within the part, rounded to 1e-9 (this module's
+    tie rule), and the (query, column) pairs at it.
     """
-    d2, sq_query = _shifted_sq_dist(query, padded, sq_pad)
+    d2, sq_query, block_min = screen.shifted(query)
     tol = _SCREEN_TOL * (scale + sq_query)
-    block_min = _block_min(d2)
     for lo, hi in pairwise(part_bounds):
         part_min = block_min[:, lo // _BLOCK : hi // _BLOCK]
         rows, cols = _screen(d2[:, lo:hi], part_min.min(axis=1) + tol, part_min)
@@ -319,11 +296,11 @@ def _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, query):
         yield part_d, rows[tied], cols[tied]
 
 
-def _part_layout(X_train, parts):
+def _part_layout(X_train, parts, blocks=()):
     """The rows of ``X_train`` laid out part by part, each part padded to whole blocks of the screen.
 
     Returns (layout, position of each layout row in ``X_train`` (-1 on padding), part bounds in the layout,
-    :func:`_padded` of the layout with +inf squared norms on the padding, 1 + the largest squared norm).
+    the layout's :class:`DistanceScreen` (one-hot ``blocks``) hiding the padding, 1 + the largest squared norm).
     """
     X_train = np.ascontiguousarray(X_train, dtype=float)
     parts = np.asarray(parts)
@@ -337,9 +314,8 @@ def _part_layout(X_train, parts):
     layout[slot] = X_train[order]
     position = np.full(len(layout), -1)  # each layout row's position in X_train; -1 on padding
     position[slot] = order
-    padded, sq_pad = _padded(layout)
-    sq_pad[position < 0] = np.inf  # padding between parts, as _padded marks its own
-    return layout, position, part_bounds, padded, sq_pad, 1.0 + float(sq_pad[position >= 0].max())
+    screen = DistanceScreen(layout, blocks, hide=position < 0)
+    return layout, position, part_bounds, screen, 1.0 + float(np.einsum("ij,ij->i", X_train, X_train).max())
 
 
 def _prefixes(nearest, n_parts, n_query, step, summarize, combine):
@@ -371,21 +347,21 @@ def _prefixes(nearest, n_parts, n_query, step, summarize, combine):
     return out
 
 
-def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine):
+def _per_part(X_train, parts, X_query, chunk_bytes, summarize, combine, blocks):
     """Prefix results of the 1-NN on parts 0..j for every j (Section 5.2.6 of MC17), by :func:`_prefixes`."""
     X_query = np.ascontiguousarray(X_query, dtype=float)
-    layout, position, part_bounds, padded, sq_pad, scale = _part_layout(X_train, parts)
+    layout, position, part_bounds, screen, scale = _part_layout(X_train, parts, blocks)
 
     def nearest(start, stop):
-        found = _tied_nearest_per_part(layout, padded, sq_pad, scale, part_bounds, X_query[start:stop])
+        found = _tied_nearest_per_part(layout, screen, scale, part_bounds, X_query[start:stop])
         for part_d, rows, cols in found:
             yield part_d, rows, position[cols]
 
-    step = _rows_per_chunk(len(padded), chunk_bytes)
+    step = _rows_per_chunk(screen.width, chunk_bytes)
     return _prefixes(nearest, len(part_bounds) - 1, len(X_query), step, summarize, combine)
 
 
-def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
+def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27, blocks=()):
     """Nearest neighbour of each query within every prefix of the parts: the incremental 1-NN, exact-k.
 
     Training rows carry a part number 0..P-1; the 1-NN trained on parts 0..j is, for each query, the
@@ -400,6 +376,8 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
         The part 0..P-1 of each training row; every part holds a row.
     chunk_bytes : int
         Memory of one query chunk's distance matrix.
+    blocks : sequence of (start, stop)
+        One-hot blocks of the columns, as in :func:`kneighbors`.
 
     Returns
     -------
@@ -411,10 +389,10 @@ def nearest_per_part(X_train, parts, X_query, *, chunk_bytes=2**27):
         np.minimum.at(best, rows, positions)
         return best
 
-    return _per_part(X_train, parts, X_query, chunk_bytes, first, np.minimum)
+    return _per_part(X_train, parts, X_query, chunk_bytes, first, np.minimum, blocks)
 
 
-def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_bytes=2**27):
+def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_bytes=2**27, blocks=()):
     """Weka IBk's 1-NN votes within every prefix of the parts: the incremental 1-NN with IBk's ties.
 
     For the 1-NN trained on parts 0..j, every row of those parts at the smallest distance votes (Weka's
@@ -423,7 +401,7 @@ def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_by
 
     Parameters
     ----------
-    X_train, parts, X_query, chunk_bytes
+    X_train, parts, X_query, chunk_bytes, blocks
         As in :func:`nearest_per_part`.
     labels : int array of shape (n_train,)
         Class code 0..n_classes-1 of each training row.
@@ -434,7 +412,7 @@ def tied_counts_per_part(X_train, parts, X_query, labels, n_classes, *, chunk_by
     -------
     counts : int array of shape (P, n_query, n_classes)
     """
-    return _per_part(X_train, parts, X_query, chunk_bytes, _class_counts(labels, n_classes), np.add)
+    return _per_part(X_train, parts, X_query, chunk_bytes, _class_counts(labels, n_classes), np.add, blocks)
 
 
 def _class_counts(labels, n_classes):
@@ -457,12 +435,11 @@ def _factored_nearest_per_part(layout_parts, S_train, rows_by_a, s_index, query_
     every A row whose partial distance is within that bound is expanded into its rows, ranked exactly
     (as :func:`kneighbors_factored`). Yields (smallest distance per query, query rows, row positions at it).
     """
-    layout, position, part_bounds, padded, sq_pad, scale = layout_parts
+    layout, position, part_bounds, screen, scale = layout_parts
     rows_of, starts, sizes = rows_by_a
-    d2, sq_query = _shifted_sq_dist(query_a, padded, sq_pad)
+    d2, sq_query, block_min = screen.shifted(query_a)
     ds = ((query_s[:, None, :] - S_train[None, :, :]) ** 2).sum(axis=2)
     tol = _SCREEN_TOL * (scale + float(np.einsum("ij,ij->i", S_train, S_train).max()) + sq_query)
-    block_min = _block_min(d2)
 
     def expand(q_of, slots):
         a_of = position[slots]
@@ -510,7 +487,7 @@ def factor_rows(X_train, factor_mask, parts):
 
 
 def tied_counts_per_part_factored(
-    X_train, factor_mask, parts, X_query, labels, n_classes, *, factors=None, chunk_bytes=2**27
+    X_train, factor_mask, parts, X_query, labels, n_classes, *, factors=None, chunk_bytes=2**27, blocks=()
 ):
     """:func:`tied_counts_per_part` for rows that repeat their other columns with a few values of the
     ``factor_mask`` columns, as D_A does (Definition 12 of MC17: each individual's quasi-identifiers with the
@@ -521,6 +498,9 @@ def tied_counts_per_part_factored(
     ----------
     X_train, parts, X_query, labels, n_classes, chunk_bytes
         As in :func:`tied_counts_per_part`.
+    blocks : sequence of (start, stop)
+        One-hot blocks of X_train's columns (:func:`kneighbors`); those of the ``factor_mask`` columns are
+        left to the exact part of the search.
     factor_mask : (p,) bool
         The columns that vary among the rows of one individual (the sensitive attribute's encoding).
     factors : tuple, optional
@@ -533,7 +513,7 @@ def tied_counts_per_part_factored(
     X_train, X_query = _check_pair(X_train, X_query)
     mask, parts = np.asarray(factor_mask, dtype=bool), np.asarray(parts, dtype=np.intp)
     a_first, a_index, s_first, s_index = factor_rows(X_train, mask, parts) if factors is None else factors
-    layout_parts = _part_layout(X_train[a_first][:, ~mask], parts[a_first])
+    layout_parts = _part_layout(X_train[a_first][:, ~mask], parts[a_first], blocks_within(blocks, ~mask))
     S_train = X_train[s_first][:, mask]
     A_query, S_query = X_query[:, ~mask], X_query[:, mask]
     rows_of = np.argsort(a_index, kind="stable")
@@ -545,5 +525,5 @@ def tied_counts_per_part_factored(
             layout_parts, S_train, rows_by_a, s_index, A_query[start:stop], S_query[start:stop]
         )
 
-    step = _rows_per_chunk(len(layout_parts[3]), chunk_bytes)
+    step = _rows_per_chunk(layout_parts[3].width, chunk_bytes)
     return _prefixes(nearest, len(layout_parts[2]) - 1, len(X_query), step, _class_counts(labels, n_classes), np.add)

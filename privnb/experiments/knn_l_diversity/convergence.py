@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from privnb._docstrings import shared_doc
 from privnb.experiments.folds import FoldData, Score, View, error_rate, run_folds
 from privnb.experiments.knn_l_diversity.cross_validation import check_neighbors_ls, ibk_options
-from privnb.learn.encoding import FrameEncoder
+from privnb.learn.encoding import FrameEncoder, one_hot_blocks
 from privnb.learn.knn import check_rules, numeric_ranges, running_range_segments
 from privnb.learn.knn_votes import class_ranks, weka_vote
 from privnb.learn.neighbors import (
@@ -203,6 +203,9 @@ class _PrefixSearch:
     def __init__(self, encoder, query_frame, classes, first, ties, ranges):
         self.encoder, self.query_frame = encoder, query_frame
         self.query = encoder.transform(query_frame)
+        columns = list(encoder.columns_)
+        complete = not query_frame[columns].isna().to_numpy().any()
+        self._blocks = one_hot_blocks(encoder) if complete else []  # a missing value encodes as no entry
         self.classes, self.first, self.ties, self.ranges = classes, first, ties, ranges
 
     def _segments(self, prefix_frame):
@@ -220,6 +223,7 @@ class _PrefixSearch:
         """
         codes = np.searchsorted(self.classes, labels)
         encoded = self.encoder.transform(frame)
+        blocks = [] if frame[list(self.encoder.columns_)].isna().to_numpy().any() else self._blocks
         mask = None
         if factor_column is not None:
             names = self.encoder.get_feature_names_out()
@@ -237,13 +241,23 @@ class _PrefixSearch:
             for start, stop, w in segments:
                 train, query = encoded[rows] * w, self.query[start:stop] * w
                 if self.ties == "exact-k":
-                    out[js, start:stop] = codes[rows][nearest_per_part(train, part_of[rows], query)[js]]
+                    nearest = nearest_per_part(train, part_of[rows], query, blocks=blocks)
+                    out[js, start:stop] = codes[rows][nearest[js]]
                     continue
                 if mask is None:
-                    counts = tied_counts_per_part(train, part_of[rows], query, codes[rows], len(self.classes))
+                    counts = tied_counts_per_part(
+                        train, part_of[rows], query, codes[rows], len(self.classes), blocks=blocks
+                    )
                 else:
                     counts = tied_counts_per_part_factored(
-                        train, mask, part_of[rows], query, codes[rows], len(self.classes), factors=factors
+                        train,
+                        mask,
+                        part_of[rows],
+                        query,
+                        codes[rows],
+                        len(self.classes),
+                        factors=factors,
+                        blocks=blocks,
                     )
                 out[js, start:stop] = weka_vote(counts[js], self.first)
         return self.classes[out]
