@@ -255,20 +255,20 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             center = np.array([self.center_[column] for column in self.columns_])
             return (encoded - center) / np.array([self.scale_[column] for column in self.columns_])
         weight = 1 / np.sqrt(2) if self.scheme == "ibk" else 1.0
-        blocks = []
-        for column in self.columns_:
+        unseen = self.scheme == "ibk"  # one more column per nominal attribute
+        widths = [len(self.categories_[c]) + unseen if self.kinds_[c] == "nominal" else 1 for c in self.columns_]
+        encoded = np.zeros((len(frame), sum(widths)))
+        rows = np.arange(len(frame))
+        for column, start in zip(self.columns_, np.cumsum([0, *widths[:-1]]), strict=True):
             if self.kinds_[column] == "nominal":
-                categories = self.categories_[column]
-                codes = pd.Index(categories).get_indexer(frame[column])
-                block = np.zeros((len(frame), len(categories) + (self.scheme == "ibk")))
+                codes = pd.Index(self.categories_[column]).get_indexer(frame[column])
+                if unseen:  # an unseen value in the last column, a missing one in none
+                    codes[(codes < 0) & frame[column].notna().to_numpy()] = len(self.categories_[column])
                 known = codes >= 0
-                block[np.flatnonzero(known), codes[known]] = weight
-                if self.scheme == "ibk":
-                    block[~known & frame[column].notna().to_numpy(), -1] = weight
+                encoded[rows[known], start + codes[known]] = weight
             else:
-                block = ((self._numbers(frame, column) - self.center_[column]) / self.scale_[column])[:, None]
-            blocks.append(block)
-        return np.hstack(blocks) if blocks else np.empty((len(frame), 0))
+                encoded[:, start] = (self._numbers(frame, column) - self.center_[column]) / self.scale_[column]
+        return encoded
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """``column`` for numeric and ordinal columns, ``column=value`` for one-hot columns."""
