@@ -1,11 +1,11 @@
 """The single-precision candidate screen of :mod:`privnb.learn.neighbors`: squared distances to every training
 row, less the query's own |q|^2, computed fast and only approximately (the candidates are then ranked exactly).
 
-Dense columns go through one matrix product (-2 q.x + |x|^2). One-hot blocks, the nominal attributes of the
-``"ibk"`` encoding (:class:`privnb.learn.encoding.FrameEncoder`), are compared by category code instead: a
-block whose rows each hold one value c in one column adds 2 c^2 when the codes differ and nothing when they
-agree, so a nominal attribute costs one byte compare per pair rather than one product per category (Fatality's
-29 nominal attributes span about 850 columns).
+The screen is -2 q.x + |x|^2. One-hot blocks, the nominal attributes of the ``"ibk"`` encoding
+(:class:`privnb.learn.encoding.FrameEncoder`), are compared by category code: a block whose rows each hold one
+value c in one column adds 2 c^2 when the codes differ and nothing when they agree, so a nominal attribute costs
+one byte compare per pair rather than one product per category (Fatality's 24 nominal attributes span 378
+columns). The other columns are multiplied out, in the same compiled pass when they are few.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ _kernel = _screen_rows_numpy if numba is None else numba.njit(cache=True, nogil=
 
 def screen_rows(query_dense, train_dense, query_codes, train_codes, block_group, group_costs, shift, out):
     """``out[i, j] += shift[j] + query_dense[i] . train_dense[:, j] + the sum over blocks b whose codes differ
-    (``query_codes[i, b] != train_codes[b, j]``) of ``group_costs[block_group[b]]````, in one pass compiled by
+    (``query_codes[i, b] != train_codes[b, j]``) of ``group_costs[block_group[b]]``, in one pass compiled by
     numba (numpy without it), and the minimum of each :data:`BLOCK` columns of the result.
 
     Parameters
@@ -178,6 +178,14 @@ class DistanceScreen:
         shown = np.ones(n, dtype=bool) if hide is None else ~np.asarray(hide, dtype=bool)
         self.width = -(-n // BLOCK) * BLOCK
         self.blocks = sorted((int(start), int(stop)) for start, stop in blocks)
+        bounds = [edge for block in self.blocks for edge in block]
+        if bounds and (
+            bounds[0] < 0
+            or bounds[-1] > p
+            or any(a >= b for a, b in zip(bounds[::2], bounds[1::2]))
+            or any(a > b for a, b in zip(bounds[1:-1:2], bounds[2::2]))
+        ):
+            raise ValueError(f"blocks {self.blocks} must be disjoint, non-empty column ranges within 0..{p}")
         in_block = np.zeros(p, dtype=bool)
         for start, stop in self.blocks:
             in_block[start:stop] = True

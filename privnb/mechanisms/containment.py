@@ -37,7 +37,7 @@ CONSTRAINTS = ("k-ac", "k-anonymity")
 """Privacy constraints a selector can enforce on the projected data."""
 
 
-_PAIRWISE_BLOCK = 1 << 22  # entries of one dense pattern-by-pattern block (32 MiB of float64)
+_PAIRWISE_BLOCK = 1 << 22  # entries of one dense pattern-by-pattern block (4 MiB of bool, its products 16-32)
 
 
 class Selection(NamedTuple):
@@ -155,7 +155,7 @@ class Patterns:
 
     def __init__(self, X: sp.csr_array, features: np.ndarray):
         projected = X[:, features] if len(features) else sp.csr_array((X.shape[0], 0), dtype=np.int32)
-        self._superset = None
+        self._superset = self._membership = None
         if projected.shape[1] == 0:
             self.inverse = np.zeros(X.shape[0], dtype=np.int64)
             self.counts = np.array([X.shape[0]])
@@ -187,10 +187,9 @@ class Patterns:
         out.inverse, out.counts, out.sizes = inverse.ravel(), counts, self.sizes[parent] + bit
         column = sp.csr_array(bit[:, None].astype(self.matrix.dtype))
         out.matrix = sp.hstack([self.matrix[parent], column], format="csr")
-        out._superset = None
+        out._superset = out._membership = None
         if self._superset is not None and len(bits) ** 2 <= _PAIRWISE_BLOCK:
-            kept = self._superset[np.ix_(parent, parent)] != 0
-            out._superset = (kept & (~bit[:, None] | bit[None, :])).astype(np.float64)
+            out._superset = self._superset[np.ix_(parent, parent)] & (~bit[:, None] | bit[None, :])
         return out
 
     @property
@@ -199,11 +198,12 @@ class Patterns:
 
     def group_sums(self, values) -> np.ndarray | sp.csr_array:
         """Sum ``values`` (rows x columns, dense or sparse) over the rows of each pattern."""
-        onehot = sp.csr_array(
-            (np.ones(self.inverse.size), (self.inverse, np.arange(self.inverse.size))),
-            shape=(self.n_patterns, self.inverse.size),
-        )
-        return onehot @ values
+        if self._membership is None:  # patterns x rows, one 1 per row: built once per set of patterns
+            self._membership = sp.csr_array(
+                (np.ones(self.inverse.size), (self.inverse, np.arange(self.inverse.size))),
+                shape=(self.n_patterns, self.inverse.size),
+            )
+        return self._membership @ values
 
     def superset_sums(self, weights) -> np.ndarray:
         """``out[p] = sum of weights[q] over the patterns q that contain pattern p`` (q >= p).
@@ -217,15 +217,27 @@ class Patterns:
         if m * m <= _PAIRWISE_BLOCK:
             if self._superset is None:
                 self._superset = self._containment_block(slice(0, m))
-            out = _dense(self._superset @ w)
+            out = _dense(_exact_product(self._superset, w))
         else:
             step = max(1, _PAIRWISE_BLOCK // m)
-            out = np.vstack([_dense(self._containment_block(slice(s, s + step)) @ w) for s in range(0, m, step)])
+            blocks = (self._containment_block(slice(s, s + step)) for s in range(0, m, step))
+            out = np.vstack([_dense(_exact_product(block, w)) for block in blocks])
         return out.ravel() if one_d else out
 
     def _containment_block(self, rows: slice) -> np.ndarray:
+        """Whether pattern q contains pattern p, for the rows p of ``rows`` and every q (bool)."""
         common = (self.matrix[rows] @ self.matrix.T).toarray()
-        return (common == self.sizes[rows, None]).astype(np.float64)
+        return common == self.sizes[rows, None]
+
+
+def _exact_product(relation: np.ndarray, weights):
+    """``relation @ weights`` for a 0/1 relation: in single precision when the weights are whole numbers whose
+    sums stay below 2^24 (every sum is then exact, the same as in double precision), else in double.
+    """
+    dense = _dense(weights)
+    if np.all(dense == np.rint(dense)) and np.abs(dense).sum(axis=0).max(initial=0.0) < 2**24:
+        return relation.astype(np.float32) @ dense.astype(np.float32)
+    return relation.astype(np.float64) @ dense
 
 
 def _dense(a) -> np.ndarray:

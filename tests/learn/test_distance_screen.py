@@ -42,13 +42,18 @@ shapes = st.tuples(
 )
 
 
+def rows_and_queries(shape, n, n_query):
+    """(generator, training rows, their blocks, queries) of a drawn shape."""
+    seed, cardinalities, n_numeric = shape
+    rng = np.random.default_rng(seed)
+    X, blocks = mixed_rows(rng, n, cardinalities, n_numeric)
+    return rng, X, blocks, mixed_rows(rng, n_query, cardinalities, n_numeric)[0]
+
+
 @given(shapes, st.integers(1, 7))
 @settings(max_examples=40, deadline=None)
 def test_blocks_give_brute_force_neighbours(shape, k):
-    seed, cardinalities, n_numeric = shape
-    rng = np.random.default_rng(seed)
-    X, blocks = mixed_rows(rng, 70, cardinalities, n_numeric)
-    Q, _ = mixed_rows(rng, 20, cardinalities, n_numeric)
+    _, X, blocks, Q = rows_and_queries(shape, 70, 20)
     sq, idx = kneighbors(X, Q, k, blocks=blocks, chunk_bytes=8 * 96 * 4)
     ref_sq, ref_idx = brute(X, Q, k)
     assert np.array_equal(idx, ref_idx)
@@ -62,12 +67,9 @@ def test_blocks_give_brute_force_neighbours(shape, k):
 @settings(max_examples=30, deadline=None)
 def test_blocks_in_the_factored_searches(shape, k):
     """D_A's layout: each A row repeated with several sensitive codes, the A columns holding the blocks."""
-    seed, cardinalities, n_numeric = shape
-    rng = np.random.default_rng(seed)
-    A, blocks = mixed_rows(rng, 30, cardinalities, n_numeric)
+    rng, A, blocks, A_query = rows_and_queries(shape, 30, 12)
     S = np.eye(3) / np.sqrt(2)
     a_index, s_index = np.repeat(np.arange(30), 2), rng.integers(0, 3, 60)
-    A_query, _ = mixed_rows(rng, 12, cardinalities, n_numeric)
     S_query = S[rng.integers(0, 3, 12)]
     got = kneighbors_factored(A, S, a_index, s_index, A_query, S_query, k, ties=True, blocks=blocks)
     want = kneighbors_factored(A, S, a_index, s_index, A_query, S_query, k, ties=True)
@@ -125,6 +127,10 @@ def test_blocks_that_are_not_one_hot_are_refused():
     X = np.array([[0.5, 0.5, 1.0], [0.5, 0.0, 2.0]])
     with pytest.raises(ValueError, match=r"columns 0:2 are not a one-hot block \(row 0 holds 2 non-zero"):
         DistanceScreen(X, [(0, 2)])
+    with pytest.raises(ValueError, match=r"blocks \[\(0, 2\), \(1, 3\)\] must be disjoint"):
+        DistanceScreen(np.eye(3), [(0, 2), (1, 3)])
+    with pytest.raises(ValueError, match=r"within 0\.\.3"):
+        DistanceScreen(np.eye(3), [(2, 4)])
     with pytest.raises(ValueError, match="values differ"):
         DistanceScreen(np.array([[0.5, 0.0], [0.0, 0.7]]), [(0, 2)])
     screen = DistanceScreen(np.array([[0.5, 0.0], [0.0, 0.5]]), [(0, 2)])
