@@ -189,7 +189,9 @@ class Patterns:
         out.matrix = sp.hstack([self.matrix[parent], column], format="csr")
         out._superset = out._membership = None
         if self._superset is not None and len(bits) ** 2 <= _PAIRWISE_BLOCK:
-            out._superset = self._superset[np.ix_(parent, parent)] & (~bit[:, None] | bit[None, :])
+            parts = np.bincount(parent, minlength=self.n_patterns)  # every pattern has one or two parts
+            kept = np.repeat(np.repeat(self._superset, parts, axis=0), parts, axis=1)  # [parent][:, parent]
+            out._superset = kept & (~bit[:, None] | bit[None, :])
         return out
 
     @property
