@@ -4,8 +4,8 @@ row, less the query's own |q|^2, computed fast and only approximately (the candi
 The screen is -2 q.x + |x|^2. One-hot blocks, the nominal attributes of the ``"ibk"`` encoding
 (:class:`privnb.learn.encoding.FrameEncoder`), are compared by category code: a block whose rows each hold one
 value c in one column adds 2 c^2 when the codes differ and nothing when they agree, so a nominal attribute costs
-one byte compare per pair rather than one product per category (Fatality's 24 nominal attributes span 378
-columns). The other columns are multiplied out, in the same compiled pass when they are few.
+one byte compare per pair rather than one product per category (Fatality's 24 nominal attributes span 379
+of one fold's 384 columns). The other columns are multiplied out, in the same compiled pass when they are few.
 """
 
 from __future__ import annotations
