@@ -255,8 +255,8 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             center = np.array([self.center_[column] for column in self.columns_])
             return (encoded - center) / np.array([self.scale_[column] for column in self.columns_])
         weight = 1 / np.sqrt(2) if self.scheme == "ibk" else 1.0
-        unseen = self.scheme == "ibk"  # one more column per nominal attribute
-        widths = [len(self.categories_[c]) + unseen if self.kinds_[c] == "nominal" else 1 for c in self.columns_]
+        unseen = self.scheme == "ibk"
+        widths = self._widths()
         encoded = np.zeros((len(frame), sum(widths)))
         rows = np.arange(len(frame))
         for column, start in zip(self.columns_, np.cumsum([0, *widths[:-1]]), strict=True):
@@ -269,6 +269,13 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
             else:
                 encoded[:, start] = (self._numbers(frame, column) - self.center_[column]) / self.scale_[column]
         return encoded
+
+    def _widths(self) -> list[int]:
+        """Output columns of each input column (schemes "ibk" and "standard"): one per category of a nominal
+        column, and one more for unseen values under "ibk"; one for a numeric or ordinal column.
+        """
+        unseen = self.scheme == "ibk"
+        return [len(self.categories_[c]) + unseen if self.kinds_[c] == "nominal" else 1 for c in self.columns_]
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """``column`` for numeric and ordinal columns, ``column=value`` for one-hot columns."""
@@ -297,13 +304,13 @@ def one_hot_blocks(encoder: FrameEncoder) -> list[tuple[int, int]]:
     check_is_fitted(encoder, "columns_")
     if encoder.scheme != "ibk":
         return []
-    blocks, start = [], 0
-    for column in encoder.columns_:
-        width = len(encoder.categories_[column]) + 1 if encoder.kinds_[column] == "nominal" else 1
-        if encoder.kinds_[column] == "nominal":
-            blocks.append((start, start + width))
-        start += width
-    return blocks
+    widths = encoder._widths()
+    starts = np.cumsum([0, *widths[:-1]])
+    return [
+        (int(start), int(start + width))
+        for column, start, width in zip(encoder.columns_, starts, widths, strict=True)
+        if encoder.kinds_[column] == "nominal"
+    ]
 
 
 def _row_hashes(X):

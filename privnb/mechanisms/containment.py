@@ -214,16 +214,16 @@ class Patterns:
         when their common ones number ``|p|``; the relation is built in blocks of rows of ``p``.
         """
         one_d = not sp.issparse(weights) and np.ndim(weights) == 1
-        w = weights.reshape(-1, 1) if one_d else weights
+        w, dtype = _exact_weights(weights.reshape(-1, 1) if one_d else weights)
         m = self.n_patterns
         if m * m <= _PAIRWISE_BLOCK:
             if self._superset is None:
                 self._superset = self._containment_block(slice(0, m))
-            out = _dense(_exact_product(self._superset, w))
+            out = self._superset.astype(dtype) @ w
         else:
             step = max(1, _PAIRWISE_BLOCK // m)
             blocks = (self._containment_block(slice(s, s + step)) for s in range(0, m, step))
-            out = np.vstack([_dense(_exact_product(block, w)) for block in blocks])
+            out = np.vstack([block.astype(dtype) @ w for block in blocks])
         return out.ravel() if one_d else out
 
     def _containment_block(self, rows: slice) -> np.ndarray:
@@ -232,14 +232,14 @@ class Patterns:
         return common == self.sizes[rows, None]
 
 
-def _exact_product(relation: np.ndarray, weights):
-    """``relation @ weights`` for a 0/1 relation: in single precision when the weights are whole numbers whose
-    sums stay below 2^24 (every sum is then exact, the same as in double precision), else in double.
+def _exact_weights(weights):
+    """(dense weights, the dtype a 0/1 relation is multiplied by them in): single precision when they are whole
+    numbers whose sums stay below 2^24 (every sum is then exact, the same as in double precision), else double.
     """
     dense = _dense(weights)
     if np.all(dense == np.rint(dense)) and np.abs(dense).sum(axis=0).max(initial=0.0) < 2**24:
-        return relation.astype(np.float32) @ dense.astype(np.float32)
-    return relation.astype(np.float64) @ dense
+        return dense.astype(np.float32), np.float32
+    return dense.astype(np.float64), np.float64
 
 
 def _dense(a) -> np.ndarray:
